@@ -1,0 +1,115 @@
+# lbench — plain Makefile.  Dependencies are found with pkg-config and
+# mariadb_config; `contrib/install-deps.sh` installs missing Debian packages.
+#
+#   make            build lbench, build/liblbench.a, build/liblbench.so
+#   make test       install test deps, build, run every test (last line: "N passed, N failed")
+#   make demo       install deps, start a private MariaDB, run a short OLTP benchmark
+#   make bench      lbench side by side with sysbench and fio, ratios printed
+#   make install PREFIX=/usr/local
+
+VERSION  := 0.1.0
+PREFIX   ?= /usr/local
+CC       ?= cc
+O        ?= build
+SAN      ?=
+BIN      ?= lbench
+
+PKGS        := luajit libevent
+DEPS_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(shell mariadb_config --cflags 2>/dev/null)
+DEPS_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(shell mariadb_config --libs 2>/dev/null) -laio -lm -lpthread -ldl
+
+WARN     := -Wall -Wextra -Werror
+CFLAGS   ?= -O2 -g
+ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) $(SAN) -D_GNU_SOURCE -fPIC -pthread \
+             -DLB_VERSION='"$(VERSION)"' -DLB_SHARE_DIR='"$(PREFIX)/share/lbench"' \
+             -Icore -I$(O) $(DEPS_CFLAGS)
+LDFLAGS  ?=
+
+LIB_SRC  := $(filter-out core/main.c,$(wildcard core/*.c core/db/*.c core/io/*.c))
+LIB_OBJ  := $(LIB_SRC:%.c=$(O)/%.o) $(O)/embedded.o
+LUA_SRC  := $(wildcard lua/lbench/*.lua)
+# Order matters: each header's FFI section may use types of the ones before.
+FFI_HDRS := core/clock.h core/hist.h core/rand.h core/db/db.h core/stats.h core/lbench.h core/worker.h \
+            core/runtime.h $(wildcard core/io/io.h)
+
+.PHONY: all test demo bench install clean deps check-deps unit unit-asan
+all: check-deps $(BIN) $(O)/liblbench.a $(O)/liblbench.so
+
+check-deps:
+	@pkg-config --exists $(PKGS) && command -v mariadb_config >/dev/null && test -f /usr/include/libaio.h \
+	  || { echo "lbench: build dependencies missing; run: contrib/install-deps.sh build" >&2; exit 1; }
+
+$(O)/%.o: %.c $(wildcard core/*.h core/db/*.h core/io/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(O)/embedded.c: contrib/embed.lua $(LUA_SRC) $(FFI_HDRS)
+	@mkdir -p $(O)
+	luajit contrib/embed.lua $@ $(FFI_HDRS) -- $(LUA_SRC)
+
+$(O)/embedded.o: $(O)/embedded.c
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(O)/liblbench.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(O)/liblbench.so: $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,liblbench.so.0 $(SAN) -o $@ $^ $(LDFLAGS) $(DEPS_LIBS)
+	ln -sf liblbench.so $(O)/liblbench.so.0
+
+# --export-dynamic: the Lua half reaches the core through the FFI, which
+# resolves lb_* symbols in the process's global namespace.
+$(BIN): $(O)/core/main.o $(O)/liblbench.a
+	$(CC) $(SAN) -rdynamic -o $@ $(O)/core/main.o -Wl,--whole-archive $(O)/liblbench.a \
+	  -Wl,--no-whole-archive $(LDFLAGS) $(DEPS_LIBS)
+
+# ---- tests ---------------------------------------------------------------
+UNIT_SRC := $(wildcard test/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:test/unit/%.c=$(O)/test/%)
+
+$(O)/test/%: test/unit/%.c $(O)/liblbench.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itest/unit -rdynamic -o $@ $< -Wl,--whole-archive $(O)/liblbench.a \
+	  -Wl,--no-whole-archive $(LDFLAGS) $(DEPS_LIBS)
+
+$(O)/embed_example: contrib/embed_example.c $(O)/liblbench.so
+	$(CC) $(ALL_CFLAGS) -o $@ $< -L$(O) -Wl,-rpath,$(CURDIR)/$(O) -llbench $(DEPS_LIBS)
+
+unit: $(UNIT_BIN)
+
+# Unit tests of a sanitizer build (O=build-asan): same sources, other objects.
+unit-asan: $(UNIT_BIN)
+
+deps:
+	@contrib/install-deps.sh test
+
+test: deps
+	@$(MAKE) --no-print-directory all unit $(O)/embed_example
+	@test/run.sh
+
+demo:
+	@contrib/install-deps.sh test
+	@$(MAKE) --no-print-directory all
+	@contrib/demo.sh
+
+bench:
+	@contrib/install-deps.sh bench
+	@$(MAKE) --no-print-directory all
+	@contrib/bench.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
+	  $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/lbench/scenarios
+	install -m 755 lbench $(DESTDIR)$(PREFIX)/bin/lbench
+	install -m 644 $(O)/liblbench.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(O)/liblbench.so $(DESTDIR)$(PREFIX)/lib/liblbench.so.$(VERSION)
+	ln -sf liblbench.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/liblbench.so.0
+	ln -sf liblbench.so.0 $(DESTDIR)$(PREFIX)/lib/liblbench.so
+	install -m 644 core/lbench.h $(DESTDIR)$(PREFIX)/include/lbench.h
+	cp -R scenarios/. $(DESTDIR)$(PREFIX)/share/lbench/scenarios/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@LIBS@|$(DEPS_LIBS)|' \
+	  contrib/lbench.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/lbench.pc
+
+clean:
+	rm -rf $(O) build-asan build-tsan lbench

@@ -1,0 +1,394 @@
+/* lbench database driver layer.
+ *
+ * Two halves live behind this header:
+ *
+ *  - the driver-independent layer (db.c): driver registry, connections,
+ *    statements, results, errors and all accounting into lb_db_stats;
+ *  - drivers (mysql.c, null.c), each one `const lb_db_driver_ops` table that
+ *    only talks to its client library and never touches statistics.
+ *
+ * The Lua layer reaches everything here through the LuaJIT FFI, so the types
+ * it must read or write (stats, binds, options, errors) are plain structs of
+ * fixed-width fields without bitfields, and the hot paths (query, execute,
+ * fetch) take no locks, do not allocate per call and copy nothing that the
+ * client library already holds.
+ *
+ * Threading: a connection, its statements and results belong to one thread
+ * at a time (its owner).  The only call allowed from another thread is
+ * lb_db_conn_abort().  The stats block handed to lb_db_connect() is written
+ * only by the owner and may be read concurrently by a reporter thread with
+ * relaxed atomic loads.
+ *
+ * Return convention: 0 (or a documented non-negative value) on success, a
+ * negative number on failure.  Where an error code is known the return value
+ * is its negation (-1045, -2013, ...), so the caller can branch on the code
+ * without a second call; details are in the connection's lb_db_error.
+ */
+#ifndef LB_DB_H
+#define LB_DB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Statistics                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* FFI BEGIN */
+/* Query classes, from the first SQL keyword (see lb_db_classify). */
+enum { LB_DB_Q_SELECT, LB_DB_Q_INSERT, LB_DB_Q_UPDATE, LB_DB_Q_DELETE, LB_DB_Q_OTHER, LB_DB_Q_NTYPES };
+
+enum { LB_DB_ERRSLOTS = 32 };
+
+/* Per-worker counters.  Single writer (the thread owning the connections
+ * that point at it), so every update is a relaxed atomic store of value+1,
+ * never a read-modify-write; readers use relaxed atomic loads.
+ * queries[] counts successful queries/executes only; failed ones count in
+ * `errors` and in err[] (so attempts = sum(queries) + errors).
+ * err[] slots are claimed in order: a slot with count 0 is unused; a slot's
+ * code is written before its count becomes non-zero.  The last slot holds
+ * code -1 and counts every code that did not get a slot of its own. */
+typedef struct lb_db_stats {
+    uint64_t queries[LB_DB_Q_NTYPES];
+    uint64_t errors;           /* all failed queries */
+    uint64_t reconnects;       /* successful lb_db_reconnect() calls */
+    uint64_t rows;             /* rows returned to the client */
+    struct { int32_t code; uint32_t pad; uint64_t count; } err[LB_DB_ERRSLOTS];
+} lb_db_stats;
+
+/* Zero a stats block and mark the overflow slot (code -1).  A block that is
+ * merely zeroed also works: the overflow slot is marked on first use. */
+void lb_db_stats_init(lb_db_stats *st);
+
+/* Classify a SQL text by its first keyword, skipping whitespace, comments
+ * (slash-star, "-- ", "#") and opening parentheses.  SELECT, TABLE, VALUES
+ * and WITH ... SELECT are LB_DB_Q_SELECT; INSERT and REPLACE are
+ * LB_DB_Q_INSERT; UPDATE, DELETE (also behind WITH) map to their class;
+ * everything else (BEGIN, COMMIT, SET, DDL, ...) is LB_DB_Q_OTHER. */
+int lb_db_classify(const char *sql, size_t len);
+
+/* ------------------------------------------------------------------------ */
+/* Errors                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Codes raised by this layer itself, outside the server (1000-4999) and
+ * client library (2000-2999, 5000-5999) ranges so they never collide. */
+enum {
+    LB_DB_E_INVALID = 90001,   /* API misuse: bad argument, param count, unbound params, len > cap */
+    LB_DB_E_NOMEM,             /* allocation failed */
+    LB_DB_E_NOTCONN,           /* no live connection (after a failed reconnect) */
+    LB_DB_E_UNSUPPORTED,       /* the driver lacks the operation */
+    LB_DB_E_UNKNOWN            /* the driver failed without giving a code */
+};
+
+/* Last error of a connection (or of a failed connect).  `query` is the SQL
+ * that failed, truncated to fit; empty for connect errors. */
+typedef struct lb_db_error {
+    int code;
+    char sqlstate[6];
+    char message[512];
+    char query[256];
+} lb_db_error;
+
+/* True (1) when `code` means the connection is unusable and only a
+ * reconnect can help (server gone/lost, connect failures, connection killed
+ * or shut down, LB_DB_E_NOTCONN).  The Lua layer uses it to choose between
+ * "retry on the same connection" and "reconnect". */
+int lb_db_error_is_connection_lost(int code);
+
+/* ------------------------------------------------------------------------ */
+/* Drivers                                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef struct lb_db_driver_ops lb_db_driver_ops;
+typedef struct lb_db_conn lb_db_conn;
+typedef struct lb_db_stmt lb_db_stmt;
+typedef struct lb_db_result lb_db_result;
+
+/* Initialise every registered driver's client library (mysql_library_init
+ * is not thread-safe, so this must run once before worker threads start).
+ * Returns 0, or a negative value if some driver failed to initialise. */
+int lb_db_global_init(void);
+
+/* Counterpart of lb_db_global_init(), after all threads have finished. */
+void lb_db_global_done(void);
+
+/* Release per-thread client-library state; a worker thread that used
+ * connections calls it once before exiting (harmless if it never did). */
+void lb_db_thread_done(void);
+
+/* Look a driver up by name ("mysql", "null").  NULL when unknown or when the
+ * table is incomplete (a required op is NULL). */
+const lb_db_driver_ops *lb_db_driver_find(const char *name);
+
+/* ------------------------------------------------------------------------ */
+/* Connections                                                              */
+/* ------------------------------------------------------------------------ */
+
+enum { LB_DB_SSL_DISABLED, LB_DB_SSL_PREFERRED, LB_DB_SSL_REQUIRED,
+       LB_DB_SSL_VERIFY_CA, LB_DB_SSL_VERIFY_IDENTITY };
+enum { LB_DB_PS_AUTO, LB_DB_PS_DISABLE };
+
+/* Debug sink (sysbench --db-debug): receives every query text and error as
+ * a NUL-terminated message.  Called on the connection owner's thread. */
+typedef void (*lb_db_debug_fn)(void *ud, const char *msg);
+
+/* Connection options, filled by the Lua layer (sysbench option names).
+ * Strings may be NULL (= driver default) and are copied by lb_db_connect,
+ * so they need not outlive the call. */
+typedef struct lb_db_conn_opts {
+    const char *host;          /* NULL = localhost */
+    const char *socket;        /* unix socket path, NULL = TCP/default */
+    const char *user;
+    const char *password;
+    const char *db;
+    const char *ssl_key;
+    const char *ssl_cert;
+    const char *ssl_ca;
+    const char *ssl_cipher;
+    int32_t port;              /* 0 = 3306 */
+    int32_t ssl_mode;          /* LB_DB_SSL_* */
+    int32_t compression;       /* bool: protocol compression */
+    int32_t connect_timeout;   /* seconds, 0 = library default */
+    int32_t read_timeout;      /* seconds, 0 = library default */
+    int32_t write_timeout;     /* seconds, 0 = library default */
+    int32_t ps_mode;           /* LB_DB_PS_AUTO or LB_DB_PS_DISABLE (client-side emulation) */
+    int32_t pad;
+    uint64_t bulk_max;         /* bulk-insert flush threshold in bytes, 0 = 512 KiB */
+    lb_db_debug_fn debug;      /* NULL = no query log */
+    void *debug_ud;
+} lb_db_conn_opts;
+
+/* Zero the options and set the defaults (ssl disabled, ps_mode auto). */
+void lb_db_conn_opts_init(lb_db_conn_opts *o);
+
+/* Parse sysbench spellings of --mysql-ssl ("disabled", "preferred",
+ * "required", "verify_ca", "verify_identity", case-insensitive; also
+ * "on"/"off") and --db-ps-mode ("auto", "disable").  -1 if unrecognised. */
+int lb_db_ssl_mode_parse(const char *s);
+int lb_db_ps_mode_parse(const char *s);
+
+/* Open a connection with driver `drv`.  `st` is the owning worker's stats
+ * block (NULL = not counted).  On failure returns NULL and, if `err` is not
+ * NULL, fills it (e.g. 1045 with the server's message, 2002/2003 for an
+ * unreachable server).  Uses the calling thread's client-library state. */
+lb_db_conn *lb_db_connect(const lb_db_driver_ops *drv, const lb_db_conn_opts *o,
+                          lb_db_stats *st, lb_db_error *err);
+
+/* Drop the current server connection (if any) and open a new one with the
+ * same options; on success counts one reconnect and re-prepares every open
+ * statement (re-binding its parameters), so lb_db_stmt handles held by the
+ * caller stay valid.  Clears a pending abort: calling it is the owner's
+ * decision to continue.  0 ok, <0 error in lb_db_conn_error(c). */
+int lb_db_reconnect(lb_db_conn *c);
+
+/* Close the connection and free it together with its statements and
+ * results; every handle derived from `c` is invalid afterwards.  Works on a
+ * connection whose server side is already gone or aborted; NULL is a no-op. */
+void lb_db_disconnect(lb_db_conn *c);
+
+/* Thread-safe: make a call of the owner blocked on the server return
+ * promptly with a connection-lost error (shuts the socket down; the next
+ * call fails the same way if none is blocked).  Also applies to a reconnect
+ * in progress, once its connect step returns (bounded by connect_timeout).
+ * The owner then sees the error and may reconnect or stop.  Never frees
+ * anything; the caller must ensure `c` is not being disconnected meanwhile
+ * (e.g. the engine aborts only connections it knows are still open). */
+void lb_db_conn_abort(lb_db_conn *c);
+
+/* Last error recorded on the connection; meaningful after a call returned
+ * a negative value.  Never NULL for a non-NULL `c`. */
+const lb_db_error *lb_db_conn_error(lb_db_conn *c);
+
+/* Driver name ("mysql", "null"). */
+const char *lb_db_driver_name(lb_db_conn *c);
+
+/* Server version string ("10.11.19-MariaDB-..."); "" when not connected. */
+const char *lb_db_server_version(lb_db_conn *c);
+
+/* Rows affected and AUTO_INCREMENT id of the last query or execute on the
+ * connection (client library semantics; 0 when unknown). */
+uint64_t lb_db_affected_rows(lb_db_conn *c);
+uint64_t lb_db_insert_id(lb_db_conn *c);
+
+/* ------------------------------------------------------------------------ */
+/* Queries and results                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* Run `sql` (`len` bytes, need not be NUL-terminated; several statements
+ * separated by ';' are allowed).  Any previous result of the connection is
+ * freed first.  The first result set, if any, is stored client-side and
+ * available from lb_db_conn_result(c).  0 ok, -code on error. */
+int lb_db_query(lb_db_conn *c, const char *sql, size_t len);
+
+/* The connection's current query result, or NULL if the last query
+ * produced no result set (INSERT, SET, ...) or it was freed/superseded. */
+lb_db_result *lb_db_conn_result(lb_db_conn *c);
+
+/* Advance to the next result set of a multi-statement query: 1 when there
+ * is one (now in lb_db_conn_result, which may be NULL for a statement
+ * without rows), 0 when none is left, -code when that statement failed.
+ * Unread result sets are discarded automatically by the next query. */
+int lb_db_next_result(lb_db_conn *c);
+
+/* Number of rows / columns of a result (0 for NULL). */
+int64_t lb_db_result_nrows(lb_db_result *r);
+int lb_db_result_nfields(lb_db_result *r);
+
+/* Fetch the next row: 1 with *values / *lengths pointing at arrays of
+ * nfields entries owned by the result (valid until the next fetch or free;
+ * values are NUL-terminated, SQL NULL is a NULL pointer), 0 at the end,
+ * -code on error. */
+int lb_db_result_fetch(lb_db_result *r, const char *const **values,
+                       const unsigned long **lengths);
+
+/* Release a result early (otherwise the next query/execute does it).
+ * Idempotent; the pointer stays safe to pass but yields no rows. */
+void lb_db_result_free(lb_db_result *r);
+
+/* ------------------------------------------------------------------------ */
+/* Prepared statements                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* Parameter types, numbered like sysbench.sql.type. */
+enum { LB_DB_T_TINYINT = 1, LB_DB_T_SMALLINT, LB_DB_T_INT, LB_DB_T_BIGINT,
+       LB_DB_T_FLOAT, LB_DB_T_DOUBLE, LB_DB_T_TIME, LB_DB_T_DATE,
+       LB_DB_T_DATETIME, LB_DB_T_TIMESTAMP, LB_DB_T_CHAR, LB_DB_T_VARCHAR };
+
+/* One parameter, written by the caller before each execute.  Integer types
+ * use `i`, FLOAT/DOUBLE use `d`, CHAR/VARCHAR and the temporal types use
+ * buf/len (temporal values as text, e.g. "2024-01-31 12:00:00"); `cap` is
+ * the size of buf and len must not exceed it.  is_null != 0 sends NULL. */
+typedef struct lb_db_bind {
+    int32_t type;
+    char is_null;
+    char pad[3];
+    int64_t i;
+    double d;
+    char *buf;
+    uint64_t cap;
+    uint64_t len;
+} lb_db_bind;
+
+/* Prepare `sql` (with '?' placeholders).  Server-side with ps_mode auto
+ * (falling back to emulation if the server refuses to prepare it),
+ * emulated client-side with ps_mode disable.  The statement is classified
+ * once here.  NULL on error (details in lb_db_conn_error(c); the failure is
+ * counted as an error). */
+lb_db_stmt *lb_db_prepare(lb_db_conn *c, const char *sql, size_t len);
+
+/* Number of '?' placeholders. */
+int lb_db_stmt_param_count(lb_db_stmt *s);
+
+/* Attach the caller's parameter array (n must equal the placeholder count).
+ * The statement keeps pointing at `params`: the caller updates the structs
+ * in place and calls execute, with no further binding.  Changing `buf` or
+ * `type` of an entry is detected at execute.  0 ok, -code on error. */
+int lb_db_stmt_bind_param(lb_db_stmt *s, lb_db_bind *params, int n);
+
+/* Execute with the current parameter values.  A result set is stored
+ * client-side (so the connection is immediately usable again), its rows
+ * counted, and exposed through lb_db_stmt_result(s) with values as text.
+ * Frees the connection's previous result.  0 ok, -code on error. */
+int lb_db_stmt_execute(lb_db_stmt *s);
+
+/* Result of the last execute, or NULL if it had none or it was freed or
+ * superseded by another query/execute on the connection. */
+lb_db_result *lb_db_stmt_result(lb_db_stmt *s);
+
+/* Close and free the statement; NULL is a no-op. */
+void lb_db_stmt_close(lb_db_stmt *s);
+
+/* ------------------------------------------------------------------------ */
+/* Bulk insert (sysbench con:bulk_insert_init/next/done)                     */
+/* ------------------------------------------------------------------------ */
+
+/* Start a bulk insert: `prefix` is e.g. "INSERT INTO sbtest1(k,c,pad) VALUES".
+ * A previous unfinished bulk insert is discarded.  0 ok, -code on error. */
+int lb_db_bulk_insert_init(lb_db_conn *c, const char *prefix, size_t len);
+
+/* Append one row tuple, e.g. "(1,'abc','def')".  When the statement would
+ * grow beyond the connection's bulk_max, the rows gathered so far are first
+ * sent as one query (counted as one insert; a single tuple larger than
+ * bulk_max is still sent, alone).  0 ok, -code if that flush failed: the
+ * flushed rows are lost (not retried), this tuple is kept for the next. */
+int lb_db_bulk_insert_next(lb_db_conn *c, const char *values, size_t len);
+
+/* Send the remaining rows, if any, and end the bulk insert. */
+int lb_db_bulk_insert_done(lb_db_conn *c);
+
+/* FFI END */
+
+/* ------------------------------------------------------------------------ */
+/* Driver interface (internal: db.c and the drivers, not the Lua layer)      */
+/* ------------------------------------------------------------------------ */
+
+/* A result set as a driver reports it: `h` is the driver's handle for
+ * fetch/free (NULL = statement produced no result set). */
+typedef struct lb__db_rs {
+    void *h;
+    int64_t nrows;
+    int nfields;
+} lb__db_rs;
+
+/* The ops of one driver.  `dc` is driver connection state, `ds` driver
+ * statement state.  Every op that can fail fills `err` and returns
+ * non-zero/NULL; db.c does the classification, counting and debug log.
+ * Blocking ops are kept one-per-protocol-step so a non-blocking variant
+ * (start/cont pairs) can be added beside them later.
+ * Required: name, connect, disconnect, abort, server_version, query,
+ * next_result, fetch, free_result.  Statement ops are optional as a group
+ * (prepare NULL => statements are always emulated). */
+struct lb_db_driver_ops {
+    const char *name;
+    int  (*global_init)(void);                     /* optional */
+    void (*global_done)(void);                     /* optional */
+    void (*thread_done)(void);                     /* optional */
+
+    void *(*connect)(const lb_db_conn_opts *o, lb_db_error *err);
+    /* Close and free `dc`.  Statements of dc may still be open: their
+     * stmt_close is called afterwards and must then only free memory. */
+    void (*disconnect)(void *dc);
+    /* Thread-safe socket shutdown; db.c guarantees dc stays alive. */
+    void (*abort)(void *dc);
+    const char *(*server_version)(void *dc);
+    /* Discards leftover result sets of an earlier multi-statement query. */
+    int  (*query)(void *dc, const char *sql, size_t len, lb__db_rs *out, lb_db_error *err);
+    /* 1 next result stored in *out, 0 none, <0 error. */
+    int  (*next_result)(void *dc, lb__db_rs *out, lb_db_error *err);
+    int  (*fetch)(void *h, const char *const **values, const unsigned long **lengths, lb_db_error *err);
+    void (*free_result)(void *h);
+    uint64_t (*affected_rows)(void *dc, void *ds);  /* optional; ds = last executed stmt or NULL */
+    uint64_t (*insert_id)(void *dc, void *ds);      /* optional */
+    /* Escape `len` bytes into `to` (room for 2*len+1); returns the escaped
+     * length or -1.  Optional: db.c falls back to backslash escaping. */
+    long (*escape)(void *dc, char *to, const char *from, size_t len);
+
+    void *(*prepare)(void *dc, const char *sql, size_t len, int *nparams, lb_db_error *err);
+    int  (*stmt_bind)(void *ds, lb_db_bind *params, int n, lb_db_error *err);
+    int  (*stmt_execute)(void *ds, lb__db_rs *out, lb_db_error *err);
+    int  (*stmt_fetch)(void *h, const char *const **values, const unsigned long **lengths, lb_db_error *err);
+    void (*stmt_free_result)(void *h);
+    void (*stmt_close)(void *ds);
+};
+
+/* Fill an error record (message truncated to fit; sqlstate NULL = "HY000"). */
+void lb__db_error_set(lb_db_error *err, int code, const char *sqlstate, const char *msg);
+
+/* Count '?' placeholders outside quotes, backquotes and comments. */
+int lb__db_count_placeholders(const char *sql, size_t len);
+
+extern const lb_db_driver_ops lb__db_null_ops;
+#ifndef LB_DB_NO_MYSQL
+extern const lb_db_driver_ops lb__db_mysql_ops;
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

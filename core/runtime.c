@@ -1,0 +1,243 @@
+#include "runtime.h"
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "luart.h"
+#include "stats.h"
+
+#ifndef LB_VERSION
+#define LB_VERSION "0.1.0"
+#endif
+#ifndef LB_SHARE_DIR
+#define LB_SHARE_DIR "/usr/local/share/lbench"
+#endif
+
+struct lb_runtime {
+    lua_State *L;                 /* the main state: options, scenario, reporter */
+    lb_output_fn out;
+    void *out_ud;
+    lb_interval_fn on_interval;
+    void *iv_ud;
+    char *result;
+    char error[16384];
+    volatile sig_atomic_t stop;   /* set from signal handlers */
+    pthread_mutex_t types_mu;     /* event types are registered from every worker state */
+    int ntypes;
+    char *types[LB_MAX_TYPES];
+};
+
+const char *lb_version(void) { return LB_VERSION; }
+
+lb_runtime *lb__runtime_self(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, "lbench.runtime");
+    lb_runtime *rt = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    return rt;
+}
+
+void lb__runtime_write(lb_runtime *rt, const char *s, size_t len)
+{
+    if (rt && rt->out)
+        rt->out(rt->out_ud, s, len);
+}
+
+void lb_out(lb_runtime *rt, const char *s, size_t len) { lb__runtime_write(rt, s, len); }
+
+void lb_runtime_emit_interval(lb_runtime *rt, const lb_interval *iv)
+{
+    if (rt->on_interval)
+        rt->on_interval(rt->iv_ud, iv);
+}
+
+void lb_runtime_set_result(lb_runtime *rt, const char *json, size_t len)
+{
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return;
+    memcpy(copy, json, len);
+    copy[len] = '\0';
+    free(rt->result);
+    rt->result = copy;
+}
+
+int lb__runtime_stop_requested(const lb_runtime *rt) { return rt && rt->stop; }
+int lb_runtime_stop_requested(const lb_runtime *rt) { return lb__runtime_stop_requested(rt); }
+void lb_runtime_clear_stop(lb_runtime *rt) { rt->stop = 0; }
+void lb_runtime_request_stop(lb_runtime *rt)
+{
+    if (rt)
+        rt->stop = 1;
+}
+
+int lb_runtime_type_id(lb_runtime *rt, const char *name)
+{
+    int id = -1;
+    pthread_mutex_lock(&rt->types_mu);
+    for (int i = 0; i < rt->ntypes; i++)
+        if (strcmp(rt->types[i], name) == 0)
+            id = i;
+    if (id < 0 && rt->ntypes < LB_MAX_TYPES && (rt->types[rt->ntypes] = strdup(name)))
+        id = rt->ntypes++;
+    pthread_mutex_unlock(&rt->types_mu);
+    return id;
+}
+
+const char *lb_runtime_type_name(lb_runtime *rt, int id)
+{
+    pthread_mutex_lock(&rt->types_mu);
+    const char *n = id >= 0 && id < rt->ntypes ? rt->types[id] : NULL;
+    pthread_mutex_unlock(&rt->types_mu);
+    return n;
+}
+
+int lb_runtime_type_count(lb_runtime *rt)
+{
+    pthread_mutex_lock(&rt->types_mu);
+    int n = rt->ntypes;
+    pthread_mutex_unlock(&rt->types_mu);
+    return n;
+}
+
+void lb_runtime_set_error(lb_runtime *rt, const char *msg)
+{
+    snprintf(rt->error, sizeof(rt->error), "%s", msg ? msg : "");
+}
+
+const char *lb_runtime_share_dir(void) { return LB_SHARE_DIR; }
+
+static char exe_dir[PATH_MAX];
+static pthread_once_t exe_dir_once = PTHREAD_ONCE_INIT;
+
+static void find_exe_dir(void)
+{
+    ssize_t n = readlink("/proc/self/exe", exe_dir, sizeof(exe_dir) - 1);
+    if (n <= 0) {
+        exe_dir[0] = '\0';
+        return;
+    }
+    exe_dir[n] = '\0';
+    char *slash = strrchr(exe_dir, '/');
+    if (slash)
+        *slash = '\0';
+}
+
+const char *lb_runtime_exe_dir(void)
+{
+    /* Lets a binary run from its build tree find scenarios/ beside it.
+     * Every worker state asks; compute it once. */
+    pthread_once(&exe_dir_once, find_exe_dir);
+    return exe_dir;
+}
+
+/* ---- entering the main state ---------------------------------------- */
+
+/* Call lbench.runtime[fn](rt, args...) where args are strings; the number
+ * it returns (if any) goes to *ret.  Returns 0 or -1 (rt->error set). */
+static int call_rt(lb_runtime *rt, const char *fn, int nargs, const char *const *args, int *ret)
+{
+    lua_State *L = rt->L;
+    int base = lua_gettop(L);
+    rt->error[0] = '\0';
+    lua_pushcfunction(L, lb__luart_msgh);
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "lbench.runtime");
+    if (lua_pcall(L, 1, 1, base + 1) != 0)
+        goto fail;
+    lua_getfield(L, -1, fn);
+    lua_remove(L, -2);
+    lua_pushlightuserdata(L, rt);
+    for (int i = 0; i < nargs; i++)
+        lua_pushstring(L, args[i]);
+    if (lua_pcall(L, nargs + 1, 1, base + 1) != 0)
+        goto fail;
+    if (ret)
+        *ret = lua_isnumber(L, -1) ? (int)lua_tointeger(L, -1) : 0;
+    /* A command may finish (report written) yet fail: it then returns a
+     * non-zero status and has set rt->error through lb_runtime_set_error. */
+    lua_settop(L, base);
+    return 0;
+fail:
+    snprintf(rt->error, sizeof(rt->error), "%s",
+             lua_isstring(L, -1) ? lua_tostring(L, -1) : "unknown error");
+    lua_settop(L, base);
+    return -1;
+}
+
+lb_runtime *lb_runtime_new(void)
+{
+    lb_runtime *rt = calloc(1, sizeof(*rt));
+    if (!rt)
+        return NULL;
+    pthread_mutex_init(&rt->types_mu, NULL);
+    char err[1024];
+    rt->L = lb__luart_new(rt, err, sizeof(err));
+    if (!rt->L) {
+        lb_runtime_free(rt);
+        return NULL;
+    }
+    return rt;
+}
+
+void lb_runtime_free(lb_runtime *rt)
+{
+    if (!rt)
+        return;
+    lb__luart_close(rt->L);
+    for (int i = 0; i < rt->ntypes; i++)
+        free(rt->types[i]);
+    free(rt->result);
+    pthread_mutex_destroy(&rt->types_mu);
+    free(rt);
+}
+
+void lb_runtime_set_output(lb_runtime *rt, lb_output_fn fn, void *ud)
+{
+    rt->out = fn;
+    rt->out_ud = ud;
+}
+
+void lb_runtime_set_interval_callback(lb_runtime *rt, lb_interval_fn fn, void *ud)
+{
+    rt->on_interval = fn;
+    rt->iv_ud = ud;
+}
+
+int lb_runtime_set_option(lb_runtime *rt, const char *name, const char *value)
+{
+    const char *args[2] = {name, value};
+    return call_rt(rt, "set_option", 2, args, NULL);
+}
+
+int lb_runtime_load(lb_runtime *rt, const char *scenario)
+{
+    return call_rt(rt, "load", 1, &scenario, NULL);
+}
+
+int lb_runtime_command(lb_runtime *rt, const char *command)
+{
+    int status = 0;
+    if (call_rt(rt, "command", 1, &command, &status) != 0)
+        return -1;
+    return status == 0 ? 0 : -1;
+}
+
+int lb_runtime_main(lb_runtime *rt, int argc, char **argv)
+{
+    int status = 1;
+    if (call_rt(rt, "main", argc, (const char *const *)argv, &status) != 0)
+        return 1;
+    return status;
+}
+
+const char *lb_runtime_result_json(const lb_runtime *rt) { return rt->result; }
+const char *lb_runtime_error(const lb_runtime *rt) { return rt->error; }

@@ -1,0 +1,162 @@
+#include "stats.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int lb_stats_hists_init(lb_stats_hists *sh, const lb_hist_config *cfg)
+{
+    memset(sh, 0, sizeof(*sh));
+    sh->cfg = cfg;
+    for (int b = 0; b < 2; b++) {
+        sh->lat[b] = lb_hist_new(cfg);
+        sh->queue[b] = lb_hist_new(cfg);
+        if (!sh->lat[b] || !sh->queue[b]) {
+            lb_stats_hists_free(sh);
+            return -ENOMEM;
+        }
+    }
+    return 0;
+}
+
+void lb_stats_hists_free(lb_stats_hists *sh)
+{
+    for (int b = 0; b < 2; b++) {
+        lb_hist_free(sh->lat[b]);
+        lb_hist_free(sh->queue[b]);
+        sh->lat[b] = sh->queue[b] = NULL;
+        for (int t = 0; t < LB_MAX_TYPES; t++) {
+            lb_hist_free(sh->type_lat[b][t]);
+            sh->type_lat[b][t] = NULL;
+        }
+    }
+}
+
+lb_hist *lb_stats_type_hist(lb_stats_hists *sh, int type)
+{
+    lb_hist *h = sh->type_lat[sh->cur][type];
+    if (!h) {
+        /* Allocate both buffers of this type at once; the reporter only
+         * ever reads the buffer the worker released, and the release store
+         * in lb_stats_hists_poll publishes these pointers. */
+        for (int b = 0; b < 2; b++)
+            if (!sh->type_lat[b][type])
+                sh->type_lat[b][type] = lb_hist_new(sh->cfg);
+        h = sh->type_lat[sh->cur][type];
+    }
+    return h;
+}
+
+static inline uint64_t ld(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+
+/* Add error counts by code: each worker claims its slots in its own order,
+ * so slots are matched by code, not by position. */
+static void add_db(lb_db_stats *dst, const lb_db_stats *src)
+{
+    for (int q = 0; q < LB_DB_Q_NTYPES; q++)
+        dst->queries[q] += ld(&src->queries[q]);
+    dst->errors += ld(&src->errors);
+    dst->reconnects += ld(&src->reconnects);
+    dst->rows += ld(&src->rows);
+    for (int i = 0; i < LB_DB_ERRSLOTS; i++) {
+        uint64_t n = ld(&src->err[i].count);
+        if (n == 0)
+            continue;
+        int32_t code = __atomic_load_n(&src->err[i].code, __ATOMIC_RELAXED);
+        int j = 0;
+        while (j < LB_DB_ERRSLOTS - 1 && dst->err[j].count != 0 && dst->err[j].code != code)
+            j++;
+        if (j == LB_DB_ERRSLOTS - 1)
+            code = -1; /* no free slot: fold into "other codes" */
+        dst->err[j].code = code;
+        dst->err[j].count += n;
+    }
+}
+
+void lb_stats_add(lb_stats *dst, const lb_stats *src)
+{
+    /* lb_stats is a block of uint64_t counters except the error-code slots
+     * of the db stats, whose codes are merged by value below. */
+    dst->events += ld(&src->events);
+    dst->restarts += ld(&src->restarts);
+    dst->failures += ld(&src->failures);
+    dst->busy_ns += ld(&src->busy_ns);
+    dst->io_reads += ld(&src->io_reads);
+    dst->io_writes += ld(&src->io_writes);
+    dst->io_fsyncs += ld(&src->io_fsyncs);
+    dst->io_bytes_read += ld(&src->io_bytes_read);
+    dst->io_bytes_written += ld(&src->io_bytes_written);
+    add_db(&dst->db, &src->db);
+    for (int t = 0; t < LB_MAX_TYPES; t++) {
+        dst->types[t].events += ld(&src->types[t].events);
+        dst->types[t].restarts += ld(&src->types[t].restarts);
+        dst->types[t].rollbacks += ld(&src->types[t].rollbacks);
+    }
+}
+
+int lb_snapshot_init(lb_snapshot *s, const lb_hist_config *cfg)
+{
+    memset(s, 0, sizeof(*s));
+    s->lat = lb_hist_new(cfg);
+    s->queue = lb_hist_new(cfg);
+    if (!s->lat || !s->queue) {
+        lb_snapshot_free(s);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+void lb_snapshot_free(lb_snapshot *s)
+{
+    lb_hist_free(s->lat);
+    lb_hist_free(s->queue);
+    for (int t = 0; t < LB_MAX_TYPES; t++)
+        lb_hist_free(s->type_lat[t]);
+    memset(s, 0, sizeof(*s));
+}
+
+void lb_snapshot_reset_hists(lb_snapshot *s)
+{
+    lb_hist_reset(s->lat);
+    lb_hist_reset(s->queue);
+    for (int t = 0; t < LB_MAX_TYPES; t++)
+        if (s->type_lat[t])
+            lb_hist_reset(s->type_lat[t]);
+}
+
+static int merge_type(lb_snapshot *dst, int t, const lb_hist *src)
+{
+    if (!src || lb_hist_count_all(src) == 0)
+        return 0;
+    if (!dst->type_lat[t] && !(dst->type_lat[t] = lb_hist_new(&src->cfg)))
+        return -ENOMEM;
+    return lb_hist_merge(dst->type_lat[t], src);
+}
+
+int lb_snapshot_merge_hists(lb_snapshot *dst, const lb_snapshot *src)
+{
+    int rc = lb_hist_merge(dst->lat, src->lat);
+    if (rc == 0)
+        rc = lb_hist_merge(dst->queue, src->queue);
+    for (int t = 0; rc == 0 && t < LB_MAX_TYPES; t++)
+        rc = merge_type(dst, t, src->type_lat[t]);
+    return rc;
+}
+
+int lb_snapshot_take(lb_snapshot *dst, lb_stats_hists *sh, int b)
+{
+    int rc = lb_hist_merge(dst->lat, sh->lat[b]);
+    if (rc == 0)
+        rc = lb_hist_merge(dst->queue, sh->queue[b]);
+    lb_hist_reset(sh->lat[b]);
+    lb_hist_reset(sh->queue[b]);
+    for (int t = 0; t < LB_MAX_TYPES; t++) {
+        lb_hist *h = sh->type_lat[b][t];
+        if (!h)
+            continue;
+        if (rc == 0)
+            rc = merge_type(dst, t, h);
+        lb_hist_reset(h);
+    }
+    return rc;
+}

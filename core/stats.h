@@ -1,0 +1,107 @@
+/* stats — per-worker counters, per-type accounting and interval snapshots.
+ *
+ * Every worker owns one lb_stats block and one lb_stats_hists set.  Only
+ * that worker writes them (no locks, no read-modify-write atomics on the
+ * hot path).  Counters are cumulative and monotonic, so the reporter reads
+ * them at any time with relaxed loads and takes differences.  Histograms
+ * cannot be read while they are written, so each worker records into one of
+ * two buffers and flips to the other when the reporter asks (see
+ * lb_stats_hists); the reporter then merges the released buffer.
+ *
+ * Memory: a default latency histogram is lb_hist_size() bytes (about
+ * 270 KiB); each worker holds two for latency, two for queue time, and two
+ * per event type it actually uses (allocated on first use). */
+#ifndef LB_STATS_H
+#define LB_STATS_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "db/db.h"
+#include "hist.h"
+
+/* FFI BEGIN */
+enum { LB_MAX_TYPES = 64 };
+
+/* Counts kept per named event type (e.g. TPC-C's new_order). */
+typedef struct lb_type_counts {
+    uint64_t events;    /* completed events of this type */
+    uint64_t restarts;  /* restarts after an ignored error (deadlock, ...) */
+    uint64_t rollbacks; /* events the scenario marked as rolled back */
+    uint64_t pad;
+} lb_type_counts;
+
+/* Cumulative counters of one worker.  Single writer (the worker);
+ * readers use lb_stats_add() which loads each field relaxed. */
+typedef struct lb_stats {
+    uint64_t events;       /* completed, recorded events */
+    uint64_t restarts;     /* event restarts after ignored errors */
+    uint64_t failures;     /* events that raised a run-stopping error */
+    uint64_t busy_ns;      /* sum of event latencies: sysbench's "execution time" */
+    uint64_t io_reads, io_writes, io_fsyncs;
+    uint64_t io_bytes_read, io_bytes_written;
+    lb_db_stats db;        /* SQL counters, filled by the db layer */
+    lb_type_counts types[LB_MAX_TYPES];
+} lb_stats;
+
+/* A merged view of all workers at one moment. */
+typedef struct lb_snapshot {
+    int64_t t_ns;                       /* when it was taken (monotonic) */
+    int threads_running;
+    lb_stats sum;                       /* cumulative counters over all workers */
+    lb_hist *lat;                       /* latency of the events in this snapshot */
+    lb_hist *queue;                     /* queue time (rate mode) */
+    lb_hist *type_lat[LB_MAX_TYPES];    /* per type; NULL when unused */
+} lb_snapshot;
+
+int lb_snapshot_init(lb_snapshot *s, const lb_hist_config *cfg);
+void lb_snapshot_free(lb_snapshot *s);
+/* Clear the histograms (counters are overwritten by each collection). */
+void lb_snapshot_reset_hists(lb_snapshot *s);
+/* Merge the histograms of `src` into `dst`; -ENOMEM on failure. */
+int lb_snapshot_merge_hists(lb_snapshot *dst, const lb_snapshot *src);
+/* FFI END */
+
+/* The double-buffered histograms of one worker. */
+typedef struct lb_stats_hists {
+    const lb_hist_config *cfg;
+    lb_hist *lat[2];
+    lb_hist *queue[2];
+    lb_hist *type_lat[2][LB_MAX_TYPES];  /* NULL until the type is used */
+    int cur;                             /* buffer the worker writes */
+    _Atomic uint64_t swap_req;           /* written by the reporter */
+    _Atomic uint64_t swap_ack;           /* written by the worker */
+} lb_stats_hists;
+
+/* Allocate the latency and queue buffers; -ENOMEM on failure. */
+int lb_stats_hists_init(lb_stats_hists *sh, const lb_hist_config *cfg);
+void lb_stats_hists_free(lb_stats_hists *sh);
+
+/* Worker side: the type histogram of the current buffer, allocated on
+ * first use.  NULL only when out of memory (the sample is then dropped). */
+lb_hist *lb_stats_type_hist(lb_stats_hists *sh, int type);
+
+/* Worker side: flip buffers when the reporter asked for it.  Cheap when
+ * nothing is pending (one relaxed load). */
+static inline void lb_stats_hists_poll(lb_stats_hists *sh)
+{
+    /* Acquire pairs with the reporter's release store of swap_req: its
+     * reset of the buffer we flip to happens before our next record into
+     * it.  (A plain load on x86.) */
+    uint64_t req = atomic_load_explicit(&sh->swap_req, memory_order_acquire);
+    if (req != atomic_load_explicit(&sh->swap_ack, memory_order_relaxed)) {
+        sh->cur ^= 1;
+        /* Release: everything recorded into the old buffer is visible to
+         * the reporter once it sees the acknowledgement. */
+        atomic_store_explicit(&sh->swap_ack, req, memory_order_release);
+    }
+}
+
+/* Add the counters of `src` into `dst` (relaxed loads of src: src may be
+ * written concurrently by its worker). */
+void lb_stats_add(lb_stats *dst, const lb_stats *src);
+
+/* Merge buffer `b` of a worker's set into `dst` and clear that buffer. */
+int lb_snapshot_take(lb_snapshot *dst, lb_stats_hists *sh, int b);
+
+#endif

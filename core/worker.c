@@ -1,0 +1,493 @@
+#include "worker.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "luart.h"
+#include "pace.h"
+#include "rand.h"
+
+/* A paced worker sleeps in slices no longer than this, so that it notices
+ * stop requests and histogram swaps while it waits for its next start. */
+#define PACE_SLICE_NS 2000000LL
+
+struct lb_worker {
+    /* Hot fields first: touched on every event by this thread only. */
+    _Alignas(64) lb_stats stats;
+    lb_run *run;
+    int64_t t_start;       /* start of the current event (intended start when paced) */
+    int64_t t_real;        /* actual start (differs from t_start when paced) */
+    int32_t cur_type;      /* -1: untyped */
+    int32_t tid;
+    int paced;
+    int rolled_back;
+    int in_event;          /* between lb_ev_next/lb_ev_begin and the end of that event */
+    lb_pace pace;          /* intended starts under --rate */
+    lb_rand rand;          /* the script's lbench.rand stream */
+    lb_stats_hists hists;
+
+    pthread_t thread;
+    int thread_started;
+    _Atomic int finished;
+    int64_t t_last_end;    /* end of the last recorded event */
+};
+
+struct lb_run {
+    lb_runtime *rt;
+    lb_run_config cfg;
+    char *boot;
+    lb_hist_config hcfg;
+    lb_worker **w;
+
+    _Atomic int stop;
+    _Atomic int failed;
+    _Atomic uint64_t tickets;      /* events claimed, when cfg.events is set */
+    int64_t t_start, warmup_end;
+    _Atomic int64_t deadline;      /* INT64_MAX until the barrier opens */
+
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int ready;                     /* workers waiting at the barrier */
+    int finished;                  /* workers whose thread has ended */
+    int go;                        /* barrier released */
+    int joined;
+    char error[8192];
+};
+
+/* ---- errors ---------------------------------------------------------- */
+
+static void run_fail(lb_run *r, const char *msg)
+{
+    pthread_mutex_lock(&r->mu);
+    /* The first error is the cause; later ones are usually consequences. */
+    if (!atomic_load(&r->failed)) {
+        snprintf(r->error, sizeof(r->error), "%s", msg);
+        atomic_store(&r->failed, 1);
+    }
+    atomic_store(&r->stop, 1);
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+}
+
+void lb_worker_fail(lb_worker *w, const char *msg)
+{
+    lb_stats *st = &w->stats;
+    __atomic_store_n(&st->failures, st->failures + 1, __ATOMIC_RELAXED);
+    run_fail(w->run, msg);
+}
+
+/* ---- worker thread --------------------------------------------------- */
+
+static void pin(lb_worker *w)
+{
+    const lb_run_config *c = &w->run->cfg;
+    if (c->ncpus <= 0)
+        return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(c->cpus[w->tid % c->ncpus], &set);
+    int rc = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+    if (rc != 0) {
+        char msg[128];
+        snprintf(msg, sizeof(msg), "--cpu-affinity: cannot pin thread %d to CPU %d: %s", w->tid,
+                 c->cpus[w->tid % c->ncpus], strerror(rc));
+        lb_worker_fail(w, msg);
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    lb_worker *w = arg;
+    lb_run *r = w->run;
+    char err[8192];
+    pin(w);
+    lua_State *L = atomic_load(&r->failed) ? NULL : lb__luart_new(r->rt, err, sizeof(err));
+    if (!L && !atomic_load(&r->failed))
+        run_fail(r, err);
+    if (L) {
+        /* lbench.worker.main(worker, boot): loads the scenario, meets the
+         * barrier through lb_worker_ready, runs the loop or the command. */
+        if (lb__luart_call_module(L, "lbench.worker", "main", w, r->boot, err, sizeof(err)) != 0)
+            run_fail(r, err);
+        lb__luart_close(L);
+    }
+    pthread_mutex_lock(&r->mu);
+    r->finished++;
+    atomic_store_explicit(&w->finished, 1, memory_order_release);
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+    return NULL;
+}
+
+int lb_worker_ready(lb_worker *w)
+{
+    lb_run *r = w->run;
+    pthread_mutex_lock(&r->mu);
+    r->ready++;
+    pthread_cond_broadcast(&r->cv);
+    while (!r->go && !atomic_load(&r->stop))
+        pthread_cond_wait(&r->cv, &r->mu);
+    int go = r->go && !atomic_load(&r->failed);
+    pthread_mutex_unlock(&r->mu);
+    if (go && w->paced) {
+        /* Stagger the first intended starts so N constant-rate workers
+         * interleave instead of firing together. */
+        double gap = 1e9 / r->cfg.rate;
+        w->pace.next = r->t_start + (int64_t)(gap * w->tid);
+    }
+    return go;
+}
+
+int lb_worker_tid(const lb_worker *w) { return w->tid; }
+lb_stats *lb_worker_stats(lb_worker *w) { return &w->stats; }
+struct lb_rand *lb_worker_rand(lb_worker *w) { return &w->rand; }
+
+int lb_worker_should_stop(const lb_worker *w)
+{
+    return atomic_load_explicit(&w->run->stop, memory_order_relaxed) ||
+           lb_clock_ns_inline() >= atomic_load_explicit(&w->run->deadline, memory_order_relaxed);
+}
+
+/* ---- the hot path ---------------------------------------------------- */
+
+static int pace_wait(lb_worker *w)
+{
+    lb_run *r = w->run;
+    int64_t intended = lb_pace_next(&w->pace);
+    if (intended >= atomic_load_explicit(&r->deadline, memory_order_relaxed))
+        return 0;
+    for (;;) {
+        int64_t now = lb_clock_ns_inline();
+        if (now >= intended) {
+            /* Behind schedule: start at once.  The event's latency still
+             * counts from `intended`, so a backlog shows up as latency and
+             * queue time instead of disappearing (coordinated omission). */
+            w->t_start = intended;
+            w->t_real = now;
+            w->in_event = 1;
+            return 1;
+        }
+        if (atomic_load_explicit(&r->stop, memory_order_relaxed))
+            return 0;
+        lb_stats_hists_poll(&w->hists);
+        int64_t wake = intended - now > PACE_SLICE_NS ? now + PACE_SLICE_NS : intended;
+        lb_clock_sleep_until(wake);
+    }
+}
+
+int lb_ev_begin(lb_worker *w)
+{
+    lb_run *r = w->run;
+    lb_stats_hists_poll(&w->hists);
+    if (atomic_load_explicit(&r->stop, memory_order_relaxed))
+        return 0;
+    if (r->cfg.events &&
+        atomic_fetch_add_explicit(&r->tickets, 1, memory_order_relaxed) >= r->cfg.events)
+        return 0;
+    if (w->paced)
+        return pace_wait(w);
+    int64_t now = lb_clock_ns_inline();
+    if (now >= atomic_load_explicit(&r->deadline, memory_order_relaxed))
+        return 0;
+    w->t_start = w->t_real = now;
+    w->in_event = 1;
+    return 1;
+}
+
+static inline void bump(uint64_t *p, uint64_t by)
+{
+    /* Single writer: a relaxed store of the new value is enough for the
+     * reporter's relaxed loads and costs a plain add on x86. */
+    __atomic_store_n(p, *p + by, __ATOMIC_RELAXED);
+}
+
+/* Record the event that started at w->t_start and ended at `now`. */
+static inline void record_event(lb_worker *w, int64_t now)
+{
+    int64_t lat = now - w->t_start;
+    lb_stats_hists *sh = &w->hists;
+    w->t_last_end = now;
+    w->in_event = 0;
+    lb_hist_record(sh->lat[sh->cur], lat);
+    if (w->paced)
+        lb_hist_record(sh->queue[sh->cur], w->t_real - w->t_start);
+    bump(&w->stats.events, 1);
+    bump(&w->stats.busy_ns, (uint64_t)(lat > 0 ? lat : 0));
+    int t = w->cur_type;
+    if (t >= 0) {
+        lb_hist *th = lb_stats_type_hist(sh, t);
+        if (th)
+            lb_hist_record(th, lat);
+        bump(&w->stats.types[t].events, 1);
+        if (w->rolled_back)
+            bump(&w->stats.types[t].rollbacks, 1);
+        w->cur_type = -1;
+    }
+    w->rolled_back = 0;
+}
+
+void lb_ev_end(lb_worker *w)
+{
+    if (w->in_event)
+        record_event(w, lb_clock_ns_inline());
+}
+
+int lb_ev_next(lb_worker *w)
+{
+    /* Unpaced, one clock read both ends the previous event and starts the
+     * next: the measured latency then includes the engine's own few ns
+     * per event (never less than the event took), and the loop makes one
+     * FFI call per event instead of two. */
+    if (w->paced) {
+        lb_ev_end(w);
+        return lb_ev_begin(w);
+    }
+    lb_run *r = w->run;
+    int64_t now = lb_clock_ns_inline();
+    if (w->in_event)
+        record_event(w, now);
+    lb_stats_hists_poll(&w->hists);
+    if (atomic_load_explicit(&r->stop, memory_order_relaxed))
+        return 0;
+    if (r->cfg.events &&
+        atomic_fetch_add_explicit(&r->tickets, 1, memory_order_relaxed) >= r->cfg.events)
+        return 0;
+    if (now >= atomic_load_explicit(&r->deadline, memory_order_relaxed))
+        return 0;
+    w->t_start = w->t_real = now;
+    w->in_event = 1;
+    return 1;
+}
+
+void lb_ev_set_type(lb_worker *w, int32_t type)
+{
+    if (type >= 0 && type < LB_MAX_TYPES)
+        w->cur_type = type;
+}
+
+void lb_ev_restart(lb_worker *w)
+{
+    bump(&w->stats.restarts, 1);
+    if (w->cur_type >= 0)
+        bump(&w->stats.types[w->cur_type].restarts, 1);
+}
+
+void lb_ev_rollback(lb_worker *w) { w->rolled_back = 1; }
+
+/* ---- the run, from the main thread ----------------------------------- */
+
+lb_run *lb_run_new(lb_runtime *rt, const lb_run_config *cfg)
+{
+    if (!cfg || cfg->threads < 1 || cfg->ncpus < 0 || cfg->ncpus > LB_MAX_CPUS)
+        return NULL;
+    lb_run *r = calloc(1, sizeof(*r));
+    if (!r)
+        return NULL;
+    r->rt = rt;
+    r->cfg = *cfg;
+    r->boot = strdup(cfg->boot ? cfg->boot : "return {}");
+    r->cfg.boot = r->boot;
+    pthread_mutex_init(&r->mu, NULL);
+    pthread_cond_init(&r->cv, NULL);
+    atomic_store(&r->deadline, INT64_MAX);
+    lb_hist_config_default(&r->hcfg);
+    r->w = calloc((size_t)cfg->threads, sizeof(*r->w));
+    if (!r->boot || !r->w)
+        goto fail;
+    uint64_t seed = cfg->rand_seed_set ? cfg->rand_seed : (uint64_t)lb_clock_ns_inline();
+    for (int i = 0; i < cfg->threads; i++) {
+        lb_worker *w = aligned_alloc(64, (sizeof(lb_worker) + 63) / 64 * 64);
+        if (!w)
+            goto fail;
+        memset(w, 0, sizeof(*w));
+        r->w[i] = w;
+        w->run = r;
+        w->tid = i;
+        w->cur_type = -1;
+        if (lb_stats_hists_init(&w->hists, &r->hcfg) != 0)
+            goto fail;
+        lb_rand_seed(&w->rand, seed, (uint64_t)i);
+        if (cfg->rate > 0) {
+            w->paced = 1;
+            lb_pace_init(&w->pace, cfg->rate / cfg->threads, cfg->rate_poisson, 0,
+                         seed ^ 0x9e3779b97f4a7c15ULL, (uint64_t)i + 1000003);
+        }
+    }
+    return r;
+fail:
+    lb_run_free(r);
+    return NULL;
+}
+
+int lb_run_start(lb_run *r)
+{
+    int n = r->cfg.threads;
+    for (int i = 0; i < n; i++) {
+        int rc = pthread_create(&r->w[i]->thread, NULL, worker_main, r->w[i]);
+        if (rc != 0) {
+            char msg[128];
+            snprintf(msg, sizeof(msg), "cannot start worker thread %d of %d: %s", i, n, strerror(rc));
+            run_fail(r, msg);
+            pthread_mutex_lock(&r->mu);
+            r->finished += n - i; /* never started: count them as done */
+            pthread_mutex_unlock(&r->mu);
+            return -1;
+        }
+        r->w[i]->thread_started = 1;
+    }
+    /* Barrier: every worker has loaded the scenario and run thread_init
+     * (or something failed) before the clock starts. */
+    pthread_mutex_lock(&r->mu);
+    while (r->ready + r->finished < n && !atomic_load(&r->failed))
+        pthread_cond_wait(&r->cv, &r->mu);
+    int ok = !atomic_load(&r->failed);
+    if (ok) {
+        r->t_start = lb_clock_ns_inline();
+        r->warmup_end = r->t_start + (int64_t)(r->cfg.warmup_s * 1e9);
+        atomic_store_explicit(&r->deadline,
+                              r->cfg.time_s > 0 ? r->warmup_end + (int64_t)(r->cfg.time_s * 1e9)
+                                                : INT64_MAX,
+                              memory_order_relaxed);
+        r->go = 1;
+    }
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+    return ok ? 0 : -1;
+}
+
+int lb_run_wait(lb_run *r, int64_t until_ns)
+{
+    struct timespec ts = {.tv_sec = until_ns / 1000000000LL, .tv_nsec = until_ns % 1000000000LL};
+    pthread_mutex_lock(&r->mu);
+    while (r->finished < r->cfg.threads && lb_clock_ns_inline() < until_ns) {
+        /* The condvar uses CLOCK_REALTIME by default; wait in short slices
+         * against the monotonic deadline instead of converting clocks. */
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        int64_t left = until_ns - lb_clock_ns_inline();
+        if (left > 50000000LL)
+            left = 50000000LL;
+        int64_t abs_ns = now.tv_sec * 1000000000LL + now.tv_nsec + left;
+        ts.tv_sec = abs_ns / 1000000000LL;
+        ts.tv_nsec = abs_ns % 1000000000LL;
+        pthread_cond_timedwait(&r->cv, &r->mu, &ts);
+        if (lb__runtime_stop_requested(r->rt))
+            break;
+    }
+    int all = r->finished >= r->cfg.threads;
+    pthread_mutex_unlock(&r->mu);
+    return all;
+}
+
+int lb_run_collect(lb_run *r, lb_snapshot *dst, int wait_ms)
+{
+    int n = r->cfg.threads;
+    lb_snapshot_reset_hists(dst);
+    memset(&dst->sum, 0, sizeof(dst->sum));
+    /* Ask every live worker to flip its histogram buffers, unless an
+     * earlier request is still unanswered (a worker stuck in a long event:
+     * its buffer is then collected by a later tick). */
+    for (int i = 0; i < n; i++) {
+        lb_stats_hists *sh = &r->w[i]->hists;
+        uint64_t ack = atomic_load_explicit(&sh->swap_ack, memory_order_acquire);
+        /* Release: our earlier reset of the buffer the worker will flip to
+         * must be visible before it records into it. */
+        if (atomic_load_explicit(&sh->swap_req, memory_order_relaxed) == ack)
+            atomic_store_explicit(&sh->swap_req, ack + 1, memory_order_release);
+    }
+    int64_t give_up = lb_clock_ns_inline() + (int64_t)wait_ms * 1000000LL;
+    int rc = 0, running = 0;
+    for (int i = 0; i < n; i++) {
+        lb_worker *w = r->w[i];
+        lb_stats_hists *sh = &w->hists;
+        for (;;) {
+            if (atomic_load_explicit(&w->finished, memory_order_acquire)) {
+                /* The thread is gone: both buffers are quiescent. */
+                for (int b = 0; b < 2 && rc == 0; b++)
+                    rc = lb_snapshot_take(dst, sh, b);
+                break;
+            }
+            uint64_t req = atomic_load_explicit(&sh->swap_req, memory_order_relaxed);
+            if (atomic_load_explicit(&sh->swap_ack, memory_order_acquire) == req) {
+                if (rc == 0)
+                    rc = lb_snapshot_take(dst, sh, (int)((req - 1) & 1));
+                running++;
+                break;
+            }
+            if (lb_clock_ns_inline() >= give_up) {
+                running++;
+                break;
+            }
+            lb_clock_sleep_ns(20000);
+        }
+        lb_stats_add(&dst->sum, &w->stats);
+    }
+    dst->threads_running = running;
+    dst->t_ns = lb_clock_ns_inline();
+    return rc;
+}
+
+void lb_run_stop(lb_run *r)
+{
+    pthread_mutex_lock(&r->mu);
+    atomic_store(&r->stop, 1);
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+}
+
+int lb_run_join(lb_run *r)
+{
+    if (r->joined)
+        return atomic_load(&r->failed) ? -1 : 0;
+    for (int i = 0; i < r->cfg.threads; i++)
+        if (r->w[i] && r->w[i]->thread_started)
+            pthread_join(r->w[i]->thread, NULL);
+    r->joined = 1;
+    return atomic_load(&r->failed) ? -1 : 0;
+}
+
+const char *lb_run_error(const lb_run *r) { return r->error; }
+int lb_run_failed(const lb_run *r) { return atomic_load(&((lb_run *)r)->failed); }
+int64_t lb_run_started_ns(const lb_run *r) { return r->t_start; }
+int64_t lb_run_warmup_end_ns(const lb_run *r) { return r->warmup_end; }
+
+int64_t lb_run_last_end_ns(const lb_run *r)
+{
+    int64_t last = r->t_start;
+    for (int i = 0; i < r->cfg.threads; i++)
+        if (r->w[i] && r->w[i]->t_last_end > last)
+            last = r->w[i]->t_last_end;
+    return last;
+}
+
+const lb_stats *lb_run_worker_stats(const lb_run *r, int tid)
+{
+    return tid >= 0 && tid < r->cfg.threads ? &r->w[tid]->stats : NULL;
+}
+
+void lb_run_free(lb_run *r)
+{
+    if (!r)
+        return;
+    lb_run_stop(r);
+    lb_run_join(r);
+    if (r->w) {
+        for (int i = 0; i < r->cfg.threads; i++) {
+            if (!r->w[i])
+                continue;
+            lb_stats_hists_free(&r->w[i]->hists);
+            free(r->w[i]);
+        }
+        free(r->w);
+    }
+    free(r->boot);
+    pthread_cond_destroy(&r->cv);
+    pthread_mutex_destroy(&r->mu);
+    free(r);
+}

@@ -1,0 +1,77 @@
+/* worker — a run: N OS threads, each with its own lua_State, a start
+ * barrier, pacing, stop conditions and the per-event hot path.
+ *
+ * The main Lua state creates a run (lb_run_new), starts it, then acts as
+ * the reporter: it waits for interval ticks (lb_run_wait) and collects
+ * snapshots (lb_run_collect).  Each worker thread loads the scenario into
+ * its own state, runs thread_init, meets the barrier, and loops over
+ * lb_ev_begin / event() / lb_ev_end from Lua through the FFI.  Workers
+ * never share writable cache lines on the hot path: the only shared state
+ * they touch per event is the read-mostly stop flag, plus one atomic
+ * ticket counter when --events is set. */
+#ifndef LB_WORKER_H
+#define LB_WORKER_H
+
+#include <stdint.h>
+
+#include "stats.h"
+
+typedef struct lb_runtime lb_runtime;
+
+/* FFI BEGIN */
+typedef struct lb_run lb_run;
+typedef struct lb_worker lb_worker;
+
+enum { LB_RUN_EVENTS = 0, LB_RUN_COMMAND = 1 };
+enum { LB_MAX_CPUS = 1024 };
+
+/* What a run does; filled by the main Lua state. */
+typedef struct lb_run_config {
+    int32_t threads;        /* worker threads, >= 1 */
+    int32_t mode;           /* LB_RUN_EVENTS: event loop; LB_RUN_COMMAND: call `command` once per worker */
+    double time_s;          /* stop this long after the warm-up; 0 = no limit */
+    uint64_t events;        /* stop after this many events in total; 0 = no limit */
+    double rate;            /* target events/s over all workers; 0 = unpaced */
+    int32_t rate_poisson;   /* 1: exponential inter-arrival times; 0: constant spacing */
+    int32_t ncpus;          /* length of cpus[]; 0 = no pinning */
+    double warmup_s;        /* events run but are excluded from statistics */
+    uint64_t rand_seed;     /* per-worker streams derive from it */
+    int32_t rand_seed_set;  /* 0: seed from the clock */
+    int32_t cpus[LB_MAX_CPUS];   /* worker i runs on cpus[i % ncpus] */
+    const char *boot;       /* Lua source returning the worker's setup table */
+} lb_run_config;
+
+lb_run *lb_run_new(lb_runtime *rt, const lb_run_config *cfg);
+int  lb_run_start(lb_run *r);
+int  lb_run_wait(lb_run *r, int64_t until_ns);
+int  lb_run_collect(lb_run *r, lb_snapshot *dst, int wait_ms);
+void lb_run_stop(lb_run *r);
+int  lb_run_join(lb_run *r);
+const char *lb_run_error(const lb_run *r);
+int  lb_run_failed(const lb_run *r);
+int64_t lb_run_started_ns(const lb_run *r);
+int64_t lb_run_warmup_end_ns(const lb_run *r);
+int64_t lb_run_last_end_ns(const lb_run *r);
+const lb_stats *lb_run_worker_stats(const lb_run *r, int tid);
+void lb_run_free(lb_run *r);
+
+/* Worker side (called from the worker's Lua state). */
+int  lb_worker_tid(const lb_worker *w);
+int  lb_worker_ready(lb_worker *w);
+int  lb_worker_should_stop(const lb_worker *w);
+lb_stats *lb_worker_stats(lb_worker *w);
+struct lb_rand *lb_worker_rand(lb_worker *w);
+void lb_worker_fail(lb_worker *w, const char *msg);
+
+/* The event loop: lb_ev_next ends the running event (if any), then starts
+ * the next one, or returns 0 when the run must stop.  lb_ev_begin /
+ * lb_ev_end are the two halves, for loops that need them apart. */
+int  lb_ev_next(lb_worker *w);
+int  lb_ev_begin(lb_worker *w);
+void lb_ev_end(lb_worker *w);
+void lb_ev_set_type(lb_worker *w, int32_t type);
+void lb_ev_restart(lb_worker *w);
+void lb_ev_rollback(lb_worker *w);
+/* FFI END */
+
+#endif

@@ -1,0 +1,201 @@
+-- The scenario API: the `lbench` table a scenario sees (also as `sysbench`,
+-- so sysbench 1.0 scripts run unmodified).
+--
+-- One instance per Lua state.  Hot-path functions (random numbers, clock)
+-- are thin closures over FFI calls on this state's own C objects, so the
+-- JIT compiles them into the event loop.
+local ffi = require("ffi")
+local C = require("lbench.ffi").C
+local util = require("lbench.util")
+local hist = require("lbench.hist")
+
+local M = {}
+
+local RESTART_EVENT = 1
+
+-- ctx: { rt = lb_runtime*, W = lb_worker* or nil, tid = n, opt = {...},
+--        command = "run", script = path, stock_dir = dir }
+function M.new(ctx)
+  local lb = {}
+  lb.version = ffi.string(C.lb_version())
+  lb.version_string = "lbench " .. lb.version
+  lb.tid = ctx.tid or 0
+  lb.opt = ctx.opt
+  lb.hooks = {}
+  lb.error = { RESTART_EVENT = RESTART_EVENT }
+  lb.cmdline = {
+    options = {},
+    commands = {},
+    command = ctx.command,
+    script_path = ctx.script,
+    argv = ctx.argv or {},
+    PARALLEL_COMMAND = true,
+    -- Explicit option types (3rd element of a declaration).
+    ARG_BOOL = "bool", ARG_INT = "int", ARG_SIZE = "size", ARG_DOUBLE = "double",
+    ARG_STRING = "string", ARG_LIST = "list",
+  }
+
+  -- ---- random numbers ------------------------------------------------
+  local R
+  if ctx.W ~= nil then
+    R = C.lb_worker_rand(ctx.W)
+  else
+    -- The main state (prepare, init, commands) has its own stream.
+    R = ffi.new("lb_rand")
+    local seed = ctx.opt.rand_seed ~= 0 and ctx.opt.rand_seed or tonumber(C.lb_clock_ns() % 2^52)
+    C.lb_rand_seed(R, seed, 0xFFFF)
+  end
+  local opt = ctx.opt
+  local iter, spct, sres = opt.rand_spec_iter or 12, opt.rand_spec_pct or 1, opt.rand_spec_res or 75
+  local ph, zexp = opt.rand_pareto_h or 0.2, opt.rand_zipfian_exp or 0.8
+  local rand = {}
+  function rand.uniform(a, b) return C.lb_rand_uniform(R, a, b) end
+  function rand.gaussian(a, b) return C.lb_rand_gaussian(R, a, b, iter) end
+  function rand.special(a, b) return C.lb_rand_special(R, a, b, spct, sres) end
+  function rand.pareto(a, b) return C.lb_rand_pareto(R, a, b, ph) end
+  function rand.zipfian(a, b) return C.lb_rand_zipfian(R, a, b, zexp) end
+  function rand.uniform_double() return C.lb_rand_double(R) end
+  function rand.unique() return C.lb_rand_unique(R) end
+  -- TPC-C NURand(A, x, y); C is the run-time constant for A (clause 2.1.6).
+  local nurand_c = {}
+  function rand.nurand(A, x, y, c)
+    if not c then
+      c = nurand_c[A]
+      if not c then
+        c = C.lb_rand_uniform(R, 0, A)
+        nurand_c[A] = c
+      end
+    end
+    return C.lb_rand_nurand(R, A, x, y, c)
+  end
+  function rand.set_nurand_c(A, c) nurand_c[A] = c end
+  rand.default = rand[opt.rand_type or "special"] or rand.special
+  local sbuf, sbuf_len = nil, 0
+  local function buf(n)
+    if n > sbuf_len then
+      sbuf_len = math.max(n, 256)
+      sbuf = ffi.new("char[?]", sbuf_len)
+    end
+    return sbuf
+  end
+  -- '#' -> random digit, '@' -> random lowercase letter.
+  function rand.string(tmpl)
+    local n = #tmpl
+    local b = buf(n)
+    C.lb_rand_string(R, tmpl, n, b)
+    return ffi.string(b, n)
+  end
+  function rand.varstring(min, max)
+    local b = buf(max)
+    local n = C.lb_rand_varstring(R, min, max, b)
+    return ffi.string(b, n)
+  end
+  function rand.bytes(n)
+    local b = buf(n)
+    C.lb_rand_bytes(R, b, n)
+    return ffi.string(b, n)
+  end
+  lb.rand = rand
+
+  -- ---- clock, timers, histograms -------------------------------------
+  lb.clock = {
+    now = function() return C.lb_clock_now() end,        -- seconds (monotonic)
+    ns = function() return tonumber(C.lb_clock_ns()) end, -- nanoseconds
+  }
+  lb.histogram = hist
+  -- A timer records the span between start() and stop() into a histogram
+  -- (in ns): lbench.timer(h) or lbench.timer("name") for a named one.
+  local named = {}
+  function lb.timer(h)
+    if type(h) == "string" then
+      named[h] = named[h] or hist.new()
+      h = named[h]
+    end
+    local t0 = 0
+    return {
+      start = function() t0 = C.lb_clock_ns() end,
+      stop = function()
+        local d = C.lb_clock_ns() - t0
+        h:record(d)
+        return tonumber(d)
+      end,
+      histogram = h,
+    }
+  end
+  lb.histograms = named
+  function lb.sleep(ms)
+    C.lb_clock_sleep_ns(ms * 1e6)
+  end
+
+  -- ---- event types ---------------------------------------------------
+  local W = ctx.W
+  local stat = {}
+  -- Register (or look up) a named event type; returns its id.
+  function stat.type(name)
+    local id = C.lb_runtime_type_id(ctx.rt, tostring(name))
+    if id < 0 then util.fail("too many event types (at most %d)", C.LB_MAX_TYPES) end
+    return id
+  end
+  if W ~= nil then
+    -- Attribute the current event to a type (id from stat.type).
+    function stat.event(id) C.lb_ev_set_type(W, id) end
+    -- Mark the current event as rolled back (counted per type).
+    function stat.rollback() C.lb_ev_rollback(W) end
+  else
+    function stat.event() end
+    function stat.rollback() end
+  end
+  lb.stat = stat
+  lb.event_type = stat.event
+
+  -- Has the run been asked to stop (time limit, signal, error)?  For
+  -- scripts with long loops of their own inside one event or command.
+  function lb.should_stop()
+    if W ~= nil then return C.lb_worker_should_stop(W) ~= 0 end
+    return C.lb_runtime_stop_requested(ctx.rt) ~= 0
+  end
+
+  -- ---- reports (sysbench's built-in report functions) ----------------
+  local report = require("lbench.report")
+  lb.report_default = function(stat_) report.hook_default(ctx.rt, stat_, opt) end
+  lb.report_csv = function(stat_) report.hook_csv(ctx.rt, stat_) end
+  lb.report_json = function(stat_) report.hook_json(ctx.rt, stat_) end
+
+  -- The SQL API is loaded on first use.
+  setmetatable(lb, { __index = function(t, k)
+    if k == "sql" then
+      local sql = require("lbench.sql").new(ctx, lb)
+      rawset(t, "sql", sql)
+      return sql
+    end
+  end })
+  return lb
+end
+
+-- Install the API and strict globals into this state.  Reading a global
+-- that was never assigned raises "undefined global" with file:line (a
+-- misspelt name), while scripts may still create globals by assignment,
+-- including assigning nil.
+function M.install(lb)
+  rawset(_G, "lbench", lb)
+  rawset(_G, "sysbench", lb)
+  rawset(_G, "ffi", ffi)
+  local declared = {}
+  setmetatable(_G, {
+    __newindex = function(t, k, v)
+      declared[k] = true
+      rawset(t, k, v)
+    end,
+    __index = function(_, k)
+      if declared[k] then return nil end
+      error("undefined global '" .. tostring(k) .. "'", 2)
+    end,
+  })
+end
+
+-- An error raised by a scenario to restart the current event.
+function M.is_restart(e)
+  return type(e) == "table" and e.errcode == RESTART_EVENT
+end
+
+return M

@@ -1,0 +1,240 @@
+-- Option declarations, parsing and validation.
+--
+-- Options are typed (bool, int, double, size, string, list, enum), declared
+-- in one place per module (the core's here, a scenario's in
+-- lbench.cmdline.options), parsed once, and carried as plain Lua values in
+-- lbench.opt.  Names are written with dashes on the command line
+-- (--table-size) and read with underscores in Lua (lbench.opt.table_size),
+-- as in sysbench.
+local util = require("lbench.util")
+
+local M = {}
+
+-- The core's options: {name, type, default, description[, choices]}.
+M.core = {
+  { "threads", "int", 1, "number of worker threads", min = 1 },
+  { "time", "double", 10, "limit for total execution time in seconds (0: no limit)", min = 0 },
+  { "events", "int", 0, "limit for the total number of events (0: no limit)", min = 0 },
+  { "rate", "double", 0, "target events per second over all threads (0: unlimited)", min = 0 },
+  { "rate-mode", "enum", "poisson", "arrival process under --rate", choices = { "poisson", "constant" } },
+  { "warmup-time", "double", 0, "run events this many seconds before measuring; excluded from all statistics", min = 0 },
+  { "report-interval", "double", 0, "print an interval report every N seconds (0: off)", min = 0 },
+  { "percentile", "double", 95, "latency percentile to report (sysbench's single form)", min = 0, max = 100 },
+  { "percentiles", "list", nil, "latency percentiles to report, e.g. 50,95,99,99.9 (overrides --percentile)" },
+  { "histogram", "bool", false, "print the latency histogram in the final report" },
+  { "output", "enum", "text", "report format", choices = { "text", "json", "csv" } },
+  { "result-file", "string", nil, "write the result document (JSON) to this file" },
+  { "config-file", "string", nil, "read options from this file (name=value per line)" },
+  { "cpu-affinity", "string", nil, "pin worker threads to these CPUs, e.g. 0,1 or 0-3 (worker i -> i-th CPU, cycling)" },
+  { "verbosity", "int", 3, "verbosity level (0: only critical messages, 5: debug)", min = 0, max = 5 },
+  { "rand-type", "enum", "special", "default distribution of lbench.rand.default()",
+    choices = { "uniform", "gaussian", "special", "pareto", "zipfian" } },
+  { "rand-seed", "int", 0, "seed for random numbers (0: from the clock); same seed => same sequence per thread", min = 0 },
+  { "rand-spec-iter", "int", 12, "iterations of the gaussian distribution", min = 1 },
+  { "rand-spec-pct", "double", 1, "percentage of the range treated as hot by the special distribution", min = 0, max = 100 },
+  { "rand-spec-res", "double", 75, "percentage of draws that hit the hot range of the special distribution", min = 0, max = 100 },
+  { "rand-pareto-h", "double", 0.2, "shape parameter of the pareto distribution", min = 0, max = 1 },
+  { "rand-zipfian-exp", "double", 0.8, "exponent of the zipfian distribution", min = 0 },
+  -- Database options are global, as in sysbench: any script may open a connection.
+  { "db-driver", "string", "mysql", "database driver (mysql, null)" },
+  { "db-ps-mode", "enum", "auto", "prepared statements: auto (server-side) or disable (client-side substitution)",
+    choices = { "auto", "disable" } },
+  { "db-debug", "bool", false, "print every query sent to the database" },
+  { "db-ignore-errors", "list", { "1213", "1020", "1205" }, "error codes that restart the event instead of stopping the run ('all' for every code, 'none' for none)" },
+  { "mysql-ignore-errors", "list", nil, "sysbench's name for --db-ignore-errors" },
+  { "mysql-host", "list", { "localhost" }, "MySQL server host(s); connections spread round-robin" },
+  { "mysql-port", "list", { "3306" }, "MySQL server port(s); connections spread round-robin" },
+  { "mysql-socket", "list", nil, "MySQL socket path(s)" },
+  { "mysql-user", "string", "sbtest", "MySQL user" },
+  { "mysql-password", "string", "", "MySQL password (visible in ps: prefer --mysql-password-file or LBENCH_MYSQL_PASSWORD)", secret = true },
+  { "mysql-password-file", "string", nil, "read the MySQL password from this file (first line)" },
+  { "mysql-db", "string", "sbtest", "MySQL database name" },
+  { "mysql-ssl", "enum", "disabled", "TLS mode", choices = { "disabled", "preferred", "required", "verify_ca", "verify_identity", "on", "off" } },
+  { "mysql-ssl-key", "string", nil, "TLS client key file" },
+  { "mysql-ssl-cert", "string", nil, "TLS client certificate file" },
+  { "mysql-ssl-ca", "string", nil, "TLS CA file" },
+  { "mysql-ssl-cipher", "string", nil, "TLS cipher list" },
+  { "mysql-compression", "bool", false, "use the compressed client/server protocol" },
+  { "mysql-connect-timeout", "int", 10, "connect timeout in seconds", min = 1 },
+  { "mysql-dry-run", "bool", false, "do not send queries (sysbench compatibility; same as --db-driver=null)" },
+}
+
+local function norm(name) return (name:gsub("_", "-")) end
+M.norm = norm
+function M.key(name) return (name:gsub("-", "_")) end
+
+-- ---- value parsing ----------------------------------------------------
+local size_units = { [""] = 1, k = 1024, m = 1024 ^ 2, g = 1024 ^ 3, t = 1024 ^ 4, p = 1024 ^ 5 }
+
+function M.parse_size(s)
+  local num, unit = tostring(s):lower():match("^%s*([%d%.]+)%s*([kmgtp]?)i?b?%s*$")
+  local n = tonumber(num)
+  if not n then return nil end
+  return math.floor(n * size_units[unit] + 0.5)
+end
+
+local bools = { on = true, yes = true, ["true"] = true, ["1"] = true,
+                off = false, no = false, ["false"] = false, ["0"] = false }
+
+-- Convert a raw string to the option's type; nil + reason when invalid.
+function M.convert(spec, raw)
+  local t = spec.type
+  if type(raw) ~= "string" then
+    if t == "list" and type(raw) == "table" then return raw end
+    if t == "bool" and type(raw) == "boolean" then return raw end
+    if (t == "int" or t == "double" or t == "size") and type(raw) == "number" then return raw end
+    raw = tostring(raw)
+  end
+  if t == "bool" then
+    local v = bools[raw:lower()]
+    if v == nil then return nil, "expected on/off, true/false, yes/no or 1/0" end
+    return v
+  elseif t == "int" then
+    local v = tonumber(raw) or M.parse_size(raw)
+    if not v or v ~= math.floor(v) then return nil, "expected an integer" end
+    if spec.min and v < spec.min then return nil, "expected an integer >= " .. spec.min end
+    if spec.max and v > spec.max then return nil, "expected an integer <= " .. spec.max end
+    return v
+  elseif t == "double" then
+    local v = tonumber(raw)
+    if not v or v ~= v then return nil, "expected a number" end
+    if spec.min and v < spec.min then return nil, "expected a number >= " .. spec.min end
+    if spec.max and v > spec.max then return nil, "expected a number <= " .. spec.max end
+    return v
+  elseif t == "size" then
+    local v = M.parse_size(raw)
+    if not v then return nil, "expected a size such as 4096, 16K, 2M or 1G" end
+    return v
+  elseif t == "list" then
+    local out = {}
+    for _, item in ipairs(util.split(raw, ",")) do
+      item = util.trim(item)
+      if item ~= "" then out[#out + 1] = item end
+    end
+    return out
+  elseif t == "enum" then
+    for _, c in ipairs(spec.choices) do if c == raw then return raw end end
+    return nil, "expected one of " .. table.concat(spec.choices, ", ")
+  end
+  return raw
+end
+
+-- Build a spec from a sysbench-style declaration {"description", default[, type]}.
+function M.spec_from_script(name, decl)
+  if type(decl) ~= "table" then
+    util.fail("option '%s': declaration must be a table {\"description\", default}", name)
+  end
+  local desc, default, ty = decl[1], decl[2], decl[3] or decl.type
+  if ty == nil then
+    local d = type(default)
+    if d == "boolean" then ty = "bool"
+    elseif d == "number" then ty = (default == math.floor(default)) and "int" or "double"
+    elseif d == "table" then ty = "list"
+    else ty = "string" end
+  end
+  local known = { bool = 1, int = 1, double = 1, size = 1, string = 1, list = 1, enum = 1 }
+  if not known[ty] then util.fail("option '%s': unknown type '%s'", name, tostring(ty)) end
+  return { name = norm(name), type = ty, default = default, desc = desc or "",
+           choices = decl.choices, min = decl.min, max = decl.max, script = true }
+end
+
+function M.core_specs()
+  local out = {}
+  for _, d in ipairs(M.core) do
+    out[#out + 1] = { name = d[1], type = d[2], default = d[3], desc = d[4], choices = d.choices,
+                      min = d.min, max = d.max, secret = d.secret }
+  end
+  return out
+end
+
+-- ---- command line ----------------------------------------------------
+-- Split argv into options {name -> raw string} and positional arguments.
+-- Options may stand anywhere.  Later occurrences win.
+function M.parse_argv(args)
+  local opts, order, pos = {}, {}, {}
+  for _, a in ipairs(args) do
+    if a:sub(1, 2) == "--" and #a > 2 then
+      local name, value = a:match("^%-%-([^=]+)=(.*)$")
+      if not name then name, value = a:sub(3), true end
+      name = norm(name)
+      if opts[name] == nil then order[#order + 1] = name end
+      opts[name] = value
+    else
+      pos[#pos + 1] = a
+    end
+  end
+  return opts, pos, order
+end
+
+-- Options from a config file: "name=value" per line, '#' comments.
+function M.read_config_file(path)
+  local src, err = util.read_file(path)
+  if not src then util.fail("--config-file: cannot read '%s': %s", path, err) end
+  local opts, n = {}, 0
+  for line in (src .. "\n"):gmatch("(.-)\r?\n") do
+    n = n + 1
+    line = util.trim(line:gsub("^%s*#.*$", ""))
+    if line ~= "" then
+      local name, value = line:match("^%-*([^=%s]+)%s*=%s*(.-)%s*$")
+      if not name then
+        util.fail("%s:%d: expected name=value, got '%s'", path, n, line)
+      end
+      opts[norm(name)] = value
+    end
+  end
+  return opts
+end
+
+-- Resolve raw options against specs: returns values keyed by underscore
+-- names.  Raw values without a spec are left for later (`unknown`).
+function M.resolve(specs, raw, into)
+  into = into or {}
+  for _, s in ipairs(specs) do
+    local key = M.key(s.name)
+    local r = raw[s.name]
+    if r ~= nil then
+      if r == true and s.type ~= "bool" then
+        util.fail("--%s needs a value (%s)", s.name, s.type == "enum" and
+          ("one of " .. table.concat(s.choices, ", ")) or s.type)
+      end
+      local v, why = M.convert(s, r)
+      if v == nil then util.fail("--%s=%s: %s", s.name, tostring(r), why) end
+      into[key] = v
+    elseif into[key] == nil then
+      into[key] = s.default
+    end
+  end
+  return into
+end
+
+function M.check_unknown(raw, specs_lists)
+  local known, names = {}, {}
+  for _, specs in ipairs(specs_lists) do
+    for _, s in ipairs(specs) do known[s.name] = true; names[#names + 1] = s.name end
+  end
+  for _, name in ipairs(util.sorted_keys(raw)) do
+    if not known[name] then
+      local near = util.closest(name, names)
+      if near then util.fail("unknown option '--%s' (did you mean '--%s'?)", name, near) end
+      util.fail("unknown option '--%s' (see 'lbench --help' and 'lbench <scenario> help')", name)
+    end
+  end
+end
+
+-- Help text for a list of specs.
+function M.help(specs)
+  local lines = {}
+  for _, s in ipairs(specs) do
+    local arg = ({ bool = "[=on|off]", int = "=N", double = "=N", size = "=SIZE", list = "=LIST",
+                   enum = "=" .. table.concat(s.choices or {}, "|"), string = "=STRING" })[s.type] or "=VALUE"
+    local d = s.default
+    if type(d) == "table" then d = table.concat(d, ",") end
+    if type(d) == "boolean" then d = d and "on" or "off" end
+    local left = "  --" .. s.name .. arg
+    local pad = #left < 38 and string.rep(" ", 38 - #left) or " "
+    lines[#lines + 1] = left .. pad .. (s.desc or "") .. (d ~= nil and (" [" .. tostring(d) .. "]") or "")
+  end
+  return table.concat(lines, "\n")
+end
+
+return M

@@ -1,0 +1,232 @@
+-- Rendering of intervals and results: text (sysbench's layout, extended),
+-- JSON and CSV.  Everything renders from the result tree that runner.lua
+-- builds; nothing here computes statistics.
+local ffi = require("ffi")
+local C = require("lbench.ffi").C
+local json = require("lbench.json")
+
+local M = {}
+
+local function fmt_ms(v)
+  if v == nil then return "overflow" end
+  return string.format("%.2f", v)
+end
+
+local function pct_label(list)
+  local ps, vs = {}, {}
+  for _, p in ipairs(list) do ps[#ps + 1] = p.key .. "%"; vs[#vs + 1] = fmt_ms(p.ms) end
+  return table.concat(ps, "/"), table.concat(vs, "/")
+end
+
+-- One interval line, sysbench's layout:
+-- [ 10s ] thds: 8 tps: 1234.56 qps: 24691.20 (r/w/o: 17283.84/4938.24/2469.12) lat (ms,95%): 8.43 err/s: 0.00 reconn/s: 0.00
+function M.interval_line(iv)
+  local parts = {}
+  parts[#parts + 1] = string.format("[ %gs ]%s thds: %d", iv.time_s, iv.warmup and " (warm-up)" or "", iv.threads)
+  if iv.sql then
+    parts[#parts + 1] = string.format("tps: %.2f qps: %.2f (r/w/o: %.2f/%.2f/%.2f)", iv.events_per_sec,
+      iv.queries_per_sec, iv.reads_per_sec, iv.writes_per_sec, iv.other_per_sec)
+  elseif iv.io then
+    parts[#parts + 1] = string.format("reads: %.2f MiB/s writes: %.2f MiB/s fsyncs: %.2f/s", iv.io.read_mib_per_sec,
+      iv.io.written_mib_per_sec, iv.io.fsyncs_per_sec)
+  else
+    parts[#parts + 1] = string.format("eps: %.2f", iv.events_per_sec)
+  end
+  local labels, values = pct_label(iv.latency_ms.pct_list)
+  parts[#parts + 1] = string.format("lat (ms,%s): %s", labels, values)
+  if iv.sql then
+    parts[#parts + 1] = string.format("err/s: %.2f reconn/s: %.2f", iv.errors_per_sec, iv.reconnects_per_sec)
+  end
+  if iv.queue_ms then
+    local ql, qv = pct_label(iv.queue_ms.pct_list)
+    parts[#parts + 1] = string.format("queue (ms,%s): %s", ql, qv)
+  end
+  if iv.types_line then parts[#parts + 1] = iv.types_line end
+  return table.concat(parts, " ")
+end
+
+local function line(out, fmt, ...) out[#out + 1] = string.format(fmt, ...) end
+
+-- The final report in sysbench's layout plus every configured percentile,
+-- a per-type table and (with --histogram) the distribution.
+function M.final_text(r)
+  local out = {}
+  local t = r.totals
+  local secs = r.duration_s > 0 and r.duration_s or 1
+  if t.queries then
+    local q = t.queries
+    line(out, "SQL statistics:")
+    line(out, "    queries performed:")
+    line(out, "        read:                            %d", q.read)
+    line(out, "        write:                           %d", q.write)
+    line(out, "        other:                           %d", q.other)
+    line(out, "        total:                           %d", q.total)
+    line(out, "    transactions:                        %-6d (%.2f per sec.)", t.events, t.events_per_sec)
+    line(out, "    queries:                             %-6d (%.2f per sec.)", q.total, q.total / secs)
+    line(out, "    ignored errors:                      %-6d (%.2f per sec.)", t.ignored_errors, t.ignored_errors / secs)
+    line(out, "    reconnects:                          %-6d (%.2f per sec.)", t.reconnects, t.reconnects / secs)
+    if t.errors_by_code and next(t.errors_by_code) then
+      local codes = {}
+      for code, n in json.pairs(t.errors_by_code) do codes[#codes + 1] = code .. ": " .. n end
+      line(out, "    errors by code:                      %s", table.concat(codes, ", "))
+    end
+    line(out, "")
+  end
+  if r.io then
+    local io = r.io
+    line(out, "File operations:")
+    line(out, "    reads/s:                      %.2f", io.reads_per_sec)
+    line(out, "    writes/s:                     %.2f", io.writes_per_sec)
+    line(out, "    fsyncs/s:                     %.2f", io.fsyncs_per_sec)
+    line(out, "")
+    line(out, "Throughput:")
+    line(out, "    read, MiB/s:                  %.2f", io.read_mib_per_sec)
+    line(out, "    written, MiB/s:               %.2f", io.written_mib_per_sec)
+    line(out, "")
+  end
+  line(out, "General statistics:")
+  line(out, "    total time:                          %.4fs", r.duration_s)
+  line(out, "    total number of events:              %d", t.events)
+  if not t.queries then
+    line(out, "    events per second:                   %.2f", t.events_per_sec)
+  end
+  if r.warmup_s > 0 then
+    line(out, "    warm-up (excluded):                  %.4fs, %d events", r.warmup_s, r.warmup_events or 0)
+  end
+  line(out, "")
+  local l = r.latency_ms
+  line(out, "Latency (ms):")
+  line(out, "         min:                              %11.2f", l.min)
+  line(out, "         avg:                              %11.2f", l.avg)
+  line(out, "         max:                              %11.2f", l.max)
+  for _, p in ipairs(l.pct_list) do
+    line(out, "         %-33s%11s", p.key .. "th percentile:", fmt_ms(p.ms))
+  end
+  line(out, "         sum:                              %11.2f", l.sum)
+  if (l.overflow or 0) > 0 or (l.underflow or 0) > 0 then
+    line(out, "         out of range:        %d above %.0f ms, %d below 0", l.overflow, l.highest_ms, l.underflow)
+  end
+  line(out, "")
+  if r.queue_ms then
+    local q = r.queue_ms
+    line(out, "Queue time under --rate (ms; included in latency):")
+    line(out, "         avg:                              %11.2f", q.avg)
+    line(out, "         max:                              %11.2f", q.max)
+    for _, p in ipairs(q.pct_list) do
+      line(out, "         %-33s%11s", p.key .. "th percentile:", fmt_ms(p.ms))
+    end
+    line(out, "")
+  end
+  if r.types and #r.type_order > 0 then
+    line(out, "Per-type statistics:")
+    local hdr = string.format("    %-16s %10s %10s %10s %9s %9s", "type", "events", "restarts", "rollbacks", "avg ms", "max ms")
+    local pl = {}
+    for _, p in ipairs(l.pct_list) do pl[#pl + 1] = string.format("%9s", p.key .. "%") end
+    line(out, "%s %s", hdr, table.concat(pl, " "))
+    for _, name in ipairs(r.type_order) do
+      local ty = r.types[name]
+      local vals = {}
+      for _, p in ipairs(ty.latency_ms.pct_list) do vals[#vals + 1] = string.format("%9s", fmt_ms(p.ms)) end
+      line(out, "    %-16s %10d %10d %10d %9.2f %9.2f %s", name, ty.events, ty.restarts, ty.rollbacks,
+        ty.latency_ms.avg, ty.latency_ms.max, table.concat(vals, " "))
+    end
+    line(out, "")
+  end
+  local f = r.fairness
+  line(out, "Threads fairness:")
+  line(out, "    events (avg/stddev):           %.4f/%.2f", f.events_avg, f.events_stddev)
+  line(out, "    execution time (avg/stddev):   %.4f/%.2f", f.exec_time_avg_s, f.exec_time_stddev_s)
+  line(out, "")
+  if r.status ~= "ok" then
+    line(out, "Run stopped on error: %s", (r.error or ""):match("^[^\n]*"))
+    line(out, "")
+  end
+  return table.concat(out, "\n")
+end
+
+-- The distribution as text bars, values in ms.
+function M.histogram_text(buckets, scale)
+  scale = scale or 1
+  local out = { "Latency histogram (values are in milliseconds)",
+                "       value  ------------- distribution ------------- count" }
+  local maxc = 0
+  for _, b in ipairs(buckets) do if b[3] > maxc then maxc = b[3] end end
+  for _, b in ipairs(buckets) do
+    local bar = maxc > 0 and math.floor(b[3] / maxc * 40 + 0.5) or 0
+    if bar == 0 and b[3] > 0 then bar = 1 end
+    out[#out + 1] = string.format("%12.3f |%-40s %d", (b[1] + b[2]) / 2 * scale, string.rep("*", bar), b[3])
+  end
+  return table.concat(out, "\n")
+end
+
+-- ---- CSV ---------------------------------------------------------------
+function M.csv_header(iv)
+  local cols = { "time_s", "warmup", "threads", "events_per_sec", "queries_per_sec", "reads_per_sec",
+                 "writes_per_sec", "other_per_sec", "errors_per_sec", "reconnects_per_sec",
+                 "lat_avg_ms", "lat_max_ms" }
+  for _, p in ipairs(iv.latency_ms.pct_list) do cols[#cols + 1] = "lat_p" .. p.key .. "_ms" end
+  return table.concat(cols, ",")
+end
+
+local function csvnum(v)
+  if v == nil then return "" end
+  if type(v) == "boolean" then return v and "1" or "0" end
+  return string.format("%.6g", v)
+end
+
+function M.csv_row(iv)
+  local vals = { iv.time_s, iv.warmup, iv.threads, iv.events_per_sec, iv.queries_per_sec or 0,
+                 iv.reads_per_sec or 0, iv.writes_per_sec or 0, iv.other_per_sec or 0,
+                 iv.errors_per_sec or 0, iv.reconnects_per_sec or 0, iv.latency_ms.avg, iv.latency_ms.max }
+  local out = {}
+  for i = 1, #vals do out[i] = csvnum(vals[i]) end
+  for _, p in ipairs(iv.latency_ms.pct_list) do out[#out + 1] = csvnum(p.ms) end
+  return table.concat(out, ",")
+end
+
+-- Final totals as "metric,value" rows.
+function M.csv_totals(r)
+  local rows = { "metric,value" }
+  local function add(k, v) rows[#rows + 1] = k .. "," .. csvnum(v) end
+  add("duration_s", r.duration_s)
+  add("events", r.totals.events)
+  add("events_per_sec", r.totals.events_per_sec)
+  if r.totals.queries then
+    add("queries", r.totals.queries.total)
+    add("queries_per_sec", r.totals.queries_per_sec)
+    add("ignored_errors", r.totals.ignored_errors)
+    add("reconnects", r.totals.reconnects)
+  end
+  add("lat_min_ms", r.latency_ms.min)
+  add("lat_avg_ms", r.latency_ms.avg)
+  add("lat_max_ms", r.latency_ms.max)
+  for _, p in ipairs(r.latency_ms.pct_list) do add("lat_p" .. p.key .. "_ms", p.ms) end
+  return table.concat(rows, "\n")
+end
+
+-- ---- sysbench's report hooks -------------------------------------------
+-- `stat` is sysbench's table: time_total, time_interval, threads_running,
+-- events, reads, writes, other, errors, reconnects, latency_pct (seconds).
+local function out(rt, s) C.lb_out(rt, s, #s) end
+
+function M.hook_default(rt, stat)
+  local secs = stat.time_interval > 0 and stat.time_interval or 1
+  local s = string.format("[ %gs ] thds: %d tps: %.2f qps: %.2f (r/w/o: %.2f/%.2f/%.2f) lat (ms,%g%%): %.2f err/s: %.2f reconn/s: %.2f\n",
+    stat.time_total, stat.threads_running, stat.events / secs,
+    (stat.reads + stat.writes + stat.other) / secs, stat.reads / secs, stat.writes / secs, stat.other / secs,
+    stat.percentile or 95, (stat.latency_pct or 0) * 1000, stat.errors / secs, stat.reconnects / secs)
+  out(rt, s)
+end
+
+function M.hook_csv(rt, stat)
+  local secs = stat.time_interval > 0 and stat.time_interval or 1
+  out(rt, string.format("%g,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f\n", stat.time_total, stat.threads_running,
+    stat.events / secs, (stat.reads + stat.writes + stat.other) / secs, stat.reads / secs, stat.writes / secs,
+    stat.other / secs, (stat.latency_pct or 0) * 1000, stat.errors / secs, stat.reconnects / secs))
+end
+
+function M.hook_json(rt, stat)
+  out(rt, json.encode(stat) .. "\n")
+end
+
+return M

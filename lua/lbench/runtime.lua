@@ -1,0 +1,249 @@
+-- Entry points of the main state: the command line (main), and the
+-- embedding API (set_option, load, command).  See core/lbench.h.
+local ffi = require("ffi")
+local bit = require("bit")
+local C = require("lbench.ffi").C
+local util = require("lbench.util")
+local options = require("lbench.options")
+local scenario = require("lbench.scenario")
+local runner = require("lbench.runner")
+local report = require("lbench.report")
+local json = require("lbench.json")
+
+local M = {}
+
+-- State of this main Lua state (one per lb_runtime).
+local S = { raw = {}, path = nil, name = nil }
+
+local function out(rt, s) C.lb_out(rt, s, #s) end
+
+function M.set_option(rtptr, name, value)
+  S.raw[options.norm(name:gsub("^%-%-", ""))] = value
+end
+
+function M.load(rtptr, name)
+  S.path = scenario.find(name)
+  S.name = util.basename(S.path)
+  -- Report a syntax error now rather than at the first command.
+  local chunk, err = loadfile(S.path)
+  if not chunk then util.fail("%s", err) end
+end
+
+local function hash(s)
+  -- Two 32-bit FNV-1a lanes: a cheap fingerprint of the scenario source.
+  local h1, h2 = 0x811c9dc5, 0x050c5d1f
+  for i = 1, #s do
+    local b = s:byte(i)
+    h1 = bit.tobit(bit.bxor(h1, b) * 16777619)
+    h2 = bit.tobit(bit.bxor(h2, b) * 16777619 + i)
+  end
+  return bit.tohex(h1) .. bit.tohex(h2)
+end
+
+local function merged_raw()
+  local raw = {}
+  if S.raw["config-file"] then
+    for k, v in pairs(options.read_config_file(S.raw["config-file"])) do raw[k] = v end
+  end
+  for k, v in pairs(S.raw) do raw[k] = v end
+  -- sysbench's name for the ignore list.
+  if raw["mysql-ignore-errors"] and not raw["db-ignore-errors"] then
+    raw["db-ignore-errors"] = raw["mysql-ignore-errors"]
+  end
+  return raw
+end
+
+local function password(opt, raw)
+  if raw["mysql-password"] == nil then
+    local env = os.getenv("LBENCH_MYSQL_PASSWORD")
+    if env then opt.mysql_password = env end
+    if opt.mysql_password_file then
+      local s, e = util.read_file(opt.mysql_password_file)
+      if not s then util.fail("--mysql-password-file: cannot read '%s': %s", opt.mysql_password_file, e) end
+      opt.mysql_password = s:match("^([^\r\n]*)")
+    end
+  end
+end
+
+local function redacted(opt, specs)
+  local secret = {}
+  for _, s in ipairs(specs) do if s.secret then secret[options.key(s.name)] = true end end
+  local o = json.object()
+  for _, k in ipairs(util.sorted_keys(opt)) do
+    local v = opt[k]
+    if secret[k] and v ~= nil and v ~= "" then v = "***" end
+    if type(v) == "table" then v = json.array(v) end
+    o[k] = v
+  end
+  return o
+end
+
+local function script_specs(lb)
+  local specs = {}
+  for _, name in ipairs(util.sorted_keys(lb.cmdline.options or {})) do
+    specs[#specs + 1] = options.spec_from_script(name, lb.cmdline.options[name])
+  end
+  return specs
+end
+
+local function command_names(lb)
+  local names = {}
+  if scenario.fn("event") then names[#names + 1] = "run" end
+  for _, g in ipairs({ "prepare", "cleanup", "prewarm" }) do
+    if scenario.fn(g) and not (lb.cmdline.commands or {})[g] then names[#names + 1] = g end
+  end
+  for _, k in ipairs(util.sorted_keys(lb.cmdline.commands or {})) do names[#names + 1] = k end
+  names[#names + 1] = "help"
+  return names
+end
+
+local function write_result_file(path, doc)
+  local f, e = io.open(path, "wb")
+  if not f then return false, string.format("--result-file: cannot write '%s': %s", path, e) end
+  f:write(doc, "\n")
+  f:close()
+  return true
+end
+
+-- Run a command of the loaded scenario; returns the exit status.
+function M.command(rtptr, cmd)
+  local rt = ffi.cast("lb_runtime *", rtptr)
+  if not S.path then util.fail("no scenario loaded") end
+  local raw = merged_raw()
+  local core_specs = options.core_specs()
+  local opt = options.resolve(core_specs, raw)
+  password(opt, raw)
+  local src = util.read_file(S.path) or ""
+  local ctx = { rt = rt, opt = opt, command = cmd, script = S.path, scenario_name = S.name,
+                script_hash = hash(src), argv = S.argv }
+  local lb = scenario.load(S.path, ctx)
+  local specs = script_specs(lb)
+  options.resolve(specs, raw, opt)
+  options.check_unknown(raw, { core_specs, specs })
+  local all_specs = {}
+  for _, s in ipairs(core_specs) do all_specs[#all_specs + 1] = s end
+  for _, s in ipairs(specs) do all_specs[#all_specs + 1] = s end
+  ctx.redacted_options = redacted(opt, all_specs)
+
+  if cmd == nil then return 0 end -- script mode: the body ran, nothing else
+  if cmd == "help" then
+    local text = S.name .. " options:\n" .. (#specs > 0 and options.help(specs) or "  (none)") .. "\n"
+    out(rt, text)
+    return 0
+  end
+
+  local entry = (lb.cmdline.commands or {})[cmd]
+  if entry then
+    local fn, parallel = entry, false
+    if type(entry) == "table" then fn, parallel = entry[1], entry[2] and true or false end
+    if type(fn) ~= "function" then util.fail("command '%s' of %s is not a function", cmd, S.name) end
+    if parallel then
+      local ok, err = runner.parallel_command(ctx)
+      if not ok then C.lb_runtime_set_error(rt, err) return 1 end
+      return 0
+    end
+    fn()
+    return 0
+  end
+  if cmd == "run" then
+    if not scenario.fn("event") then util.fail("%s defines no event() function: nothing to run", S.name) end
+    local result, failed, err = runner.run(ctx, lb)
+    local doc = runner.to_json(result, "  ")
+    C.lb_runtime_set_result(rt, doc, #doc)
+    local hook = lb.hooks.report_cumulative
+    if hook then
+      local t = result.totals
+      hook({ time_total = result.duration_s, time_interval = result.duration_s, threads_running = opt.threads,
+             events = t.events, reads = t.queries and t.queries.read or 0, writes = t.queries and t.queries.write or 0,
+             other = t.queries and t.queries.other or 0, errors = t.ignored_errors or 0,
+             reconnects = t.reconnects or 0, latency_pct = (result.latency_ms.pct_list[1].ms or 0) / 1000 })
+    elseif opt.output == "text" then
+      out(rt, (opt.report_interval > 0 and "\n" or "") .. report.final_text(runner.text_view(result)) .. "\n")
+      if opt.histogram then
+        local hist = require("lbench.hist")
+        local bs = {}
+        for _, b in ipairs(result.histogram.buckets) do bs[#bs + 1] = { b[1] / 1e6, b[2] / 1e6, b[3] } end
+        out(rt, report.histogram_text(bs, 1) .. "\n")
+        local _ = hist
+      end
+    elseif opt.output == "json" then
+      out(rt, doc .. "\n")
+    elseif opt.output == "csv" then
+      out(rt, report.csv_totals(runner.text_view(result)) .. "\n")
+    end
+    if opt.result_file then
+      local ok, e = write_result_file(opt.result_file, doc)
+      if not ok then C.lb_runtime_set_error(rt, e) return 1 end
+    end
+    if failed then
+      C.lb_runtime_set_error(rt, err or "the run failed")
+      return 1
+    end
+    return 0
+  end
+  local g = scenario.fn(cmd)
+  if g and (cmd == "prepare" or cmd == "cleanup" or cmd == "prewarm") then
+    g()
+    return 0
+  end
+  util.fail("unknown command '%s' for %s (available: %s)", cmd, S.name, table.concat(command_names(lb), ", "))
+end
+
+local function stock_names()
+  local seen, names = {}, {}
+  for _, d in ipairs(scenario.search_dirs()) do
+    local ls = io.popen("ls '" .. d:gsub("'", "") .. "' 2>/dev/null")
+    if ls then
+      for f in ls:lines() do
+        local n = f:match("^(.-)%.lua$")
+        if n and not seen[n] and not n:match("_common$") then seen[n] = true; names[#names + 1] = n end
+      end
+      ls:close()
+    end
+  end
+  table.sort(names)
+  return names
+end
+
+function M.usage()
+  local names = stock_names()
+  return table.concat({
+    "Usage: lbench [options] <scenario|script.lua> [command] [options]",
+    "",
+    "Commands: prepare, prewarm, run, cleanup, help (the scenario's options), or one the scenario declares.",
+    "Stock scenarios: " .. (#names > 0 and table.concat(names, ", ") or "(none found)"),
+    "",
+    "General options:",
+    options.help(options.core_specs()),
+    "",
+    "See README.md for the scenario API and the result file schema.",
+  }, "\n") .. "\n"
+end
+
+-- The command line.  Returns the exit status.
+function M.main(rtptr, ...)
+  local rt = ffi.cast("lb_runtime *", rtptr)
+  local args = { ... }
+  local raw, pos = options.parse_argv(args)
+  if raw.version then
+    out(rt, "lbench " .. ffi.string(C.lb_version()) .. "\n")
+    return 0
+  end
+  if raw.help or #pos == 0 then
+    out(rt, M.usage())
+    if #pos == 0 and not raw.help then
+      C.lb_runtime_set_error(rt, "missing scenario: give a stock scenario name or a path to a .lua file")
+      return 1
+    end
+    return 0
+  end
+  for k, v in pairs(raw) do S.raw[k] = v end
+  S.argv = args
+  M.load(rtptr, pos[1])
+  if #pos > 2 then
+    util.fail("unexpected argument '%s' (usage: lbench [options] <scenario> [command] [options])", pos[3])
+  end
+  return M.command(rtptr, pos[2])
+end
+
+return M

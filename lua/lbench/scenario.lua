@@ -1,0 +1,90 @@
+-- Finding and loading scenarios into a Lua state.
+local ffi = require("ffi")
+local C = require("lbench.ffi").C
+local util = require("lbench.util")
+local api = require("lbench.api")
+
+local M = {}
+
+-- Directories searched for stock scenarios, in order: ./scenarios, the
+-- binary's own scenarios/ (a build tree), the installed share directory,
+-- then each directory of LBENCH_PATH.
+function M.search_dirs()
+  local dirs = { "scenarios" }
+  local exe = ffi.string(C.lb_runtime_exe_dir())
+  if exe ~= "" then dirs[#dirs + 1] = exe .. "/scenarios" end
+  dirs[#dirs + 1] = ffi.string(C.lb_runtime_share_dir()) .. "/scenarios"
+  for d in (os.getenv("LBENCH_PATH") or ""):gmatch("[^:]+") do dirs[#dirs + 1] = d end
+  return dirs
+end
+
+-- Resolve a scenario argument to a file path.
+function M.find(name)
+  if name:find("/") or name:match("%.lua$") then
+    if util.file_exists(name) then return name end
+    util.fail("scenario file '%s' not found", name)
+  end
+  for _, d in ipairs(M.search_dirs()) do
+    local p = d .. "/" .. name .. ".lua"
+    if util.file_exists(p) then return p end
+  end
+  local names = {}
+  for _, d in ipairs(M.search_dirs()) do
+    local ls = io.popen("ls '" .. d:gsub("'", "") .. "' 2>/dev/null")
+    if ls then
+      for f in ls:lines() do
+        if f:match("%.lua$") then names[#names + 1] = (f:gsub("%.lua$", "")) end
+      end
+      ls:close()
+    end
+  end
+  local near = util.closest(name, names)
+  util.fail("unknown scenario '%s'%s (a stock scenario name or a path to a .lua file)", name,
+    near and (" (did you mean '" .. near .. "'?)") or "")
+end
+
+-- sysbench 0.5-era helpers that its 1.0 scripts still call.
+local function install_legacy(lb)
+  local r = lb.rand
+  rawset(_G, "sb_rand", function(a, b) return r.default(a, b) end)
+  rawset(_G, "sb_rand_uniform", function(a, b) return r.uniform(a, b) end)
+  rawset(_G, "sb_rand_gaussian", function(a, b) return r.gaussian(a, b) end)
+  rawset(_G, "sb_rand_special", function(a, b) return r.special(a, b) end)
+  rawset(_G, "sb_rand_uniq", function() return r.unique() end)
+  rawset(_G, "sb_rand_str", function(t) return r.string(t) end)
+  rawset(_G, "sb_rnd", function() return r.uniform(0, 4294967295) end)
+end
+
+-- Optional globals that sysbench's own scripts probe by reading them
+-- (`mysql_table_options or ""`); strict mode lets these read as nil.
+local optional_globals = { "mysql_table_options", "pgsql_variant" }
+
+-- Load the scenario file into this state with a fresh API table.
+function M.load(path, ctx)
+  local dir = util.dirname(path)
+  local extra = dir .. "/?.lua;"
+  for _, d in ipairs(M.search_dirs()) do extra = extra .. d .. "/?.lua;" end
+  package.path = extra .. package.path
+  local lb = api.new(ctx)
+  api.install(lb)
+  for _, g in ipairs(optional_globals) do
+    if rawget(_G, g) == nil then _G[g] = nil end -- declares it
+  end
+  install_legacy(lb)
+  local chunk, err = loadfile(path)
+  if not chunk then
+    -- Syntax error: "path:line: message" is the whole story.
+    util.fail("%s", err)
+  end
+  chunk()
+  return lb
+end
+
+-- A global function of the scenario, or nil (no strict-mode error).
+function M.fn(name)
+  local f = rawget(_G, name)
+  if type(f) == "function" then return f end
+  return nil
+end
+
+return M

@@ -1,0 +1,109 @@
+-- Small helpers shared by the Lua half of the runtime.
+local M = {}
+
+-- Raise a user-facing error: printed as one line, without a traceback,
+-- by the runtime's message handler.
+function M.fail(fmt, ...)
+  local msg = select("#", ...) > 0 and string.format(fmt, ...) or fmt
+  error({ lbench_message = msg }, 0)
+end
+
+function M.is_usage_error(e)
+  return type(e) == "table" and e.lbench_message ~= nil
+end
+
+-- Edit distance, for "did you mean" suggestions.
+function M.levenshtein(a, b)
+  local la, lb = #a, #b
+  if la == 0 then return lb end
+  if lb == 0 then return la end
+  local prev, cur = {}, {}
+  for j = 0, lb do prev[j] = j end
+  for i = 1, la do
+    cur[0] = i
+    local ca = a:byte(i)
+    for j = 1, lb do
+      local cost = (ca == b:byte(j)) and 0 or 1
+      local v = prev[j] + 1
+      if cur[j - 1] + 1 < v then v = cur[j - 1] + 1 end
+      if prev[j - 1] + cost < v then v = prev[j - 1] + cost end
+      cur[j] = v
+    end
+    prev, cur = cur, prev
+  end
+  return prev[lb]
+end
+
+-- The closest of `names` to `name`, or nil when nothing is close.
+function M.closest(name, names)
+  local best, bestd
+  for _, n in ipairs(names) do
+    local d = M.levenshtein(name, n)
+    if not bestd or d < bestd then best, bestd = n, d end
+  end
+  if best and bestd <= math.max(2, math.floor(#name / 3)) then return best end
+  return nil
+end
+
+function M.sorted_keys(t)
+  local ks = {}
+  for k in pairs(t) do ks[#ks + 1] = k end
+  table.sort(ks, function(a, b) return tostring(a) < tostring(b) end)
+  return ks
+end
+
+function M.split(s, sep)
+  local out = {}
+  if s == nil or s == "" then return out end
+  for item in (s .. sep):gmatch("(.-)" .. sep:gsub("%p", "%%%0")) do
+    out[#out + 1] = item
+  end
+  return out
+end
+
+function M.trim(s) return (s:gsub("^%s+", ""):gsub("%s+$", "")) end
+
+-- Serialize plain data (numbers, strings, booleans, nested tables) as a Lua
+-- chunk; used to hand the options to worker states.
+function M.serialize(v)
+  local t = type(v)
+  if t == "number" then
+    if v ~= v then return "0/0" end
+    if v == math.huge then return "math.huge" end
+    if v == -math.huge then return "-math.huge" end
+    return string.format("%.17g", v)
+  elseif t == "string" then return string.format("%q", v)
+  elseif t == "boolean" or t == "nil" then return tostring(v)
+  elseif t == "table" then
+    local parts = {}
+    for _, k in ipairs(M.sorted_keys(v)) do
+      parts[#parts + 1] = "[" .. M.serialize(k) .. "]=" .. M.serialize(v[k])
+    end
+    return "{" .. table.concat(parts, ",") .. "}"
+  end
+  error("cannot serialize a " .. t)
+end
+
+function M.read_file(path)
+  local f, err = io.open(path, "rb")
+  if not f then return nil, err end
+  local s = f:read("*a")
+  f:close()
+  return s
+end
+
+function M.file_exists(path)
+  local f = io.open(path, "rb")
+  if f then f:close() return true end
+  return false
+end
+
+function M.dirname(path)
+  return path:match("^(.*)/[^/]*$") or "."
+end
+
+function M.basename(path)
+  return (path:match("([^/]*)$"):gsub("%.lua$", ""))
+end
+
+return M

@@ -1,0 +1,3 @@
+local M = {}
+function M.answer() return 42 end
+return M

@@ -1,0 +1,4 @@
+counter = 0
+function event()
+  countr = countr + 1
+end
