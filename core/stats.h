@@ -97,6 +97,14 @@ static inline void lb_stats_hists_poll(lb_stats_hists *sh)
     }
 }
 
+/* Bump a single-writer counter: a relaxed store of the new value is enough
+ * for the reporter's relaxed loads and costs a plain add on x86 (no locked
+ * read-modify-write). */
+static inline void lb_stats_bump(uint64_t *p, uint64_t by)
+{
+    __atomic_store_n(p, *p + by, __ATOMIC_RELAXED);
+}
+
 /* Add the counters of `src` into `dst` (relaxed loads of src: src may be
  * written concurrently by its worker). */
 void lb_stats_add(lb_stats *dst, const lb_stats *src);

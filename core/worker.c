@@ -200,12 +200,6 @@ int lb_ev_begin(lb_worker *w)
     return 1;
 }
 
-static inline void bump(uint64_t *p, uint64_t by)
-{
-    /* Single writer: a relaxed store of the new value is enough for the
-     * reporter's relaxed loads and costs a plain add on x86. */
-    __atomic_store_n(p, *p + by, __ATOMIC_RELAXED);
-}
 
 /* Record the event that started at w->t_start and ended at `now`. */
 static inline void record_event(lb_worker *w, int64_t now)
@@ -217,16 +211,16 @@ static inline void record_event(lb_worker *w, int64_t now)
     lb_hist_record(sh->lat[sh->cur], lat);
     if (w->paced)
         lb_hist_record(sh->queue[sh->cur], w->t_real - w->t_start);
-    bump(&w->stats.events, 1);
-    bump(&w->stats.busy_ns, (uint64_t)(lat > 0 ? lat : 0));
+    lb_stats_bump(&w->stats.events, 1);
+    lb_stats_bump(&w->stats.busy_ns, (uint64_t)(lat > 0 ? lat : 0));
     int t = w->cur_type;
     if (t >= 0) {
         lb_hist *th = lb_stats_type_hist(sh, t);
         if (th)
             lb_hist_record(th, lat);
-        bump(&w->stats.types[t].events, 1);
+        lb_stats_bump(&w->stats.types[t].events, 1);
         if (w->rolled_back)
-            bump(&w->stats.types[t].rollbacks, 1);
+            lb_stats_bump(&w->stats.types[t].rollbacks, 1);
         w->cur_type = -1;
     }
     w->rolled_back = 0;
@@ -265,6 +259,24 @@ int lb_ev_next(lb_worker *w)
     return 1;
 }
 
+void lb_ev_skip(lb_worker *w) { w->in_event = 0; }
+
+void lb_worker_record(lb_worker *w, int32_t type, int64_t lat_ns)
+{
+    lb_stats_hists *sh = &w->hists;
+    lb_hist_record(sh->lat[sh->cur], lat_ns);
+    lb_stats_bump(&w->stats.events, 1);
+    lb_stats_bump(&w->stats.busy_ns, (uint64_t)(lat_ns > 0 ? lat_ns : 0));
+    if (type >= 0 && type < LB_MAX_TYPES) {
+        lb_hist *th = lb_stats_type_hist(sh, type);
+        if (th)
+            lb_hist_record(th, lat_ns);
+        lb_stats_bump(&w->stats.types[type].events, 1);
+    }
+}
+
+void lb_worker_poll(lb_worker *w) { lb_stats_hists_poll(&w->hists); }
+
 void lb_ev_set_type(lb_worker *w, int32_t type)
 {
     if (type >= 0 && type < LB_MAX_TYPES)
@@ -273,9 +285,9 @@ void lb_ev_set_type(lb_worker *w, int32_t type)
 
 void lb_ev_restart(lb_worker *w)
 {
-    bump(&w->stats.restarts, 1);
+    lb_stats_bump(&w->stats.restarts, 1);
     if (w->cur_type >= 0)
-        bump(&w->stats.types[w->cur_type].restarts, 1);
+        lb_stats_bump(&w->stats.types[w->cur_type].restarts, 1);
 }
 
 void lb_ev_rollback(lb_worker *w) { w->rolled_back = 1; }

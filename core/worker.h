@@ -70,6 +70,14 @@ int  lb_ev_next(lb_worker *w);
 int  lb_ev_begin(lb_worker *w);
 void lb_ev_end(lb_worker *w);
 void lb_ev_set_type(lb_worker *w, int32_t type);
+/* The current event was bookkeeping only (e.g. a batch of I/Os recorded
+ * one by one with lb_worker_record): do not record it. */
+void lb_ev_skip(lb_worker *w);
+/* Record one operation measured by C code (an I/O) as an event of `type`
+ * (-1: untyped) with latency `lat_ns`.  Worker thread only. */
+void lb_worker_record(lb_worker *w, int32_t type, int64_t lat_ns);
+/* Let the reporter's histogram swap through during a long C loop. */
+void lb_worker_poll(lb_worker *w);
 void lb_ev_restart(lb_worker *w);
 void lb_ev_rollback(lb_worker *w);
 /* FFI END */

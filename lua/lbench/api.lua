@@ -148,6 +148,10 @@ function M.new(ctx)
   lb.stat = stat
   lb.event_type = stat.event
 
+  -- This thread's lb_worker* (nil in the main state), for C extensions
+  -- that record operations themselves (lb_worker_record).
+  function lb.worker_ptr() return W end
+
   -- Has the run been asked to stop (time limit, signal, error)?  For
   -- scripts with long loops of their own inside one event or command.
   function lb.should_stop()

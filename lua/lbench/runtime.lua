@@ -12,6 +12,10 @@ local json = require("lbench.json")
 
 local M = {}
 
+-- Built-in tools dispatched by the first positional argument: name ->
+-- module with main(rt, argv) returning the exit status.
+M.tools = {}
+
 -- State of this main Lua state (one per lb_runtime).
 local S = { raw = {}, path = nil, name = nil }
 
@@ -236,6 +240,11 @@ function M.main(rtptr, ...)
       return 1
     end
     return 0
+  end
+  -- Built-in tools: `lbench compare a.json b.json`, `lbench plot ...`, `lbench sweep ...`.
+  local tool = M.tools[pos[1]]
+  if tool and not util.file_exists(pos[1]) then
+    return require(tool).main(rt, args)
   end
   for k, v in pairs(raw) do S.raw[k] = v end
   S.argv = args
