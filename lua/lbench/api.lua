@@ -165,6 +165,22 @@ function M.new(ctx)
   lb.report_csv = function(stat_) report.hook_csv(ctx.rt, stat_) end
   lb.report_json = function(stat_) report.hook_json(ctx.rt, stat_) end
 
+  -- lbench.run{option = value, ...} (main state only): run the event loop
+  -- once with these options overriding the command line, and return the
+  -- result tree (plus failed, error).  For commands that run several
+  -- measured rounds: preconditioning, sweeps.
+  if W == nil then
+    function lb.run(over)
+      local runner = require("lbench.runner")
+      local opt2 = {}
+      for k, v in pairs(ctx.opt) do opt2[k] = v end
+      for k, v in pairs(over or {}) do opt2[(tostring(k):gsub("-", "_"))] = v end
+      local ctx2 = setmetatable({ opt = opt2, command = "run" }, { __index = ctx })
+      local result, failed, err = runner.run(ctx2, lb)
+      return runner.unwrap(result), failed, err
+    end
+  end
+
   -- The SQL API is loaded on first use.
   setmetatable(lb, { __index = function(t, k)
     if k == "sql" then

@@ -381,6 +381,10 @@ function M.run(ctx, lb)
     final_stats = snap.sum, base_stats = base_stats,
   })
 
+  -- A scenario may add its own sections to the result (fileio series,
+  -- TPC-C summary): lbench.hooks.result(r) in the main state.
+  if lb.hooks.result then lb.hooks.result(result) end
+
   local done = rawget(_G, "done")
   if type(done) == "function" then
     local ok, e = pcall(done)
