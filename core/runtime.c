@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "luart.h"
+#include "db/db.h"
 #include "stats.h"
 
 #ifndef LB_VERSION
@@ -30,6 +31,7 @@ struct lb_runtime {
     char *result;
     char error[16384];
     volatile sig_atomic_t stop;   /* set from signal handlers */
+    _Atomic uint64_t progress_done, progress_total; /* prepare progress, from every worker */
     pthread_mutex_t types_mu;     /* event types are registered from every worker state */
     int ntypes;
     char *types[LB_MAX_TYPES];
@@ -113,6 +115,17 @@ void lb_runtime_set_error(lb_runtime *rt, const char *msg)
     snprintf(rt->error, sizeof(rt->error), "%s", msg ? msg : "");
 }
 
+void lb_progress_reset(lb_runtime *rt, uint64_t total)
+{
+    atomic_store(&rt->progress_done, 0);
+    atomic_store(&rt->progress_total, total);
+}
+
+void lb_progress_add(lb_runtime *rt, uint64_t n) { atomic_fetch_add(&rt->progress_done, n); }
+uint64_t lb_progress_done(lb_runtime *rt) { return atomic_load(&rt->progress_done); }
+uint64_t lb_progress_total(lb_runtime *rt) { return atomic_load(&rt->progress_total); }
+int lb_runtime_isatty(void) { return isatty(STDOUT_FILENO); }
+
 const char *lb_runtime_share_dir(void) { return LB_SHARE_DIR; }
 
 static char exe_dir[PATH_MAX];
@@ -173,8 +186,24 @@ fail:
     return -1;
 }
 
+static pthread_once_t db_once = PTHREAD_ONCE_INIT;
+static void db_init(void)
+{
+    /* mysql_library_init is not thread-safe: once, before any worker. */
+    (void)lb_db_global_init();
+}
+
+void lb_runtime_debug_sink(void *ud, const char *msg)
+{
+    lb_runtime *rt = ud;
+    lb__runtime_write(rt, "debug: ", 7);
+    lb__runtime_write(rt, msg, strlen(msg));
+    lb__runtime_write(rt, "\n", 1);
+}
+
 lb_runtime *lb_runtime_new(void)
 {
+    pthread_once(&db_once, db_init);
     lb_runtime *rt = calloc(1, sizeof(*rt));
     if (!rt)
         return NULL;

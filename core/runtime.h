@@ -5,6 +5,7 @@
 #define LB_RUNTIME_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "lbench.h"
 
@@ -27,8 +28,18 @@ void lb_runtime_set_error(lb_runtime *rt, const char *msg);
 int  lb_runtime_type_id(lb_runtime *rt, const char *name);
 const char *lb_runtime_type_name(lb_runtime *rt, int id);
 int  lb_runtime_type_count(lb_runtime *rt);
+/* Progress of a long command (prepare), shared by all workers: a total,
+ * and units done added by each worker (one atomic add per batch). */
+void lb_progress_reset(lb_runtime *rt, uint64_t total);
+void lb_progress_add(lb_runtime *rt, uint64_t n);
+uint64_t lb_progress_done(lb_runtime *rt);
+uint64_t lb_progress_total(lb_runtime *rt);
+/* Is standard output a terminal (progress bars only there)? */
+int lb_runtime_isatty(void);
 const char *lb_runtime_share_dir(void);
 const char *lb_runtime_exe_dir(void);
+/* An lb_db_debug_fn writing "debug: <msg>" to the output (ud = runtime). */
+void lb_runtime_debug_sink(void *ud, const char *msg);
 /* FFI END */
 
 #endif

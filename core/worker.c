@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "db/db.h"
 #include "luart.h"
 #include "pace.h"
 #include "rand.h"
@@ -31,6 +32,13 @@ struct lb_worker {
     lb_pace pace;          /* intended starts under --rate */
     lb_rand rand;          /* the script's lbench.rand stream */
     lb_stats_hists hists;
+
+    /* Open connections of this worker, so the main thread can cut them
+     * when the worker hangs past the deadline.  The mutex serialises that
+     * abort with the worker's own disconnects. */
+    pthread_mutex_t conn_mu;
+    lb_db_conn **conns;
+    int nconns, capconns;
 
     pthread_t thread;
     int thread_started;
@@ -117,6 +125,7 @@ static void *worker_main(void *arg)
             run_fail(r, err);
         lb__luart_close(L);
     }
+    lb_db_thread_done();
     pthread_mutex_lock(&r->mu);
     r->finished++;
     atomic_store_explicit(&w->finished, 1, memory_order_release);
@@ -277,6 +286,52 @@ void lb_worker_record(lb_worker *w, int32_t type, int64_t lat_ns)
 
 void lb_worker_poll(lb_worker *w) { lb_stats_hists_poll(&w->hists); }
 
+int lb_worker_track_conn(lb_worker *w, lb_db_conn *c)
+{
+    pthread_mutex_lock(&w->conn_mu);
+    if (w->nconns == w->capconns) {
+        int cap = w->capconns ? w->capconns * 2 : 8;
+        lb_db_conn **n = realloc(w->conns, sizeof(*n) * (size_t)cap);
+        if (!n) {
+            pthread_mutex_unlock(&w->conn_mu);
+            return -ENOMEM;
+        }
+        w->conns = n;
+        w->capconns = cap;
+    }
+    w->conns[w->nconns++] = c;
+    pthread_mutex_unlock(&w->conn_mu);
+    return 0;
+}
+
+void lb_worker_disconnect(lb_worker *w, lb_db_conn *c)
+{
+    pthread_mutex_lock(&w->conn_mu);
+    for (int i = 0; i < w->nconns; i++)
+        if (w->conns[i] == c) {
+            w->conns[i] = w->conns[--w->nconns];
+            break;
+        }
+    /* Under the lock: the watchdog never aborts a connection being freed. */
+    lb_db_disconnect(c);
+    pthread_mutex_unlock(&w->conn_mu);
+}
+
+int lb_run_abort_connections(lb_run *r)
+{
+    int n = 0;
+    for (int i = 0; i < r->cfg.threads; i++) {
+        lb_worker *w = r->w[i];
+        if (atomic_load_explicit(&w->finished, memory_order_acquire))
+            continue;
+        pthread_mutex_lock(&w->conn_mu);
+        for (int j = 0; j < w->nconns; j++, n++)
+            lb_db_conn_abort(w->conns[j]);
+        pthread_mutex_unlock(&w->conn_mu);
+    }
+    return n;
+}
+
 void lb_ev_set_type(lb_worker *w, int32_t type)
 {
     if (type >= 0 && type < LB_MAX_TYPES)
@@ -318,6 +373,7 @@ lb_run *lb_run_new(lb_runtime *rt, const lb_run_config *cfg)
         if (!w)
             goto fail;
         memset(w, 0, sizeof(*w));
+        pthread_mutex_init(&w->conn_mu, NULL);
         r->w[i] = w;
         w->run = r;
         w->tid = i;
@@ -494,6 +550,8 @@ void lb_run_free(lb_run *r)
             if (!r->w[i])
                 continue;
             lb_stats_hists_free(&r->w[i]->hists);
+            free(r->w[i]->conns);
+            pthread_mutex_destroy(&r->w[i]->conn_mu);
             free(r->w[i]);
         }
         free(r->w);

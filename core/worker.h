@@ -14,6 +14,7 @@
 
 #include <stdint.h>
 
+#include "db/db.h"
 #include "stats.h"
 
 typedef struct lb_runtime lb_runtime;
@@ -78,6 +79,15 @@ void lb_ev_skip(lb_worker *w);
 void lb_worker_record(lb_worker *w, int32_t type, int64_t lat_ns);
 /* Let the reporter's histogram swap through during a long C loop. */
 void lb_worker_poll(lb_worker *w);
+/* Connections opened by a worker are tracked so that a worker stuck on a
+ * server that does not answer can be cut loose at the deadline.
+ * lb_worker_disconnect untracks and frees (lb_db_disconnect) under the
+ * lock that lb_run_abort_connections takes. */
+int  lb_worker_track_conn(lb_worker *w, lb_db_conn *c);
+void lb_worker_disconnect(lb_worker *w, lb_db_conn *c);
+/* Main thread: abort every open connection of the still running workers;
+ * returns how many. */
+int  lb_run_abort_connections(lb_run *r);
 void lb_ev_restart(lb_worker *w);
 void lb_ev_rollback(lb_worker *w);
 /* FFI END */

@@ -165,6 +165,16 @@ function M.new(ctx)
   lb.report_csv = function(stat_) report.hook_csv(ctx.rt, stat_) end
   lb.report_json = function(stat_) report.hook_json(ctx.rt, stat_) end
 
+  -- Progress of long commands (shown as a bar with rate and ETA on a
+  -- terminal): the main state sets the total, workers add what they did.
+  lb.progress = {
+    total = function(n, unit)
+      C.lb_progress_reset(ctx.rt, n)
+      ctx.progress_unit = unit or "rows"
+    end,
+    add = function(n) C.lb_progress_add(ctx.rt, n) end,
+  }
+
   -- lbench.run{option = value, ...} (main state only): run the event loop
   -- once with these options overriding the command line, and return the
   -- result tree (plus failed, error).  For commands that run several
@@ -178,6 +188,14 @@ function M.new(ctx)
       local ctx2 = setmetatable({ opt = opt2, command = "run" }, { __index = ctx })
       local result, failed, err = runner.run(ctx2, lb)
       return runner.unwrap(result), failed, err
+    end
+    -- Run the command `name` (declared in lbench.cmdline.commands) in every
+    -- worker thread, as a parallel command; raises on a worker's error.
+    function lb.run_parallel(name)
+      local runner = require("lbench.runner")
+      local ctx2 = setmetatable({ command = name }, { __index = ctx })
+      local ok, err = runner.parallel_command(ctx2)
+      if not ok then error(err, 0) end
     end
   end
 

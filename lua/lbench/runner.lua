@@ -22,6 +22,8 @@ local function new_snapshot(hcfg)
   return ffi.gc(s, C.lb_snapshot_free)
 end
 
+local function say(ctx, s) C.lb_out(ctx.rt, s, #s) end
+
 -- Percentile keys as written by the user: "95", "99.9".
 function M.percentile_keys(opt)
   local keys = {}
@@ -158,6 +160,21 @@ local function boot_chunk(ctx, mode)
     opt = ctx.opt, argv = ctx.argv })
 end
 
+-- A progress line ("\r" updated) for long parallel commands, shown only
+-- on a terminal: units/s and ETA from lb_progress_*.
+local function progress_line(rt, t0, unit)
+  local total = tonumber(C.lb_progress_total(rt))
+  if total <= 0 then return nil end
+  local done = tonumber(C.lb_progress_done(rt))
+  local secs = tonumber(C.lb_clock_ns() - t0) / 1e9
+  local rate = secs > 0 and done / secs or 0
+  local frac = math.min(1, done / total)
+  local bar = string.rep("#", math.floor(frac * 30)) .. string.rep(" ", 30 - math.floor(frac * 30))
+  local eta = rate > 0 and (total - done) / rate or 0
+  return string.format("\r[%s] %5.1f%% %d/%d %s, %.0f %s/s, ETA %ds ", bar, frac * 100, done, total, unit,
+    rate, unit, math.floor(eta + 0.5))
+end
+
 -- Run `command` (a parallel command) in every worker.
 function M.parallel_command(ctx)
   local boot = boot_chunk(ctx, "command")
@@ -165,10 +182,16 @@ function M.parallel_command(ctx)
   local run = C.lb_run_new(ctx.rt, cfg)
   if run == nil then error("cannot create the run (out of memory?)") end
   run = ffi.gc(run, C.lb_run_free)
+  local t0 = C.lb_clock_ns()
+  local tty = C.lb_runtime_isatty() ~= 0 and ctx.progress_unit
+  local shown = false
   C.lb_run_start(run)
-  while C.lb_run_wait(run, C.lb_clock_ns() + 200000000LL) == 0 do
+  while C.lb_run_wait(run, C.lb_clock_ns() + 500000000LL) == 0 do
     if C.lb_runtime_stop_requested(ctx.rt) ~= 0 then C.lb_run_stop(run) end
+    local line = tty and progress_line(ctx.rt, t0, ctx.progress_unit)
+    if line then say(ctx, line) shown = true end
   end
+  if shown then say(ctx, (progress_line(ctx.rt, t0, ctx.progress_unit) or "") .. "\n") end
   C.lb_run_join(run)
   if C.lb_run_failed(run) ~= 0 then
     return false, ffi.string(C.lb_run_error(run))
@@ -238,8 +261,6 @@ local function emit_interval(ctx, iv, keys)
   C.lb_runtime_emit_interval(ctx.rt, civ)
   return o, text_json
 end
-
-local function say(ctx, s) C.lb_out(ctx.rt, s, #s) end
 
 -- The "run" command.
 function M.run(ctx, lb)
@@ -351,7 +372,7 @@ function M.run(ctx, lb)
         -- (a server that does not answer): cut their connections.
         aborted = true
         C.lb_run_stop(run)
-        if ctx.abort_connections then ctx.abort_connections() end
+        C.lb_run_abort_connections(run)
       end
     end
   end

@@ -14,7 +14,7 @@ local M = {}
 
 -- Built-in tools dispatched by the first positional argument: name ->
 -- module with main(rt, argv) returning the exit status.
-M.tools = {}
+M.tools = { compare = "lbench.compare", plot = "lbench.plot", sweep = "lbench.sweep" }
 
 -- State of this main Lua state (one per lb_runtime).
 local S = { raw = {}, path = nil, name = nil }
@@ -44,12 +44,15 @@ local function hash(s)
   return bit.tohex(h1) .. bit.tohex(h2)
 end
 
-local function merged_raw()
+-- Raw options (`given`, by default those set so far) merged over those of
+-- --config-file: the command line wins.
+function M.merged_raw(given)
+  given = given or S.raw
   local raw = {}
-  if S.raw["config-file"] then
-    for k, v in pairs(options.read_config_file(S.raw["config-file"])) do raw[k] = v end
+  if given["config-file"] then
+    for k, v in pairs(options.read_config_file(given["config-file"])) do raw[k] = v end
   end
-  for k, v in pairs(S.raw) do raw[k] = v end
+  for k, v in pairs(given) do raw[k] = v end
   -- sysbench's name for the ignore list.
   if raw["mysql-ignore-errors"] and not raw["db-ignore-errors"] then
     raw["db-ignore-errors"] = raw["mysql-ignore-errors"]
@@ -109,18 +112,19 @@ local function write_result_file(path, doc)
   return true
 end
 
--- Run a command of the loaded scenario; returns the exit status.
-function M.command(rtptr, cmd)
-  local rt = ffi.cast("lb_runtime *", rtptr)
-  if not S.path then util.fail("no scenario loaded") end
-  local raw = merged_raw()
+-- Load the scenario file `path` into this state (its top level runs) and
+-- resolve the raw options `raw` against the core's and the scenario's
+-- declarations.  Returns ctx (what runner.run needs), the scenario's API
+-- table and its option specs.  `lbench sweep` calls this once per point so
+-- every point starts from a freshly loaded scenario with its own options.
+function M.setup(rt, path, raw, cmd, argv)
   local core_specs = options.core_specs()
   local opt = options.resolve(core_specs, raw)
   password(opt, raw)
-  local src = util.read_file(S.path) or ""
-  local ctx = { rt = rt, opt = opt, command = cmd, script = S.path, scenario_name = S.name,
-                script_hash = hash(src), argv = S.argv }
-  local lb = scenario.load(S.path, ctx)
+  local src = util.read_file(path) or ""
+  local ctx = { rt = rt, opt = opt, command = cmd, script = path, scenario_name = util.basename(path),
+                script_hash = hash(src), argv = argv }
+  local lb = scenario.load(path, ctx)
   local specs = script_specs(lb)
   options.resolve(specs, raw, opt)
   options.check_unknown(raw, { core_specs, specs })
@@ -128,6 +132,15 @@ function M.command(rtptr, cmd)
   for _, s in ipairs(core_specs) do all_specs[#all_specs + 1] = s end
   for _, s in ipairs(specs) do all_specs[#all_specs + 1] = s end
   ctx.redacted_options = redacted(opt, all_specs)
+  return ctx, lb, specs
+end
+
+-- Run a command of the loaded scenario; returns the exit status.
+function M.command(rtptr, cmd)
+  local rt = ffi.cast("lb_runtime *", rtptr)
+  if not S.path then util.fail("no scenario loaded") end
+  local ctx, lb, specs = M.setup(rt, S.path, M.merged_raw(), cmd, S.argv)
+  local opt = ctx.opt
 
   if cmd == nil then return 0 end -- script mode: the body ran, nothing else
   if cmd == "help" then

@@ -1,0 +1,314 @@
+-- The SQL API: sysbench 1.0's sysbench.sql.* on the core's DB layer
+-- (core/db).  Connections, prepared statements and result sets are thin
+-- wrappers over C handles; parameter values are written straight into the
+-- C bind structs, so an execute costs one FFI call.
+--
+-- Errors: a code listed in --db-ignore-errors restarts the event (counted
+-- per code by the DB layer); a lost connection is reconnected (counted) and
+-- the event restarted; anything else stops the run with the server's
+-- message and the query.
+local ffi = require("ffi")
+local C = require("lbench.ffi").C
+local util = require("lbench.util")
+
+local M = {}
+
+local types = { NONE = 0, TINYINT = 1, SMALLINT = 2, INT = 3, BIGINT = 4, FLOAT = 5, DOUBLE = 6,
+                TIME = 7, DATE = 8, DATETIME = 9, TIMESTAMP = 10, CHAR = 11, VARCHAR = 12 }
+local is_string = { [7] = true, [8] = true, [9] = true, [10] = true, [11] = true, [12] = true }
+local is_float = { [5] = true, [6] = true }
+
+local vals_t = ffi.typeof("const char *const *[1]")
+local lens_t = ffi.typeof("const unsigned long *[1]")
+
+-- ---- error objects -------------------------------------------------------
+local sql_error_mt = {
+  __tostring = function(e)
+    return string.format("SQL error, errno = %d, state = '%s': %s%s", e.sql_errno or 0, e.sql_state or "",
+      e.sql_errmsg or "", e.query and e.query ~= "" and (" (query: " .. e.query .. ")") or "")
+  end,
+}
+
+function M.new(ctx, lb)
+  local sql = { type = types, error = { NONE = 0, IGNORABLE = 1, FATAL = 2 } }
+  local opt = ctx.opt
+  local W = ctx.W
+  local RESTART = lb.error.RESTART_EVENT
+  local rand = W ~= nil and C.lb_worker_rand(W) or nil
+
+  -- Stats block for connections: the worker's (reported), or a private one
+  -- in the main state (prepare, commands).
+  local stats
+  if W ~= nil then
+    stats = C.lb_worker_stats(W).db
+  else
+    local holder = ffi.new("lb_db_stats")
+    stats = holder
+    sql._stats_holder = holder
+  end
+
+  local ignore_all, ignore = false, {}
+  for _, c in ipairs(opt.db_ignore_errors or {}) do
+    if c == "all" then ignore_all = true
+    elseif c ~= "none" then
+      local n = tonumber(c)
+      if not n then util.fail("--db-ignore-errors: '%s' is not an error code (expected numbers, 'all' or 'none')", c) end
+      ignore[n] = true
+    end
+  end
+
+  local driver_name = opt.mysql_dry_run and "null" or (opt.db_driver or "mysql")
+  local ops = C.lb_db_driver_find(driver_name)
+  if ops == nil then util.fail("--db-driver=%s: unknown driver (available: mysql, null)", driver_name) end
+
+  local hosts, ports, sockets = opt.mysql_host or { "localhost" }, opt.mysql_port or { "3306" }, opt.mysql_socket or {}
+  for _, p in ipairs(ports) do
+    if not tonumber(p) then util.fail("--mysql-port: '%s' is not a port number", p) end
+  end
+  local ssl = C.lb_db_ssl_mode_parse(opt.mysql_ssl or "disabled")
+  local nconn = 0
+
+  -- ---- results -----------------------------------------------------------
+  local RS = {}
+  RS.__index = RS
+  local function wrap_rs(r, owner)
+    if r == nil then return nil end
+    local rs = owner.rs
+    if not rs then
+      rs = setmetatable({}, RS)
+      owner.rs = rs
+    end
+    rs.r = r
+    rs.nrows = tonumber(C.lb_db_result_nrows(r))
+    rs.nfields = C.lb_db_result_nfields(r)
+    return rs
+  end
+  local vals, lens = vals_t(), lens_t()
+  function RS:fetch_row()
+    local n = C.lb_db_result_fetch(self.r, vals, lens)
+    if n <= 0 then return nil end
+    local row = {}
+    local v, l = vals[0], lens[0]
+    for i = 0, self.nfields - 1 do
+      if v[i] ~= nil then row[i + 1] = ffi.string(v[i], l[i]) end
+    end
+    return row
+  end
+  function RS:free() C.lb_db_result_free(self.r) end
+
+  -- ---- connections ---------------------------------------------------
+  local Con = {}
+  Con.__index = Con
+
+  local function raise(con, query)
+    local e = C.lb_db_conn_error(con.c)
+    local err = setmetatable({ sql_errno = e.code, sql_state = ffi.string(e.sqlstate),
+      sql_errmsg = ffi.string(e.message), query = query and query:sub(1, 512) or ffi.string(e.query),
+      connection = con }, sql_error_mt)
+    if C.lb_db_error_is_connection_lost(e.code) ~= 0 then
+      -- Reconnect (counted by the DB layer), then restart the event; while
+      -- the server is away keep trying until it answers or the run stops.
+      local delay = 0.01
+      while true do
+        if lb.should_stop() then error(err, 0) end
+        if C.lb_db_reconnect(con.c) == 0 then break end
+        lb.sleep(delay * 1000)
+        delay = math.min(delay * 2, 0.5)
+      end
+      err.errcode = RESTART
+      error(err, 0)
+    end
+    if ignore_all or ignore[e.code] then
+      err.errcode = RESTART
+      error(err, 0)
+    end
+    error(tostring(err), 0)
+  end
+
+  local function connect(over)
+    over = over or {}
+    local o = ffi.new("lb_db_conn_opts")
+    C.lb_db_conn_opts_init(o)
+    local k = nconn + (ctx.tid or 0)
+    nconn = nconn + 1
+    local keep = {} -- strings must live until lb_db_connect returns (it copies them)
+    local function s(v) if v == nil then return nil end v = tostring(v) keep[#keep + 1] = v return v end
+    o.host = s(over.host or hosts[k % #hosts + 1])
+    o.port = tonumber(over.port or ports[k % #ports + 1])
+    if over.socket or #sockets > 0 then o.socket = s(over.socket or sockets[k % #sockets + 1]) end
+    o.user = s(over.user or opt.mysql_user)
+    o.password = s(over.password or opt.mysql_password)
+    o.db = s(over.db or opt.mysql_db)
+    o.ssl_mode = ssl
+    o.ssl_key, o.ssl_cert = s(opt.mysql_ssl_key), s(opt.mysql_ssl_cert)
+    o.ssl_ca, o.ssl_cipher = s(opt.mysql_ssl_ca), s(opt.mysql_ssl_cipher)
+    o.compression = opt.mysql_compression and 1 or 0
+    o.connect_timeout = opt.mysql_connect_timeout or 10
+    o.ps_mode = opt.db_ps_mode == "disable" and C.LB_DB_PS_DISABLE or C.LB_DB_PS_AUTO
+    if opt.db_debug then
+      o.debug = C.lb_runtime_debug_sink
+      o.debug_ud = ctx.rt
+    end
+    local err = ffi.new("lb_db_error")
+    local c = C.lb_db_connect(ops, o, stats, err)
+    if c == nil then
+      local where = o.socket ~= nil and ffi.string(o.socket) or (ffi.string(o.host) .. ":" .. o.port)
+      util.fail("cannot connect to %s as '%s' (%s): error %d: %s", driver_name == "mysql" and where or driver_name,
+        ffi.string(o.user), driver_name, err.code, ffi.string(err.message))
+    end
+    if W ~= nil and C.lb_worker_track_conn(W, c) ~= 0 then
+      C.lb_db_disconnect(c)
+      error("out of memory")
+    end
+    return setmetatable({ c = c, stmts = {} }, Con)
+  end
+
+  function Con:query(q)
+    if C.lb_db_query(self.c, q, #q) < 0 then return raise(self, q) end
+    return wrap_rs(C.lb_db_conn_result(self.c), self)
+  end
+
+  function Con:query_row(q)
+    local rs = self:query(q)
+    if not rs then return nil end
+    local row = rs:fetch_row()
+    if not row then return nil end
+    return unpack(row, 1, rs.nfields)
+  end
+
+  function Con:next_result()
+    local n = C.lb_db_next_result(self.c)
+    if n < 0 then return raise(self, nil) end
+    if n == 0 then return nil end
+    return wrap_rs(C.lb_db_conn_result(self.c), self) or true
+  end
+
+  function Con:bulk_insert_init(prefix)
+    if C.lb_db_bulk_insert_init(self.c, prefix, #prefix) < 0 then raise(self, prefix) end
+  end
+  function Con:bulk_insert_next(v)
+    if C.lb_db_bulk_insert_next(self.c, v, #v) < 0 then raise(self, v) end
+  end
+  function Con:bulk_insert_done()
+    if C.lb_db_bulk_insert_done(self.c) < 0 then raise(self, nil) end
+  end
+
+  function Con:reconnect()
+    if C.lb_db_reconnect(self.c) < 0 then raise(self, nil) end
+  end
+
+  function Con:disconnect()
+    if self.c == nil then return end
+    for st in pairs(self.stmts) do st.s = nil end
+    if W ~= nil then C.lb_worker_disconnect(W, self.c) else C.lb_db_disconnect(self.c) end
+    self.c = nil
+  end
+  Con.close = Con.disconnect
+
+  function Con:insert_id() return tonumber(C.lb_db_insert_id(self.c)) end
+  function Con:affected_rows() return tonumber(C.lb_db_affected_rows(self.c)) end
+  function Con:server_version() return ffi.string(C.lb_db_server_version(self.c)) end
+
+  -- ---- prepared statements ---------------------------------------------
+  local Stmt = {}
+  Stmt.__index = Stmt
+  local Param = {}
+  Param.__index = Param
+
+  function Con:prepare(q)
+    local s = C.lb_db_prepare(self.c, q, #q)
+    if s == nil then return raise(self, q) end
+    local st = setmetatable({ s = s, con = self, sql = q, nparams = C.lb_db_stmt_param_count(s) }, Stmt)
+    self.stmts[st] = true
+    return st
+  end
+
+  -- A parameter of `ty` (lbench.sql.type.*); `len` is the capacity of a
+  -- string parameter.
+  function Stmt:bind_create(ty, len)
+    if is_string[ty] and not len then
+      len = (ty == types.CHAR or ty == types.VARCHAR) and 255 or 32
+    end
+    local p = setmetatable({ type = ty, own = ffi.new("lb_db_bind") }, Param)
+    p.b = p.own
+    p.b.type = ty
+    if is_string[ty] then
+      p.buf = ffi.new("char[?]", len)
+      p.b.buf, p.b.cap = p.buf, len
+    end
+    return p
+  end
+
+  function Stmt:bind_param(...)
+    local params = { ... }
+    local n = #params
+    local arr = ffi.new("lb_db_bind[?]", math.max(n, 1))
+    for i, p in ipairs(params) do
+      ffi.copy(arr + (i - 1), p.b, ffi.sizeof("lb_db_bind"))
+      p.b = arr + (i - 1)
+    end
+    self.binds, self.params = arr, params
+    if C.lb_db_stmt_bind_param(self.s, arr, n) < 0 then return raise(self.con, self.sql) end
+  end
+
+  function Stmt:execute()
+    if C.lb_db_stmt_execute(self.s) < 0 then return raise(self.con, self.sql) end
+    return wrap_rs(C.lb_db_stmt_result(self.s), self)
+  end
+
+  function Stmt:close()
+    if self.s ~= nil and self.con.c ~= nil then C.lb_db_stmt_close(self.s) end
+    self.con.stmts[self] = nil
+    self.s = nil
+  end
+
+  function Param:set(v)
+    local b = self.b
+    if v == nil then b.is_null = 1 return end
+    b.is_null = 0
+    local ty = self.type
+    if is_string[ty] then
+      v = tostring(v)
+      local n = #v
+      if n > b.cap then error(string.format("param:set: value of %d bytes exceeds the parameter's %d", n, tonumber(b.cap)), 2) end
+      ffi.copy(b.buf, v, n)
+      b.len = n
+    elseif is_float[ty] then
+      b.d = v
+    else
+      b.i = v
+    end
+  end
+
+  -- Fill a string parameter from a template ('#' digit, '@' letter)
+  -- without creating a Lua string.
+  function Param:set_rand_str(tmpl)
+    local b = self.b
+    local n = #tmpl
+    if n > b.cap then error("param:set_rand_str: template longer than the parameter", 2) end
+    b.is_null = 0
+    if rand ~= nil then
+      C.lb_rand_string(rand, tmpl, n, b.buf)
+    else
+      ffi.copy(b.buf, lb.rand.string(tmpl), n)
+    end
+    b.len = n
+  end
+
+  -- ---- driver --------------------------------------------------------
+  local Drv = {}
+  Drv.__index = Drv
+  function Drv:name() return driver_name end
+  function Drv:connect(over) return connect(over) end
+
+  function sql.driver(name)
+    if name and name ~= driver_name then
+      util.fail("lbench.sql.driver('%s'): this run uses --db-driver=%s", name, driver_name)
+    end
+    return setmetatable({}, Drv)
+  end
+
+  return sql
+end
+
+return M

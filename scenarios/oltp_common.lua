@@ -1,0 +1,328 @@
+-- The sysbench OLTP workload family, shared by the oltp_* scenarios.
+--
+-- Same tables, queries, option names and defaults as sysbench 1.0's OLTP
+-- scripts, so results compare one to one; the machinery differs: prepare
+-- creates every table first, loads them in parallel over --threads (a table
+-- is split into id ranges when there are more threads than tables), then
+-- builds the secondary indexes, with a progress bar on a terminal.  Ids are
+-- BIGINT when --table-size exceeds 2^31 - 1.
+local M = {}
+
+lbench.cmdline.options = {
+  table_size = { "Number of rows per table", 10000 },
+  range_size = { "Range size for range SELECT queries", 100 },
+  tables = { "Number of tables", 1 },
+  point_selects = { "Number of point SELECT queries per transaction", 10 },
+  simple_ranges = { "Number of simple range SELECT queries per transaction", 1 },
+  sum_ranges = { "Number of SELECT SUM() queries per transaction", 1 },
+  order_ranges = { "Number of SELECT ORDER BY queries per transaction", 1 },
+  distinct_ranges = { "Number of SELECT DISTINCT queries per transaction", 1 },
+  index_updates = { "Number of UPDATE index queries per transaction", 1 },
+  non_index_updates = { "Number of UPDATE non-index queries per transaction", 1 },
+  delete_inserts = { "Number of DELETE/INSERT combinations per transaction", 1 },
+  range_selects = { "Enable/disable all range SELECT queries", true },
+  auto_inc = { "Use AUTO_INCREMENT column as Primary Key; when disabled, use client-generated IDs", true },
+  skip_trx = { "Don't start explicit transactions and execute all queries in the AUTOCOMMIT mode", false },
+  secondary = { "Use a secondary index in place of the PRIMARY KEY", false },
+  create_secondary = { "Create a secondary index in addition to the PRIMARY KEY", true },
+  create_table_options = { "Extra options appended to CREATE TABLE (e.g. ROW_FORMAT=COMPRESSED)", "" },
+  mysql_storage_engine = { "Storage engine, if MySQL is used", "innodb" },
+  reconnect = { "Reconnect after every N events (0: never)", 0 },
+  load_chunk = { "Rows per parallel load unit when tables are split across threads", 1000000 },
+}
+
+-- sysbench's templates: 10 and 5 groups of 11 random digits.
+local C_TMPL = string.rep("###########-", 9) .. "###########"
+local PAD_TMPL = string.rep("###########-", 4) .. "###########"
+M.C_TMPL, M.PAD_TMPL = C_TMPL, PAD_TMPL
+
+local opt = lbench.opt
+local function big() return opt.table_size > 2147483647 end
+
+-- ---- prepare -------------------------------------------------------------
+
+local function create_table(con, n)
+  local id_type = big() and "BIGINT" or "INTEGER"
+  local id_def = id_type .. " NOT NULL" .. (opt.auto_inc and " AUTO_INCREMENT" or "")
+  local key = opt.secondary and "KEY xid" or "PRIMARY KEY"
+  print(string.format("Creating table 'sbtest%d'...", n))
+  con:query(string.format([[
+CREATE TABLE sbtest%d(
+  id %s,
+  k %s DEFAULT '0' NOT NULL,
+  c CHAR(120) DEFAULT '' NOT NULL,
+  pad CHAR(60) DEFAULT '' NOT NULL,
+  %s (id)
+) ENGINE = %s %s]], n, id_def, id_type, key, opt.mysql_storage_engine, opt.create_table_options or ""))
+end
+
+-- Load units: whole tables when there are at least as many tables as
+-- threads (each then loads in one transaction into an empty table, which
+-- InnoDB bulk-loads), otherwise id ranges of --load-chunk rows.
+local function load_units()
+  local units = {}
+  if opt.tables >= opt.threads or opt.table_size <= opt.load_chunk then
+    for t = 1, opt.tables do units[#units + 1] = { t, 1, opt.table_size } end
+  else
+    for t = 1, opt.tables do
+      for lo = 1, opt.table_size, opt.load_chunk do
+        units[#units + 1] = { t, lo, math.min(lo + opt.load_chunk - 1, opt.table_size) }
+      end
+    end
+  end
+  return units
+end
+
+local function load_unit(con, u)
+  local t, lo, hi = u[1], u[2], u[3]
+  local rand = lbench.rand
+  con:query("SET SESSION unique_checks = 0")
+  con:query("SET SESSION foreign_key_checks = 0")
+  con:query("BEGIN")
+  con:bulk_insert_init(string.format("INSERT INTO sbtest%d(id, k, c, pad) VALUES", t))
+  local n, fmt, size = 0, string.format, opt.table_size
+  for id = lo, hi do
+    con:bulk_insert_next(fmt("(%.0f,%.0f,'%s','%s')", id, rand.default(1, size), rand.string(C_TMPL),
+      rand.string(PAD_TMPL)))
+    n = n + 1
+    if n == 10000 then lbench.progress.add(n); n = 0 end
+  end
+  con:bulk_insert_done()
+  con:query("COMMIT")
+  lbench.progress.add(n)
+end
+
+local function cmd_prepare()
+  local drv = lbench.sql.driver()
+  local con = drv:connect()
+  for t = 1, opt.tables do create_table(con, t) end
+  if opt.table_size > 0 then
+    print(string.format("Inserting %.0f records into %d table(s) with %d thread(s)", opt.table_size * opt.tables,
+      opt.tables, opt.threads))
+    lbench.progress.total(opt.table_size * opt.tables, "rows")
+    lbench.run_parallel("_load")
+  end
+  if opt.create_secondary then
+    lbench.run_parallel("_index")
+  end
+  con:disconnect()
+end
+
+local function cmd_load()
+  local con = lbench.sql.driver():connect()
+  for i, u in ipairs(load_units()) do
+    if (i - 1) % opt.threads == lbench.tid then load_unit(con, u) end
+    if lbench.should_stop() then break end
+  end
+  con:disconnect()
+end
+
+local function cmd_index()
+  local con = lbench.sql.driver():connect()
+  for t = lbench.tid + 1, opt.tables, opt.threads do
+    print(string.format("Creating a secondary index on 'sbtest%d'...", t))
+    con:query(string.format("CREATE INDEX k_%d ON sbtest%d(k)", t, t))
+  end
+  con:disconnect()
+end
+
+-- Read every table's pages into the buffer pool.
+local function cmd_prewarm()
+  local con = lbench.sql.driver():connect()
+  for t = lbench.tid % opt.threads + 1, opt.tables, opt.threads do
+    print(string.format("Prewarming table sbtest%d", t))
+    con:query("ANALYZE TABLE sbtest" .. t)
+    con:query(string.format("SELECT AVG(id) FROM (SELECT * FROM sbtest%d FORCE KEY (PRIMARY) LIMIT %.0f) t", t,
+      opt.table_size))
+    if opt.create_secondary then
+      con:query(string.format("SELECT COUNT(*) FROM (SELECT k FROM sbtest%d FORCE KEY (k_%d) LIMIT %.0f) t", t, t,
+        opt.table_size))
+    end
+  end
+  con:disconnect()
+end
+
+function cleanup()
+  local con = lbench.sql.driver():connect()
+  for t = 1, opt.tables do
+    print(string.format("Dropping table 'sbtest%d'...", t))
+    con:query("DROP TABLE IF EXISTS sbtest" .. t)
+  end
+  con:disconnect()
+end
+
+lbench.cmdline.commands = {
+  prepare = { cmd_prepare },
+  prewarm = { cmd_prewarm, lbench.cmdline.PARALLEL_COMMAND },
+  _load = { cmd_load, lbench.cmdline.PARALLEL_COMMAND },
+  _index = { cmd_index, lbench.cmdline.PARALLEL_COMMAND },
+}
+
+-- ---- run -----------------------------------------------------------------
+
+local T = lbench.sql.type
+-- name -> SQL and parameter types ("id" params are INT or BIGINT).
+local defs = {
+  point_selects = { "SELECT c FROM sbtest%d WHERE id=?", "id" },
+  simple_ranges = { "SELECT c FROM sbtest%d WHERE id BETWEEN ? AND ?", "id", "id" },
+  sum_ranges = { "SELECT SUM(k) FROM sbtest%d WHERE id BETWEEN ? AND ?", "id", "id" },
+  order_ranges = { "SELECT c FROM sbtest%d WHERE id BETWEEN ? AND ? ORDER BY c", "id", "id" },
+  distinct_ranges = { "SELECT DISTINCT c FROM sbtest%d WHERE id BETWEEN ? AND ? ORDER BY c", "id", "id" },
+  index_updates = { "UPDATE sbtest%d SET k=k+1 WHERE id=?", "id" },
+  non_index_updates = { "UPDATE sbtest%d SET c=? WHERE id=?", { T.CHAR, 120 }, "id" },
+  deletes = { "DELETE FROM sbtest%d WHERE id=?", "id" },
+  inserts = { "INSERT INTO sbtest%d (id, k, c, pad) VALUES (?, ?, ?, ?)", "id", "id", { T.CHAR, 120 }, { T.CHAR, 60 } },
+}
+
+local con, stmts, params, begin_stmt, commit_stmt
+M.used = {}
+
+-- Scenarios call M.use("point_selects", ...) at load time to declare the
+-- statements their event needs.
+function M.use(...)
+  for _, name in ipairs({ ... }) do M.used[name] = true end
+end
+
+local function prepare_statements()
+  stmts, params = {}, {}
+  local id_type = big() and T.BIGINT or T.INT
+  for t = 1, opt.tables do
+    stmts[t], params[t] = {}, {}
+    for name in pairs(M.used) do
+      local d = defs[name]
+      local st = con:prepare(string.format(d[1], t))
+      local ps = {}
+      for i = 2, #d do
+        local ty = d[i]
+        ps[#ps + 1] = ty == "id" and st:bind_create(id_type) or st:bind_create(ty[1], ty[2])
+      end
+      st:bind_param(unpack(ps))
+      stmts[t][name], params[t][name] = st, ps
+    end
+  end
+  if not opt.skip_trx then
+    begin_stmt = con:prepare("BEGIN")
+    commit_stmt = con:prepare("COMMIT")
+  end
+end
+
+local function close_statements()
+  for t = 1, #stmts do
+    for _, st in pairs(stmts[t]) do st:close() end
+  end
+  if begin_stmt then begin_stmt:close(); commit_stmt:close() end
+  begin_stmt, commit_stmt = nil, nil
+end
+
+local events = 0
+function thread_init()
+  con = lbench.sql.driver():connect()
+  prepare_statements()
+end
+
+function thread_done()
+  close_statements()
+  con:disconnect()
+end
+
+-- sysbench's hook, kept for scripts that expect it; the core re-prepares
+-- statements itself after a reconnect, so nothing is needed here.
+function lbench.hooks.before_restart_event(err) end
+
+local rand = lbench.rand
+local function table_num() return rand.uniform(1, opt.tables) end
+local function id() return rand.default(1, opt.table_size) end
+
+function M.begin() if not opt.skip_trx then begin_stmt:execute() end end
+function M.commit()
+  if not opt.skip_trx then commit_stmt:execute() end
+  if opt.reconnect > 0 then
+    events = events + 1
+    if events % opt.reconnect == 0 then con:reconnect() end
+  end
+end
+
+function M.point_selects()
+  local t = table_num()
+  local st, p = stmts[t].point_selects, params[t].point_selects[1]
+  for _ = 1, opt.point_selects do
+    p:set(id())
+    st:execute()
+  end
+end
+
+local function ranges(name, count)
+  local t = table_num()
+  local st, p = stmts[t][name], params[t][name]
+  for _ = 1, count do
+    local lo = id()
+    p[1]:set(lo)
+    p[2]:set(lo + opt.range_size - 1)
+    st:execute()
+  end
+end
+function M.simple_ranges() ranges("simple_ranges", opt.simple_ranges) end
+function M.sum_ranges() ranges("sum_ranges", opt.sum_ranges) end
+function M.order_ranges() ranges("order_ranges", opt.order_ranges) end
+function M.distinct_ranges() ranges("distinct_ranges", opt.distinct_ranges) end
+
+function M.range_selects()
+  if not opt.range_selects then return end
+  M.simple_ranges(); M.sum_ranges(); M.order_ranges(); M.distinct_ranges()
+end
+
+function M.index_updates()
+  local t = table_num()
+  local st, p = stmts[t].index_updates, params[t].index_updates[1]
+  for _ = 1, opt.index_updates do
+    p:set(id())
+    st:execute()
+  end
+end
+
+function M.non_index_updates()
+  local t = table_num()
+  local st, p = stmts[t].non_index_updates, params[t].non_index_updates
+  for _ = 1, opt.non_index_updates do
+    p[1]:set_rand_str(C_TMPL)
+    p[2]:set(id())
+    st:execute()
+  end
+end
+
+function M.deletes()
+  local t = table_num()
+  local p = params[t].deletes[1]
+  p:set(id())
+  stmts[t].deletes:execute()
+end
+
+-- One INSERT: with --auto-inc the server assigns the id, otherwise a
+-- per-thread unique id (never colliding with the prepared 1..table_size).
+function M.insert()
+  local t = table_num()
+  local p = params[t].inserts
+  if opt.auto_inc then p[1]:set(nil) else p[1]:set(rand.unique() + 2 ^ 32 * (lbench.tid + 1)) end
+  p[2]:set(id())
+  p[3]:set_rand_str(C_TMPL)
+  p[4]:set_rand_str(PAD_TMPL)
+  stmts[t].inserts:execute()
+end
+
+function M.delete_inserts()
+  local t = table_num()
+  local ds, dp = stmts[t].deletes, params[t].deletes[1]
+  local is, ip = stmts[t].inserts, params[t].inserts
+  for _ = 1, opt.delete_inserts do
+    local i = id()
+    dp:set(i)
+    ds:execute()
+    ip[1]:set(i)
+    ip[2]:set(id())
+    ip[3]:set_rand_str(C_TMPL)
+    ip[4]:set_rand_str(PAD_TMPL)
+    is:execute()
+  end
+end
+
+return M

@@ -1,0 +1,22 @@
+-- SELECT ... WHERE k IN (?, ?, ...) with --random-points random values of
+-- the secondary index column k, on table sbtest1.
+local oltp = require("oltp_common")
+lbench.cmdline.options.random_points = { "Number of random points in the IN() clause", 10 }
+local con, stmt, params
+function thread_init()
+  con = lbench.sql.driver():connect()
+  local n = lbench.opt.random_points
+  stmt = con:prepare("SELECT id, k, c, pad FROM sbtest1 WHERE k IN (" .. string.rep("?, ", n - 1) .. "?)")
+  params = {}
+  for i = 1, n do params[i] = stmt:bind_create(lbench.sql.type.INT) end
+  stmt:bind_param(unpack(params))
+end
+function event()
+  for i = 1, #params do params[i]:set(lbench.rand.default(1, lbench.opt.table_size)) end
+  stmt:execute()
+end
+function thread_done()
+  stmt:close()
+  con:disconnect()
+end
+local _ = oltp
