@@ -73,10 +73,21 @@ $(O)/test/%: test/unit/%.c $(O)/liblbench.a
 	$(CC) $(ALL_CFLAGS) -Itest/unit -rdynamic -o $@ $< -Wl,--whole-archive $(O)/liblbench.a \
 	  -Wl,--no-whole-archive $(LDFLAGS) $(DEPS_LIBS)
 
+E2E_SRC := $(wildcard test/e2e/test_*.c)
+E2E_BIN := $(E2E_SRC:test/e2e/%.c=$(O)/e2e/%)
+
+$(O)/e2e/%: test/e2e/%.c $(O)/liblbench.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itest/unit -o $@ $< -Wl,--whole-archive $(O)/liblbench.a \
+	  -Wl,--no-whole-archive $(LDFLAGS) $(DEPS_LIBS)
+
+$(O)/bare_point_select: contrib/bare_point_select.c
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(DEPS_LIBS)
+
 $(O)/embed_example: contrib/embed_example.c $(O)/liblbench.so
 	$(CC) $(ALL_CFLAGS) -o $@ $< -L$(O) -Wl,-rpath,$(CURDIR)/$(O) -llbench $(DEPS_LIBS)
 
-unit: $(UNIT_BIN)
+unit: $(UNIT_BIN) $(E2E_BIN)
 
 # Unit tests of a sanitizer build (O=build-asan): same sources, other objects.
 unit-asan: $(UNIT_BIN)

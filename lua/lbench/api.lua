@@ -213,12 +213,15 @@ end
 -- Install the API and strict globals into this state.  Reading a global
 -- that was never assigned raises "undefined global" with file:line (a
 -- misspelt name), while scripts may still create globals by assignment,
--- including assigning nil.
+-- including assigning nil.  While the script's body runs (loading), an
+-- unknown name reads as nil and becomes known: sysbench's own scripts probe
+-- optional globals at load time (`oltp_prepare = prepare`).
 function M.install(lb)
   rawset(_G, "lbench", lb)
   rawset(_G, "sysbench", lb)
   rawset(_G, "ffi", ffi)
   local declared = {}
+  local loading = true
   setmetatable(_G, {
     __newindex = function(t, k, v)
       declared[k] = true
@@ -226,9 +229,14 @@ function M.install(lb)
     end,
     __index = function(_, k)
       if declared[k] then return nil end
+      if loading then
+        declared[k] = true
+        return nil
+      end
       error("undefined global '" .. tostring(k) .. "'", 2)
     end,
   })
+  return function() loading = false end
 end
 
 -- An error raised by a scenario to restart the current event.

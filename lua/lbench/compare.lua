@@ -106,7 +106,10 @@ function M.fmt(v)
   if a >= 1000 then return string.format("%.0f", v) end
   if a >= 100 then return string.format("%.1f", v) end
   if a >= 1 then return string.format("%.2f", v) end
-  if a >= 0.001 then return string.format("%.4f", v) end
+  if a >= 1e-4 then
+    -- three significant digits, no exponent: 0.500, 0.0283
+    return string.format("%." .. (2 - math.floor(math.log10(a))) .. "f", v)
+  end
   return string.format("%.3g", v)
 end
 
@@ -134,12 +137,17 @@ function M.table(header, rows, indent)
   for _, r in ipairs({ header, unpack(rows) }) do
     for i, c in ipairs(r) do if not w[i] or #c > w[i] then w[i] = #c end end
   end
+  -- The first column is left-aligned unless it holds only numbers.
+  local left = false
+  for _, r in ipairs(rows) do
+    if r[1] and not tonumber(r[1]) then left = true end
+  end
   local out = {}
   for _, r in ipairs({ header, unpack(rows) }) do
     local cells = {}
     for i = 1, #w do
       local c = r[i] or ""
-      if i == 1 then cells[i] = c .. string.rep(" ", w[i] - #c)
+      if i == 1 and left then cells[i] = c .. string.rep(" ", w[i] - #c)
       else cells[i] = string.rep(" ", w[i] - #c) .. c end
     end
     out[#out + 1] = (indent .. table.concat(cells, "  ")):gsub("%s+$", "")

@@ -53,6 +53,8 @@ local function install_legacy(lb)
   rawset(_G, "sb_rand_uniq", function() return r.unique() end)
   rawset(_G, "sb_rand_str", function(t) return r.string(t) end)
   rawset(_G, "sb_rnd", function() return r.uniform(0, 4294967295) end)
+  -- sysbench 0.5 scripts read the thread number from a global.
+  rawset(_G, "thread_id", lb.tid)
 end
 
 -- Optional globals that sysbench's own scripts probe by reading them
@@ -66,7 +68,7 @@ function M.load(path, ctx)
   for _, d in ipairs(M.search_dirs()) do extra = extra .. d .. "/?.lua;" end
   package.path = extra .. package.path
   local lb = api.new(ctx)
-  api.install(lb)
+  local loaded = api.install(lb)
   for _, g in ipairs(optional_globals) do
     if rawget(_G, g) == nil then _G[g] = nil end -- declares it
   end
@@ -77,6 +79,7 @@ function M.load(path, ctx)
     util.fail("%s", err)
   end
   chunk()
+  loaded()
   return lb
 end
 

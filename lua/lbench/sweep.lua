@@ -1,0 +1,582 @@
+-- `lbench sweep [sweep options] <scenario> [run] [scenario options]`: run a
+-- scenario once per point of a grid and put the points side by side.
+--
+--   --threads=1,2,4,8          thread counts (a single value is a plain option)
+--   --option name=v1,v2,...    any core or scenario option (repeatable)
+--   --server-var name=v1,...   a server variable, SET GLOBAL before each point
+--                              (repeatable; the original value is restored)
+--   --point-warmup=S           warm-up of every point, excluded from its results
+--   --result-file=F            one JSON document with every point
+--   --server-var-timeout=S     longest wait for an online buffer-pool resize
+--
+-- Every point loads the scenario afresh and runs with fresh workers and
+-- connections; `prepare` is not run (prepare the data once beforehand).
+-- Points are the cartesian product of the dimensions, the first given
+-- varying slowest (server variables first: changing them is the costly
+-- part).  The scale factor of a point is its throughput over that of the
+-- baseline: the first point with the same values of the other dimensions
+-- when threads are swept, otherwise the first point.  Parallel efficiency
+-- is the scale factor over the ratio of thread counts.
+local ffi = require("ffi")
+local C = require("lbench.ffi").C
+local json = require("lbench.json")
+local util = require("lbench.util")
+local options = require("lbench.options")
+local scenario = require("lbench.scenario")
+local runner = require("lbench.runner")
+local runtime = require("lbench.runtime")
+local cmp = require("lbench.compare")
+
+local M = {}
+
+local USAGE = "usage: lbench sweep [--threads=1,2,4] [--option name=v1,v2] [--server-var name=v1,v2] " ..
+  "[--point-warmup=S] [--result-file=F] <scenario> [run] [scenario options]"
+
+local function out(rt, s) C.lb_out(rt, s, #s) end
+
+-- ---- arguments ---------------------------------------------------------------
+
+local function parse_dim(kind, spec, flag)
+  if spec == nil or spec == true or spec == "" then
+    util.fail("%s needs name=v1,v2,... (%s)", flag, USAGE)
+  end
+  local name, list = spec:match("^%s*([^=%s]+)%s*=(.*)$")
+  if not name then util.fail("%s %s: expected name=v1,v2,...", flag, spec) end
+  local values = {}
+  for _, v in ipairs(util.split(list, ",")) do
+    v = util.trim(v)
+    if v == "" then util.fail("%s %s: empty value in the list", flag, spec) end
+    values[#values + 1] = v
+  end
+  if #values == 0 then util.fail("%s %s: no values", flag, spec) end
+  if kind == "option" then name = options.norm(name:gsub("^%-%-", "")) end
+  if kind == "server_var" and not name:match("^[%a_][%w_]*$") then
+    util.fail("--server-var %s: '%s' is not a server variable name", spec, name)
+  end
+  return { name = name, kind = kind, values = values }
+end
+
+-- Split argv into sweep dimensions, sweep settings and what goes to the
+-- scenario.
+local function parse(argv)
+  local dims, rest, pos = {}, {}, {}
+  local set = {}
+  local i = 2
+  while i <= #argv do
+    local a = argv[i]
+    local flag, value = a:match("^(%-%-[^=]+)=(.*)$")
+    flag = flag or a
+    local norm = flag:sub(1, 2) == "--" and ("--" .. options.norm(flag:sub(3))) or flag
+    if norm == "--option" or norm == "--server-var" then
+      if value == nil then i = i + 1; value = argv[i] end
+      dims[#dims + 1] = parse_dim(norm == "--option" and "option" or "server_var", value, norm)
+    elseif norm == "--threads" and value and value:find(",") then
+      dims[#dims + 1] = parse_dim("option", "threads=" .. value, "--threads")
+    elseif norm == "--point-warmup" or norm == "--result-file" or norm == "--server-var-timeout" then
+      if value == nil or value == "" then util.fail("%s needs a value", norm) end
+      set[norm:sub(3)] = value
+    elseif a:sub(1, 2) == "--" and #a > 2 then
+      rest[#rest + 1] = a
+    else
+      pos[#pos + 1] = a
+    end
+    i = i + 1
+  end
+  local seen = {}
+  for _, d in ipairs(dims) do
+    local key = d.kind .. ":" .. d.name
+    if seen[key] then util.fail("'%s' is swept twice", d.name) end
+    seen[key] = true
+    if d.kind == "option" and (d.name == "result-file" or d.name == "config-file" or d.name == "output") then
+      util.fail("--option %s: cannot be swept", d.name)
+    end
+  end
+  return dims, set, rest, pos
+end
+
+local function number_setting(set, name, min)
+  local v = set[name]
+  if v == nil then return nil end
+  local n = tonumber(v)
+  if not n or n < (min or 0) then util.fail("--%s=%s: expected a number >= %g", name, v, min or 0) end
+  return n
+end
+
+-- Cartesian product; the first dimension varies slowest.
+local function grid(dims)
+  local points = { {} }
+  for _, d in ipairs(dims) do
+    local next_points = {}
+    for _, p in ipairs(points) do
+      for _, v in ipairs(d.values) do
+        local q = {}
+        for k, x in pairs(p) do q[k] = x end
+        q[#q + 1] = { dim = d, value = v }
+        next_points[#next_points + 1] = q
+      end
+    end
+    points = next_points
+  end
+  return points
+end
+
+local function label(point, skip)
+  local parts = {}
+  for _, c in ipairs(point) do
+    if c.dim ~= skip then parts[#parts + 1] = c.dim.name .. "=" .. c.value end
+  end
+  return table.concat(parts, " ")
+end
+
+-- ---- server variables ----------------------------------------------------
+
+-- The server's error number in whatever form the SQL layer raised it.
+local function errno_of(e)
+  if type(e) == "table" then
+    if e.sql_errno then return tonumber(e.sql_errno), tostring(e.sql_errmsg or e) end
+    if e.lbench_message then return tonumber(e.lbench_message:match("error (%d+)")), e.lbench_message end
+  end
+  local s = tostring(e)
+  return tonumber(s:match("errno = (%d+)")), s
+end
+
+-- A value as an SQL literal: sizes (2G) become bytes, numbers and bare
+-- words (ON, OFF, O_DIRECT) stay as they are, anything else is quoted.
+function M.sql_literal(v)
+  v = tostring(v)
+  if v:match("^%d+%.?%d*[kKmMgGtT]$") then return tostring(options.parse_size(v)) end
+  if v:match("^%-?%d+%.?%d*$") or v:match("^[%a_][%w_]*$") then return v end
+  return "'" .. v:gsub("\\", "\\\\"):gsub("'", "''") .. "'"
+end
+
+local SV = {}
+SV.__index = SV
+
+local function new_server_vars(lb, opt, names, timeout)
+  local self = setmetatable({ names = names, original = {}, current = {}, timeout = timeout or 3600,
+                              user = opt.mysql_user }, SV)
+  local ok, e = pcall(function()
+    local drv = lb.sql.driver()
+    self.driver = drv:name()
+    self.con = drv:connect()
+  end)
+  if not ok then
+    local code, msg = errno_of(e)
+    if code == 1045 then
+      util.fail("--server-var: the server refused user '%s' (error 1045: access denied); SET GLOBAL needs an account " ..
+        "with the SUPER (MariaDB) or SYSTEM_VARIABLES_ADMIN (MySQL) privilege: %s", tostring(opt.mysql_user), msg)
+    end
+    util.fail("--server-var: %s", msg)
+  end
+  return self
+end
+
+function SV:query(sql)
+  local ok, a, b = pcall(self.con.query_row, self.con, sql)
+  if not ok and type(a) == "table" and a.errcode then
+    -- The connection was lost and re-established by the SQL layer: retry once.
+    ok, a, b = pcall(self.con.query_row, self.con, sql)
+  end
+  if not ok then return nil, a end
+  return true, a, b
+end
+
+function SV:refuse(name, value, e)
+  local code, msg = errno_of(e)
+  if code == 1238 then
+    util.fail("--server-var %s: the variable is read-only on this server (not dynamic, error 1238); set it in the " ..
+      "server's configuration and restart the server between runs instead", name)
+  elseif code == 1227 or code == 1045 or code == 1044 then
+    util.fail("--server-var %s: user '%s' may not change global variables (error %d); it needs the SUPER (MariaDB) " ..
+      "or SYSTEM_VARIABLES_ADMIN (MySQL) privilege", name, tostring(self.user), code)
+  elseif code == 1193 then
+    util.fail("--server-var %s: unknown system variable on this server (error 1193)", name)
+  elseif code == 1228 then
+    util.fail("--server-var %s: a session-only variable, SET GLOBAL cannot change it (error 1228)", name)
+  end
+  util.fail("--server-var %s%s: %s", name, value and ("=" .. value) or "", msg)
+end
+
+function SV:get(name)
+  local ok, v = self:query("SELECT @@GLOBAL." .. name)
+  if not ok then self:refuse(name, nil, v) end
+  return v
+end
+
+-- Read every original value and check, before the first point, that each
+-- variable can be set (setting it to its own value changes nothing).
+function SV:start()
+  for _, name in ipairs(self.names) do
+    local v = self:get(name)
+    self.original[name] = v
+    self.current[name] = v
+    if v ~= nil then
+      local ok, e = self:query("SET GLOBAL " .. name .. " = " .. M.sql_literal(v))
+      if not ok then self:refuse(name, nil, e) end
+    end
+  end
+end
+
+local function bp_status(self)
+  local ok, _, v = self:query("SHOW STATUS LIKE 'Innodb_buffer_pool_resize_status'")
+  return ok and v or ""
+end
+
+-- An online buffer-pool resize runs in the background after SET GLOBAL
+-- returns: wait until the server says it completed.  A status that stays
+-- as it was (a server that resizes synchronously, or a no-op) ends the
+-- wait after a few seconds.
+function SV:wait_resize(before, t0, say)
+  if self.driver == "null" then return end
+  local last_change, last = t0, before
+  local told = false
+  while true do
+    local st = bp_status(self)
+    local now = C.lb_clock_now()
+    local low = st:lower()
+    if st ~= last then last, last_change = st, now end
+    if st ~= before and low:find("completed") then return end
+    if low:find("fail") or low:find("error") or low:find("abort") then
+      util.fail("--server-var innodb_buffer_pool_size: the resize failed: %s", st)
+    end
+    if st == before and now - t0 > 5 then return end
+    if now - t0 > self.timeout then
+      util.fail("--server-var innodb_buffer_pool_size: the resize has not completed after %g s (status: %s)",
+        self.timeout, st)
+    end
+    if not told and now - t0 > 2 then
+      told = true
+      say(string.format("  waiting for the buffer pool resize (%s)\n", st))
+    end
+    if C.lb_runtime_stop_requested(self.rt) ~= 0 then util.fail("interrupted while waiting for the buffer pool resize") end
+    C.lb_clock_sleep_ns(200e6)
+  end
+end
+
+function SV:set(name, value, say)
+  if self.current[name] ~= nil and tostring(self.current[name]) == tostring(value) then return end
+  local lit = M.sql_literal(value)
+  local is_bp = name:lower() == "innodb_buffer_pool_size"
+  local before = is_bp and bp_status(self) or nil
+  local t0 = C.lb_clock_now()
+  say(string.format("  SET GLOBAL %s = %s\n", name, lit))
+  local ok, e = self:query("SET GLOBAL " .. name .. " = " .. lit)
+  if not ok then self:refuse(name, value, e) end
+  self.current[name] = value
+  if is_bp then self:wait_resize(before, t0, say) end
+end
+
+-- The values in effect now (what the server made of the requested ones).
+function SV:effective()
+  local o = json.object()
+  for _, name in ipairs(self.names) do
+    local ok, v = self:query("SELECT @@GLOBAL." .. name)
+    o[name] = ok and v or json.null
+  end
+  return o
+end
+
+-- Put every variable back; returns a list of problems (never raises).
+function SV:restore(say)
+  local problems = {}
+  for _, name in ipairs(self.names) do
+    local orig = self.original[name]
+    if orig == nil then
+      problems[#problems + 1] = string.format("%s: the original value could not be read; not restored", name)
+    elseif tostring(self.current[name]) ~= tostring(orig) then
+      local ok, e = pcall(self.set, self, name, orig, say)
+      if not ok then
+        problems[#problems + 1] = string.format("%s: could not restore %s: %s", name, tostring(orig),
+          util.is_usage_error(e) and e.lbench_message or tostring(e))
+      end
+    end
+  end
+  if self.con then pcall(self.con.disconnect, self.con) end
+  return problems
+end
+
+-- ---- the sweep ----------------------------------------------------------------
+
+local function copy(t)
+  local o = {}
+  for k, v in pairs(t) do o[k] = v end
+  return o
+end
+
+-- Figures of one point, for the table.
+local function figures(r)
+  local f = {}
+  f.throughput, f.metric = cmp.throughput(r)
+  f.events_per_sec = r.totals.events_per_sec
+  f.qps = cmp.is_sql(r) and r.totals.queries_per_sec or nil
+  f.iops = cmp.iops(r)
+  if type(r.io) == "table" then f.read_mib, f.write_mib = r.io.read_mib_per_sec, r.io.written_mib_per_sec end
+  f.p95 = cmp.pct(r.latency_ms, "95")
+  f.p99 = cmp.pct(r.latency_ms, "99")
+  f.errors = r.totals.errors or 0
+  f.threads = r.threads
+  return f
+end
+
+local function summary_table(doc, dims, sums, csv)
+  local threads_dim
+  for _, d in ipairs(dims) do if d.kind == "option" and d.name == "threads" then threads_dim = d end end
+  local any_sql, any_io = false, false
+  for _, s in ipairs(sums) do
+    if s.qps then any_sql = true end
+    if s.iops then any_io = true end
+  end
+  local header = {}
+  for _, d in ipairs(dims) do header[#header + 1] = d.name end
+  local metric = sums[1] and sums[1].metric or "events/s"
+  header[#header + 1] = any_io and "events/s" or metric
+  if any_sql then header[#header + 1] = "QPS" end
+  if any_io then
+    header[#header + 1] = "IOPS"
+    header[#header + 1] = "read MiB/s"
+    header[#header + 1] = "write MiB/s"
+  end
+  for _, h in ipairs({ "p95 ms", "p99 ms", "errors", "scale" }) do header[#header + 1] = h end
+  if threads_dim then header[#header + 1] = "efficiency" end
+  local rows = {}
+  for i, s in ipairs(sums) do
+    local row = {}
+    for j in ipairs(dims) do row[#row + 1] = tostring(doc.points_coords[i][j].value) end
+    row[#row + 1] = cmp.fmt(s.events_per_sec)
+    if any_sql then row[#row + 1] = cmp.fmt(s.qps) end
+    if any_io then
+      row[#row + 1] = cmp.fmt(s.iops)
+      row[#row + 1] = cmp.fmt(s.read_mib)
+      row[#row + 1] = cmp.fmt(s.write_mib)
+    end
+    row[#row + 1] = cmp.fmt(s.p95)
+    row[#row + 1] = cmp.fmt(s.p99)
+    row[#row + 1] = cmp.fmt(s.errors) .. (s.status ~= "ok" and (" (" .. s.status .. ")") or "")
+    row[#row + 1] = s.scale_factor and string.format("%.2f", s.scale_factor) or "-"
+    if threads_dim then row[#row + 1] = s.efficiency and string.format("%.2f", s.efficiency) or "-" end
+    rows[#rows + 1] = row
+  end
+  if csv then return cmp.csv(header, rows) end
+  return cmp.table(header, rows, "  ")
+end
+
+local function write_doc(path, doc)
+  local f, e = io.open(path, "wb")
+  if not f then util.fail("--result-file: cannot write '%s': %s", path, tostring(e)) end
+  f:write(json.encode(doc, "  "), "\n")
+  f:close()
+end
+
+function M.main(rt, argv)
+  local dims, set, rest, pos = parse(argv)
+  if #pos == 0 then util.fail("lbench sweep: missing scenario (%s)", USAGE) end
+  if pos[2] and pos[2] ~= "run" then
+    util.fail("lbench sweep runs the 'run' command only, not '%s' (prepare the data once with " ..
+      "'lbench %s prepare' before sweeping)", pos[2], pos[1])
+  end
+  if pos[3] then util.fail("unexpected argument '%s' (%s)", pos[3], USAGE) end
+  if #dims == 0 then
+    util.fail("nothing to sweep: give --threads=1,2,4, --option name=v1,v2 or --server-var name=v1,v2 (%s)", USAGE)
+  end
+  local point_warmup = number_setting(set, "point-warmup", 0)
+  local sv_timeout = number_setting(set, "server-var-timeout", 1)
+  local result_file = set["result-file"]
+
+  local path = scenario.find(pos[1])
+  local given = options.parse_argv(rest)
+  if result_file == nil and given["result-file"] then result_file = given["result-file"] end
+  given["result-file"] = nil
+  local base = runtime.merged_raw(given)
+  base["result-file"] = nil
+  local user_verbosity = base.verbosity ~= nil
+
+  local option_dims, sv_names = {}, {}
+  for _, d in ipairs(dims) do
+    if d.kind == "option" then option_dims[#option_dims + 1] = d else sv_names[#sv_names + 1] = d.name end
+  end
+  local points = grid(dims)
+
+  local function raw_for(point)
+    local raw = copy(base)
+    for _, c in ipairs(point) do
+      if c.dim.kind == "option" then raw[c.dim.name] = c.value end
+    end
+    if point_warmup then raw["warmup-time"] = tostring(point_warmup) end
+    if not user_verbosity then raw.verbosity = "2" end -- no per-point banner
+    return raw
+  end
+
+  -- Load the scenario with the first point's options (unknown names fail
+  -- here), then check every point's values before running anything.
+  local scen_argv = { pos[1] }
+  for _, a in ipairs(rest) do scen_argv[#scen_argv + 1] = a end
+  local ctx1, lb1, specs = runtime.setup(rt, path, raw_for(points[1]), "run", scen_argv)
+  if not scenario.fn("event") then util.fail("%s defines no event() function: nothing to run", ctx1.scenario_name) end
+  local core_specs = options.core_specs()
+  for i = 2, #points do
+    local raw = raw_for(points[i])
+    local o = options.resolve(core_specs, raw, {})
+    options.resolve(specs, raw, o)
+  end
+  local opt1 = ctx1.opt
+  local output = opt1.output
+  local text = output == "text"
+  local function say(s) if text then out(rt, s) end end
+
+  -- The sweep document.
+  local doc = json.object()
+  doc.lbench_version = ffi.string(C.lb_version())
+  doc.tool = "sweep"
+  doc.scenario = ctx1.scenario_name
+  doc.scenario_path = path
+  doc.scenario_hash = ctx1.script_hash
+  doc.command = "run"
+  doc.started_at = os.date("!%Y-%m-%dT%H:%M:%SZ")
+  doc.status = "ok"
+  local sw = json.object()
+  local jd = json.array()
+  for _, d in ipairs(dims) do
+    local o = json.object()
+    o.name = d.name
+    o.kind = d.kind == "option" and (d.name == "threads" and "threads" or "option") or "server_var"
+    o.values = json.array(copy(d.values))
+    jd[#jd + 1] = o
+    d.json = o
+  end
+  sw.dimensions = jd
+  sw.point_warmup_s = point_warmup or 0
+  sw.baseline = "first point with the same values of the other dimensions when threads are swept, else the first point"
+  doc.sweep = sw
+  doc.summary = json.array()
+  doc.points = json.array()
+  local doc_meta = { points_coords = {} }
+
+  say(string.format("lbench sweep: %s, %d point(s) over %s; %s s per point%s\n", ctx1.scenario_name, #points,
+    table.concat((function()
+      local t = {}
+      for _, d in ipairs(dims) do t[#t + 1] = d.name .. "=" .. table.concat(d.values, ",") end
+      return t
+    end)(), " "), cmp.fmt(opt1.time), point_warmup and string.format(" (+%g s warm-up)", point_warmup) or ""))
+
+  local sv
+  if #sv_names > 0 then
+    sv = new_server_vars(lb1, opt1, sv_names, sv_timeout)
+    sv.rt = rt
+    sv:start()
+    for _, d in ipairs(dims) do
+      if d.kind == "server_var" then
+        local orig = sv.original[d.name]
+        d.json.original = orig == nil and json.null or orig
+        if orig == nil then
+          say(string.format("  note: cannot read @@GLOBAL.%s (driver %s): it will not be restored\n", d.name, sv.driver))
+        end
+      end
+    end
+  end
+
+  local sums = {}
+  local threads_dim
+  for _, d in ipairs(option_dims) do if d.name == "threads" then threads_dim = d end end
+  local base_of = {}   -- group label -> index of its baseline point
+  local failed_msg
+
+  local function run_points()
+    for i, point in ipairs(points) do
+      local lbl = label(point)
+      say(string.format("\n[%d/%d] %s\n", i, #points, lbl))
+      if sv then
+        for _, c in ipairs(point) do
+          if c.dim.kind == "server_var" then sv:set(c.dim.name, c.value, say) end
+        end
+      end
+      local ctx, lb = ctx1, lb1
+      if i > 1 then ctx, lb = runtime.setup(rt, path, raw_for(point), "run", scen_argv) end
+      local result, failed, err = runner.run(ctx, lb)
+      local r = runner.unwrap(result)
+      local sp = json.object()
+      for _, c in ipairs(point) do sp[c.dim.name] = cmp.numeric(c.value) and tonumber(c.value) or c.value end
+      r.sweep_point = sp
+      if sv then r.server_vars = sv:effective() end
+      doc.points[#doc.points + 1] = r
+      doc_meta.points_coords[i] = point
+
+      local f = figures(r)
+      local group = threads_dim and label(point, threads_dim) or ""
+      if not base_of[group] then base_of[group] = i end
+      local b = sums[base_of[group]] or f
+      local s = json.object()
+      s.point = sp
+      s.label = lbl
+      s.status = r.status or "ok"
+      s.threads = f.threads
+      s.metric = f.metric
+      s.throughput = f.throughput
+      s.events_per_sec = f.events_per_sec
+      s.qps = f.qps
+      s.iops = f.iops
+      s.read_mib = f.read_mib
+      s.write_mib = f.write_mib
+      s.p95 = f.p95
+      s.p99 = f.p99
+      s.errors = f.errors
+      s.baseline = base_of[group]
+      s.scale_factor = (b.throughput and b.throughput > 0) and f.throughput / b.throughput or nil
+      if threads_dim and s.scale_factor and b.threads and b.threads > 0 then
+        s.efficiency = s.scale_factor / (f.threads / b.threads)
+      end
+      sums[i] = s
+      doc.summary[i] = s
+      say(string.format("[%d/%d] %s: %s %s, p95 %s ms, p99 %s ms, errors %s, scale %s\n", i, #points, lbl,
+        cmp.fmt(f.throughput), f.metric, cmp.fmt(f.p95), cmp.fmt(f.p99), cmp.fmt(f.errors),
+        s.scale_factor and string.format("%.2f", s.scale_factor) or "-"))
+      if result_file then write_doc(result_file, doc) end
+      if failed then
+        doc.status = "error"
+        doc.error = string.format("point %d (%s): %s", i, lbl, tostring(err))
+        failed_msg = doc.error
+        return
+      end
+      if C.lb_runtime_stop_requested(rt) ~= 0 then
+        doc.status = "interrupted"
+        if i < #points then say(string.format("interrupted: %d of %d point(s) done\n", i, #points)) end
+        return
+      end
+    end
+  end
+
+  local ok, e = pcall(run_points)
+  if sv then
+    -- Always put the server back, whatever happened.
+    local problems = sv:restore(say)
+    if #problems > 0 then doc.restore_problems = json.array(problems) end
+    for _, p in ipairs(problems) do out(rt, "warning: --server-var " .. p .. "\n") end
+  end
+  if not ok then
+    if #doc.points > 0 and result_file then
+      doc.status = "error"
+      doc.error = util.is_usage_error(e) and e.lbench_message or tostring(e)
+      write_doc(result_file, doc)
+    end
+    error(e, 0)
+  end
+  if result_file then write_doc(result_file, doc) end
+
+  local s
+  if output == "json" then
+    s = json.encode(doc, "  ") .. "\n"
+  else
+    s = (text and ("\nSweep results (" .. ctx1.scenario_name .. "), scale factor = throughput / baseline:\n") or "")
+      .. summary_table(doc_meta, dims, sums, output == "csv") .. "\n"
+    if text and result_file then s = s .. "\nResult file: " .. result_file .. "\n" end
+  end
+  out(rt, s)
+  local enc = json.encode(doc)
+  C.lb_runtime_set_result(rt, enc, #enc)
+  if failed_msg then
+    C.lb_runtime_set_error(rt, failed_msg)
+    return 1
+  end
+  return 0
+end
+
+return M

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# End-to-end tests against a real MariaDB: a private sandbox server on a
+# loopback port, started here and stopped (by its PID) at the end.
+cd "$(dirname "$0")/../.." || exit 1
+. test/lib.sh
+export LB_SANDBOX_DIR=${LB_SANDBOX_DIR:-/tmp/lbench-test-sandbox} LB_SANDBOX_PORT=${LB_SANDBOX_PORT:-3317}
+if ! contrib/mariadb-sandbox.sh start >"$T/sandbox.log" 2>&1; then
+  fail e2e_sandbox_start "$(tail -5 "$T/sandbox.log")"; exit 1
+fi
+pass e2e_sandbox_start
+trap 'contrib/mariadb-sandbox.sh stop >/dev/null 2>&1; rm -rf "$T"' EXIT
+set -a; . "$LB_SANDBOX_DIR/env"; set +a
+M="--mysql-host=127.0.0.1 --mysql-port=$LB_MYSQL_PORT --mysql-user=sbtest --mysql-password=sbtest --mysql-db=sbtest"
+SQL() { mariadb -h127.0.0.1 -P"$LB_MYSQL_PORT" -usbtest -psbtest sbtest -N -e "$1" 2>&1; }
+E=test/e2e/scripts
+
+# the DB layer in C
+build/e2e/test_db_mysql
+
+# the Lua SQL API
+expect_ok sql_api '^API OK$' $LB $E/api.lua check $M
+
+# every stock scenario: prepare (row counts checked), run, cleanup
+for s in oltp_read_only oltp_read_write oltp_write_only oltp_point_select oltp_insert oltp_delete \
+         oltp_update_index oltp_update_non_index select_random_points select_random_ranges; do
+  run "${s}_prepare" $LB $s $M --tables=2 --table-size=2000 --threads=2 prepare
+  if [ "$rc" -ne 0 ]; then fail "${s}_prepare" "exit $rc: $(head -3 "$T/${s}_prepare.err")"; continue; fi
+  n1=$(SQL "SELECT COUNT(*) FROM sbtest1"); n2=$(SQL "SELECT COUNT(*) FROM sbtest2")
+  [ "$n1" = 2000 ] && [ "$n2" = 2000 ] && pass "${s}_prepare_rows" || fail "${s}_prepare_rows" "rows $n1/$n2"
+  run "${s}_run" $LB $s $M --tables=2 --table-size=2000 --threads=2 --time=2 --result-file="$T/$s.json" run
+  [ "$rc" -eq 0 ] && pass "${s}_run" || fail "${s}_run" "exit $rc: $(head -3 "$T/${s}_run.err")"
+  json_assert "${s}_result" "$T/$s.json" 'r.status == "ok" and r.totals.events > 0 and r.totals.queries.total >= r.totals.events and r.totals.errors == r.totals.ignored_errors'
+  run "${s}_cleanup" $LB $s $M --tables=2 cleanup
+  [ "$rc" -eq 0 ] && [ "$(SQL "SHOW TABLES LIKE 'sbtest%'")" = "" ] && pass "${s}_cleanup" || fail "${s}_cleanup" "tables left: $(SQL 'SHOW TABLES')"
+done
+# exact per-transaction query mix (restarted events re-run their queries)
+json_assert oltp_rw_query_mix "$T/oltp_read_write.json" '(r.totals.ignored_errors == 0 and r.totals.queries.read == 14 * r.totals.events and r.totals.queries.write == 4 * r.totals.events and r.totals.queries.other == 2 * r.totals.events) or (r.totals.ignored_errors > 0 and r.totals.queries.read >= 14 * r.totals.events and r.totals.queries.write >= 4 * r.totals.events)'
+json_assert oltp_ro_query_mix "$T/oltp_read_only.json" 'r.totals.queries.read == 14 * r.totals.events and r.totals.queries.write == 0'
+
+# bulk_insert: rows land in one table per thread
+run bulk_prepare $LB bulk_insert $M --threads=2 prepare
+run bulk_run $LB bulk_insert $M --threads=2 --events=30000 --time=0 run
+rows=$(SQL "SELECT (SELECT COUNT(*) FROM sbtest1) + (SELECT COUNT(*) FROM sbtest2)")
+[ "$rows" = 30000 ] && pass bulk_insert_rows || fail bulk_insert_rows "rows=$rows: $(head -3 "$T/bulk_run.err")"
+run bulk_cleanup $LB bulk_insert $M --threads=2 cleanup
+
+# prepared vs client-side statements give the same workload
+$LB oltp_read_only $M --tables=1 --table-size=1000 prepare >/dev/null 2>&1
+run ps_disable $LB oltp_read_only $M --tables=1 --table-size=1000 --events=200 --time=0 --db-ps-mode=disable --result-file="$T/psd.json" run
+run ps_auto $LB oltp_read_only $M --tables=1 --table-size=1000 --events=200 --time=0 --result-file="$T/psa.json" run
+json_assert ps_disable_same_queries "$T/psd.json" 'r.totals.queries.total == 200 * 16'
+json_assert ps_auto_same_queries "$T/psa.json" 'r.totals.queries.total == 200 * 16'
+expect_ok db_debug '^debug: query: SELECT c FROM sbtest1 WHERE id=[0-9]+$' $LB oltp_point_select $M --tables=1 --table-size=1000 --events=3 --time=0 --db-debug --db-ps-mode=disable run
+expect_ok password_env 'transactions:' env LBENCH_MYSQL_PASSWORD=sbtest $LB oltp_point_select --mysql-host=127.0.0.1 --mysql-port=$LB_MYSQL_PORT --tables=1 --table-size=1000 --time=0.5 run
+printf 'sbtest\n' > "$T/pw"
+expect_ok password_file 'transactions:' $LB oltp_point_select --mysql-host=127.0.0.1 --mysql-port=$LB_MYSQL_PORT --mysql-password-file="$T/pw" --tables=1 --table-size=1000 --time=0.5 run
+json_assert password_redacted "$T/psa.json" 'r.options.mysql_password == "***"'
+expect_ok socket_connect 'transactions:' $LB oltp_point_select --mysql-socket="$LB_MYSQL_SOCKET" --mysql-password=sbtest --tables=1 --table-size=1000 --time=0.5 run
+
+# sysbench's own scripts, unmodified
+for f in /usr/share/sysbench/*.lua; do
+  s=$(basename "$f" .lua)
+  [ "$s" = oltp_common ] && continue
+  O="--tables=1 --table-size=1000"
+  [ "$s" = bulk_insert ] && O=""
+  $LB "$f" $M $O cleanup >/dev/null 2>&1
+  run "sb_${s}_prepare" $LB "$f" $M $O --threads=2 prepare
+  run "sb_${s}_run" $LB "$f" $M $O --threads=2 --time=1 run
+  if [ "$rc" -eq 0 ] && grep -q 'transactions:' "$T/sb_${s}_run.out"; then pass "sysbench_script_$s"; else
+    fail "sysbench_script_$s" "exit $rc: $(head -c 300 "$T/sb_${s}_run.err") $(head -c 300 "$T/sb_${s}_prepare.err")"; fi
+  run "sb_${s}_cleanup" $LB "$f" $M $O --threads=2 cleanup
+  [ "$rc" -eq 0 ] && pass "sysbench_script_${s}_cleanup" || fail "sysbench_script_${s}_cleanup" "$(head -c 300 "$T/sb_${s}_cleanup.err")"
+done
+
+# errors: ignored deadlocks restart the event; other errors stop the run
+$LB $E/deadlock.lua $M prepare >/dev/null 2>&1
+run deadlock $LB $E/deadlock.lua $M --threads=2 --time=3 --result-file="$T/dl.json" run
+[ "$rc" -eq 0 ] && pass deadlock_run || fail deadlock_run "exit $rc: $(head -3 "$T/deadlock.err")"
+json_assert deadlock_ignored_counted "$T/dl.json" 'r.totals.ignored_errors > 0 and r.totals.errors_by_code["1213"] == r.totals.ignored_errors and r.totals.events > 0'
+expect_fail deadlock_not_ignored '1213' $LB $E/deadlock.lua $M --threads=2 --time=3 --db-ignore-errors=none run
+expect_fail fatal_error "errno = 1146.*lb_no_such_table" $LB $E/bad_query.lua $M --time=2 --result-file="$T/bad.json" run
+json_assert fatal_error_result "$T/bad.json" 'r.status == "error" and r.error:match("1146")'
+check fatal_error_report grep -q 'total number of events' "$T/fatal_error.out"
+$LB $E/deadlock.lua $M cleanup >/dev/null 2>&1
+
+# latency of a known server-side delay
+run server_sleep $LB $E/sleep_query.lua $M --ms=20 --time=1 --threads=2 --result-file="$T/ss.json" run
+json_assert server_sleep_latency "$T/ss.json" 'r.latency_ms.min >= 20 and r.totals.queries.read == r.totals.events'
+
+# a server restart mid-run: every thread reconnects and the run completes
+$LB oltp_point_select $M --tables=1 cleanup >/dev/null 2>&1
+$LB oltp_point_select $M --tables=1 --table-size=1000 prepare >/dev/null 2>&1
+( $LB oltp_point_select $M --tables=1 --table-size=1000 --threads=8 --time=8 --result-file="$T/rc.json" run >"$T/rc.out" 2>"$T/rc.err"; echo $? >"$T/rc.rc" ) &
+bg=$!
+sleep 2
+contrib/mariadb-sandbox.sh restart >"$T/restart.log" 2>&1 || fail server_restart "$(tail -3 "$T/restart.log")"
+wait $bg
+[ "$(cat "$T/rc.rc")" = 0 ] && pass reconnect_run || fail reconnect_run "exit $(cat "$T/rc.rc"): $(head -5 "$T/rc.err")"
+json_assert reconnect_counted "$T/rc.json" 'r.totals.reconnects >= 8 and r.totals.events > 0'
+
+# --time is honoured while the server does not answer (SIGSTOP)
+set -a; . "$LB_SANDBOX_DIR/env"; set +a
+start=$(date +%s)
+( $LB oltp_point_select $M --tables=1 --table-size=1000 --threads=4 --time=3 run >"$T/stop.out" 2>"$T/stop.err"; echo $? >"$T/stop.rc" ) &
+bg=$!
+sleep 1
+kill -STOP "$LB_SANDBOX_PID"
+for _ in $(seq 30); do kill -0 $bg 2>/dev/null || break; sleep 0.5; done
+if kill -0 $bg 2>/dev/null; then fail time_honoured_sigstop "still running 15 s after a 3 s run"; kill -9 $bg; else
+  el=$(( $(date +%s) - start ))
+  if [ "$(cat "$T/stop.rc")" = 0 ] && grep -q 'transactions:' "$T/stop.out" && [ "$el" -le 12 ]; then pass time_honoured_sigstop
+  else fail time_honoured_sigstop "rc=$(cat "$T/stop.rc") after ${el}s: $(head -3 "$T/stop.err")"; fi
+fi
+kill -CONT "$LB_SANDBOX_PID"
+wait $bg 2>/dev/null
+$LB oltp_point_select $M --tables=1 cleanup >/dev/null 2>&1
+
+# bad credentials, bad host: one clear line, non-zero exit
+expect_fail bad_password "cannot connect to 127.0.0.1:$LB_MYSQL_PORT as 'sbtest' \(mysql\): error 1045" $LB oltp_point_select --mysql-host=127.0.0.1 --mysql-port=$LB_MYSQL_PORT --mysql-password=wrong run --time=1
+expect_fail bad_host "cannot connect to 127.0.0.1:1 .*error 200[23]" $LB oltp_point_select --mysql-host=127.0.0.1 --mysql-port=1 --mysql-password=sbtest run --time=1
+for n in bad_password bad_host; do
+  [ "$(wc -l < "$T/$n.err")" -eq 1 ] && pass "${n}_one_line" || fail "${n}_one_line" "$(cat "$T/$n.err")"
+done
