@@ -51,6 +51,7 @@ export -f unit_all embed_test
 suite unit bash -c unit_all
 suite spec ./lbench test/spec/run.lua
 suite cli env LB=./lbench bash test/cli/core.sh
+suite tools env LB=./lbench bash test/cli/tools.sh
 suite embed bash -c embed_test
 
 # ---- 2. database end to end (private MariaDB on loopback) ------------

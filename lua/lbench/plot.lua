@@ -13,6 +13,7 @@
 -- For every chart DIR holds NAME.dat (the data, one block per series),
 -- NAME.gp (the gnuplot script) and the rendered NAME.png / NAME.svg, so
 -- `cd DIR && gnuplot -e "fmt='svg'" NAME.gp` redraws it.
+local ffi = require("ffi")
 local C = require("lbench.ffi").C
 local json = require("lbench.json")
 local util = require("lbench.util")
@@ -37,6 +38,19 @@ function M.have_gnuplot()
   local s = p:read("*a") or ""
   p:close()
   return s:match("%S") ~= nil
+end
+
+-- mkdir -p without a shell (PATH may not even hold mkdir).
+function M.mkdir_p(dir)
+  pcall(ffi.cdef, "int mkdir(const char *path, unsigned int mode);")
+  pcall(ffi.cdef, "char *strerror(int errnum);")
+  local path = dir:sub(1, 1) == "/" and "" or "."
+  for part in dir:gmatch("[^/]+") do
+    path = path .. "/" .. part
+    if ffi.C.mkdir(path, 493) ~= 0 and ffi.errno() ~= 17 then -- 0755; EEXIST is fine
+      util.fail("--out=%s: cannot create '%s': %s", dir, path, ffi.string(ffi.C.strerror(ffi.errno())))
+    end
+  end
 end
 
 -- ---- series extraction ----------------------------------------------------
@@ -474,9 +488,7 @@ function M.main(rt, argv)
     util.fail("nothing to plot: %s", table.concat(skipped, "; "))
   end
 
-  if not sh_ok(os.execute("mkdir -p " .. shq(dir) .. " 2>/dev/null")) then
-    util.fail("--out=%s: cannot create the directory", dir)
-  end
+  M.mkdir_p(dir)
   for _, ch in ipairs(charts) do
     write(dir .. "/" .. ch.name .. ".dat", data(ch))
     write(dir .. "/" .. ch.name .. ".gp", script(ch, opts.title ~= true and opts.title or nil))

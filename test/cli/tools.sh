@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# CLI tests of the result tools: lbench sweep, compare and plot (no server
+# needed; the server-variable paths run on the null driver).
+cd "$(dirname "$0")/../.." || exit 1
+. test/lib.sh
+S=test/cli/scripts
+
+# ---- sweep -------------------------------------------------------------------
+# threads 1,2,4: one point each, scale factors = recorded totals / first point
+expect_ok sweep_threads '^ +4 +[0-9.]+ .* [0-9.]+ +[0-9.]+$' \
+  $LB sweep --threads=1,2,4 --time=0.3 $S/empty.lua --result-file="$T/sweep.json"
+check sweep_threads_header grep -Eq '^ +threads +events/s +p95 ms +p99 ms +errors +scale +efficiency$' "$T/sweep_threads.out"
+json_assert sweep_file "$T/sweep.json" '#r.points == 3 and r.tool == "sweep" and r.scenario == "empty"
+  and r.sweep.dimensions[1].name == "threads" and r.sweep.dimensions[1].kind == "threads"
+  and r.points[1].threads == 1 and r.points[2].threads == 2 and r.points[3].threads == 4
+  and r.points[3].sweep_point.threads == 4 and r.points[1].totals.events > 0 and #r.summary == 3'
+json_assert sweep_scale_factors "$T/sweep.json" '(function()
+  for i = 1, 3 do
+    local s, p = r.summary[i], r.points[i]
+    local sf = p.totals.events_per_sec / r.points[1].totals.events_per_sec
+    if math.abs(s.scale_factor - sf) > 1e-9 * sf then return false end
+    if math.abs(s.efficiency - sf / (p.threads / 1)) > 1e-9 * sf then return false end
+    if s.throughput ~= p.totals.events_per_sec or s.baseline ~= 1 then return false end
+  end
+  return r.summary[1].scale_factor == 1 end)()'
+
+# a core option swept: exact event counts per point
+expect_ok sweep_option '^ +200 ' $LB sweep --option events=100,200 --time=0 $S/empty.lua --result-file="$T/sweep_events.json"
+json_assert sweep_option_counts "$T/sweep_events.json" 'r.points[1].totals.events == 100 and r.points[2].totals.events == 200
+  and r.points[1].options.events == 100 and r.points[2].sweep_point.events == 200'
+
+# a scenario option x threads grid (space-separated form); baseline per mode
+expect_ok sweep_grid 'mode +threads' $LB sweep --option mode=a,b --threads=1,2 $S/tools_mode.lua --events=400 --time=0 \
+  --point-warmup=0 --result-file="$T/sweep_grid.json"
+json_assert sweep_grid_points "$T/sweep_grid.json" '#r.points == 4 and r.points[1].types.a.events == 400
+  and r.points[3].types.b.events == 400 and r.points[3].types.a == nil and r.points[4].threads == 2
+  and r.summary[2].baseline == 1 and r.summary[4].baseline == 3 and r.summary[3].scale_factor == 1'
+expect_ok sweep_json '"tool": "sweep"' $LB sweep --threads=1,2 --events=100 --time=0 --output=json $S/empty.lua
+expect_ok sweep_csv '^threads,events/s,p95 ms' $LB sweep --threads=1,2 --events=100 --time=0 --output=csv $S/empty.lua
+
+# sweep on the SQL API (null driver): TPS and QPS columns
+expect_ok sweep_sql '^ +threads +TPS +QPS ' $LB sweep --threads=1,2 --events=200 --time=0 $S/tools_sql.lua --db-driver=null
+
+# server variables on the null driver: SET GLOBAL before each point, in order
+run sweep_server_var $LB sweep --server-var=foo=1,2M --server-var bar=on --events=3 --time=0 $S/tools_sql.lua \
+  --db-driver=null --db-debug --result-file="$T/sweep_sv.json"
+if [ "$rc" -eq 0 ] && grep -q '^debug: query: SELECT @@GLOBAL.foo$' "$T/sweep_server_var.out" \
+   && [ "$(grep -E '^debug: query: SET GLOBAL (foo|bar) = ' "$T/sweep_server_var.out" | tr '\n' '|')" = \
+        'debug: query: SET GLOBAL foo = 1|debug: query: SET GLOBAL bar = on|debug: query: SET GLOBAL foo = 2097152|' ] \
+   && grep -q 'not restored' "$T/sweep_server_var.out"; then
+  pass sweep_server_var; else fail sweep_server_var "rc=$rc: $(grep -v 'SELECT 1' "$T/sweep_server_var.out" | head -20) $(head -3 "$T/sweep_server_var.err")"; fi
+json_assert sweep_server_var_file "$T/sweep_sv.json" '#r.points == 2 and r.sweep.dimensions[1].kind == "server_var"
+  and r.points[2].sweep_point.foo == "2M" and r.points[1].sweep_point.foo == 1'
+expect_fail sweep_server_var_refused 'cannot connect' $LB sweep --server-var foo=1,2 --time=0.1 $S/tools_sql.lua \
+  --mysql-host=127.0.0.1 --mysql-port=1 --mysql-connect-timeout=2
+
+# bad input
+expect_fail sweep_nothing 'nothing to sweep' $LB sweep --time=1 $S/empty.lua
+expect_fail sweep_no_scenario 'missing scenario' $LB sweep --threads=1,2
+expect_fail sweep_unknown_option "unknown option '--evnts' \(did you mean '--events'\?\)" $LB sweep --option evnts=1,2 $S/empty.lua
+expect_fail sweep_bad_value '--events=x: expected an integer' $LB sweep --option events=1,x $S/empty.lua
+expect_fail sweep_prepare "runs the 'run' command only" $LB sweep --threads=1,2 $S/empty.lua prepare
+expect_fail sweep_bad_dim 'expected name=v1,v2' $LB sweep --option events $S/empty.lua
+expect_fail sweep_bad_sv_name 'is not a server variable name' $LB sweep --server-var 'a;b=1' $S/empty.lua
+
+# ---- compare -----------------------------------------------------------------
+mkres() { # mkres FILE SCENARIO EPS P95 [extra json]
+  cat > "$1" <<J
+{"scenario": "$2", "threads": 4, "duration_s": 10, "host": {"hostname": "h"},
+ "totals": {"events": $(($3 * 10)), "events_per_sec": $3, "queries": {"read": 1, "write": 1, "other": 0, "total": 2},
+            "queries_per_sec": $(($3 * 20)), "errors": 0, "ignored_errors": 0, "reconnects": 0},
+ "latency_ms": {"min": 1, "avg": 10, "max": 80, "percentiles": {"95": $4, "99": 40}} $5}
+J
+}
+mkres "$T/fio.json" oltp 1000 20
+mkres "$T/i910.json" oltp 1250 15
+mkres "$T/other.json" tpcc 1000 20
+expect_ok compare_two '^TPS +1000 +1250 +1\.250 +\+25\.0%$' $LB compare "$T/fio.json" "$T/i910.json"
+check compare_qps grep -Eq '^QPS +20000 +25000 +1\.250 +\+25\.0%$' "$T/compare_two.out"
+check compare_p95 grep -Eq '^latency p95 \(ms\) +20 +15 +0\.750 +-25\.0%$' "$T/compare_two.out"
+check compare_same grep -Eq '^latency p99 \(ms\) +40 +40 +1\.000 +\+0\.0%$' "$T/compare_two.out"
+check compare_errors grep -Eq '^errors +0 +0 +- +-$' "$T/compare_two.out"
+expect_ok compare_three '^TPS +1000 +1250 +1000 +1\.250 +\+25\.0% +1\.000 +\+0\.0%$' \
+  $LB compare "$T/fio.json" "$T/i910.json" "$T/fio.json" --names=a,b,c
+check compare_names grep -Eq '^metric +a +b +c +b/a +diff b +c/a +diff c$' "$T/compare_three.out"
+expect_fail compare_refuses "cannot compare: .* ran scenario 'oltp' but .* ran 'tpcc' \(add --force" \
+  $LB compare "$T/fio.json" "$T/other.json"
+expect_ok compare_force '^TPS +1000 +1000 +1\.000' $LB compare "$T/fio.json" "$T/other.json" --force
+expect_ok compare_csv '^TPS,1000,1250,1\.250,\+25\.0%$' $LB compare "$T/fio.json" "$T/i910.json" --output=csv
+# sweeps point by point (points matched by their coordinates)
+mksweep() { # mksweep FILE EPS1 EPS2
+  cat > "$1" <<J
+{"scenario": "oltp", "tool": "sweep", "sweep": {"dimensions": [{"name": "threads", "kind": "threads", "values": [1, 2]}]},
+ "points": [
+  {"threads": 1, "sweep_point": {"threads": 1}, "totals": {"events": 1, "events_per_sec": $2}, "latency_ms": {"avg": 1, "max": 2, "percentiles": {"95": 1}}},
+  {"threads": 2, "sweep_point": {"threads": 2}, "totals": {"events": 1, "events_per_sec": $3}, "latency_ms": {"avg": 1, "max": 2, "percentiles": {"95": 1}}}]}
+J
+}
+mksweep "$T/swa.json" 100 180
+mksweep "$T/swb.json" 50 270
+expect_ok compare_sweeps '^  threads=2 +180 +270 +1\.500 +\+50\.0%$' $LB compare "$T/swa.json" "$T/swb.json"
+check compare_sweeps_first grep -Eq '^  threads=1 +100 +50 +0\.500 +-50\.0%$' "$T/compare_sweeps.out"
+expect_fail compare_mixed 'cannot compare sweep files with single-run files' $LB compare "$T/swa.json" "$T/fio.json" --force
+expect_fail compare_one_file 'usage: lbench compare' $LB compare "$T/fio.json"
+expect_fail compare_missing "cannot read '$T/nope.json'" $LB compare "$T/fio.json" "$T/nope.json"
+echo 'not json {' > "$T/bad.json"
+expect_fail compare_not_json "'$T/bad.json' is not a JSON document" $LB compare "$T/fio.json" "$T/bad.json"
+echo '{"a": 1}' > "$T/notres.json"
+expect_fail compare_not_result 'is not an lbench result file' $LB compare "$T/fio.json" "$T/notres.json"
+expect_fail compare_bad_flag "unknown option '--forse' \(did you mean '--force'\?\)" $LB compare "$T/fio.json" "$T/i910.json" --forse
+
+# ---- plot --------------------------------------------------------------------
+run plot_run1 $LB $S/sleep.lua run --ms=1 --time=1.5 --warmup-time=0.5 --report-interval=0.25 \
+  --percentiles=50,95,99 --result-file="$T/run1.json"
+run plot_run2 $LB $S/sleep.lua run --ms=2 --threads=2 --time=1.5 --report-interval=0.25 --result-file="$T/run2.json"
+# a fileio result with its per-N-I/O series (the write cliff)
+cat > "$T/fileio.json" <<'J'
+{"scenario": "fileio", "threads": 1, "duration_s": 60, "totals": {"events": 8000000, "events_per_sec": 3500},
+ "io": {"reads_per_sec": 3000, "writes_per_sec": 500, "read_mib_per_sec": 46.9, "written_mib_per_sec": 7.8},
+ "fileio": {"series": [
+   {"ios": 2000000, "time_s": 500, "iops": 4000, "read_mib_per_sec": 53, "write_mib_per_sec": 9},
+   {"ios": 4000000, "time_s": 1000, "iops": 3900, "read_mib_per_sec": 52, "write_mib_per_sec": 9},
+   {"ios": 6000000, "time_s": 1600, "iops": 3300, "read_mib_per_sec": 44, "write_mib_per_sec": 7},
+   {"ios": 8000000, "time_s": 2300, "iops": 2950, "read_mib_per_sec": 39, "write_mib_per_sec": 6}]}}
+J
+expect_ok plot_all 'throughput +throughput\.png throughput\.svg' $LB plot "$T/run1.json" "$T/run2.json" "$T/sweep.json" \
+  "$T/sweep_grid.json" "$T/fileio.json" --out="$T/plots"
+for k in throughput jitter latency scaling sweep-mode fileio; do
+  f="$T/plots/$k"
+  if [ "$(head -c 4 "$f.png" 2>/dev/null | od -An -c | tr -d ' ')" = '211PNG' ] && [ "$(wc -c < "$f.png")" -gt 5000 ] \
+     && grep -q '<svg' "$f.svg" 2>/dev/null && [ "$(wc -c < "$f.svg")" -gt 5000 ] && [ -s "$f.dat" ] && [ -s "$f.gp" ]; then
+    pass "plot_$k"; else fail "plot_$k" "missing or invalid $f.png/.svg/.dat/.gp"; fi
+done
+check plot_labels grep -q 'set xlabel "threads"' "$T/plots/scaling.gp"
+check plot_warmup_shaded grep -q 'set object 1 rect from first 0, graph 0 to first 0.5' "$T/plots/throughput.gp"
+check plot_legend_names grep -q 'title "run2"' "$T/plots/throughput.gp"
+# the scripts redraw by themselves (reproducible)
+rm -f "$T/plots/jitter.svg"
+check plot_redraw bash -c "cd '$T/plots' && gnuplot -e \"fmt='svg'\" jitter.gp && grep -q '<svg' jitter.svg"
+expect_ok plot_png_only 'latency +latency\.png$' $LB plot "$T/run1.json" --out="$T/plots2" --format=png --names=mine
+check plot_png_only_no_svg test ! -e "$T/plots2/latency.svg"
+check plot_names grep -q 'title "mine p99"' "$T/plots2/latency.gp"
+check plot_skips grep -q 'skipped scaling: no sweep over --threads' "$T/plot_png_only.out"
+
+# bad input
+mkdir -p "$T/nognuplot"
+expect_fail plot_no_gnuplot 'gnuplot not found in PATH \(Debian: apt-get install gnuplot-nox\)' \
+  env PATH="$T/nognuplot" $LB plot "$T/run1.json" --out="$T/plots3"
+check plot_no_gnuplot_keeps_scripts test -s "$T/plots3/throughput.gp"
+expect_fail plot_missing "cannot read '$T/nope.json'" $LB plot "$T/nope.json" --out="$T/plots4"
+expect_fail plot_not_json 'is not a JSON document' $LB plot "$T/bad.json" --out="$T/plots4"
+expect_fail plot_no_out 'usage: lbench plot' $LB plot "$T/run1.json"
+expect_fail plot_bad_format '--format=gif: expected png, svg' $LB plot "$T/run1.json" --out="$T/plots4" --format=gif
+expect_fail plot_nothing 'nothing to plot: throughput: no per-interval data' $LB plot "$T/fio.json" --out="$T/plots4"
