@@ -76,9 +76,6 @@ end
 local function load_unit(con, u)
   local t, lo, hi = u[1], u[2], u[3]
   local rand = lbench.rand
-  con:query("SET SESSION unique_checks = 0")
-  con:query("SET SESSION foreign_key_checks = 0")
-  con:query("BEGIN")
   con:bulk_insert_init(string.format("INSERT INTO sbtest%d(id, k, c, pad) VALUES", t))
   local n, fmt, size = 0, string.format, opt.table_size
   for id = lo, hi do
@@ -88,7 +85,6 @@ local function load_unit(con, u)
     if n == 10000 then lbench.progress.add(n); n = 0 end
   end
   con:bulk_insert_done()
-  con:query("COMMIT")
   lbench.progress.add(n)
 end
 
