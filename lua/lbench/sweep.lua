@@ -163,8 +163,9 @@ local function new_server_vars(lb, opt, names, timeout)
   if not ok then
     local code, msg = errno_of(e)
     if code == 1045 then
-      util.fail("--server-var: the server refused user '%s' (error 1045: access denied); SET GLOBAL needs an account " ..
-        "with the SUPER (MariaDB) or SYSTEM_VARIABLES_ADMIN (MySQL) privilege: %s", tostring(opt.mysql_user), msg)
+      util.fail("--server-var: access denied for user '%s' (error 1045; check --mysql-user and the password): " ..
+        "SET GLOBAL needs an account with the SUPER (MariaDB) or SYSTEM_VARIABLES_ADMIN (MySQL) privilege (%s)",
+        tostring(opt.mysql_user), msg)
     end
     util.fail("--server-var: %s", msg)
   end
@@ -222,24 +223,26 @@ local function bp_status(self)
   return ok and v or ""
 end
 
--- An online buffer-pool resize runs in the background after SET GLOBAL
--- returns: wait until the server says it completed.  A status that stays
--- as it was (a server that resizes synchronously, or a no-op) ends the
--- wait after a few seconds.
+-- Servers that resize the buffer pool in the background (MySQL 5.7+,
+-- MariaDB before 10.11.12) set Innodb_buffer_pool_resize_status when SET
+-- GLOBAL returns and end it with "Completed resizing buffer pool ...":
+-- wait for that.  Servers that resize within the SET statement itself leave
+-- the status as it was: nothing to wait for.
 function SV:wait_resize(before, t0, say)
   if self.driver == "null" then return end
-  local last_change, last = t0, before
   local told = false
   while true do
     local st = bp_status(self)
     local now = C.lb_clock_now()
     local low = st:lower()
-    if st ~= last then last, last_change = st, now end
-    if st ~= before and low:find("completed") then return end
-    if low:find("fail") or low:find("error") or low:find("abort") then
-      util.fail("--server-var innodb_buffer_pool_size: the resize failed: %s", st)
+    if st ~= before then
+      if low:find("completed") or st == "" then return end
+      if low:find("fail") or low:find("error") or low:find("abort") then
+        util.fail("--server-var innodb_buffer_pool_size: the resize failed: %s", st)
+      end
+    elseif now - t0 >= 0.5 then
+      return
     end
-    if st == before and now - t0 > 5 then return end
     if now - t0 > self.timeout then
       util.fail("--server-var innodb_buffer_pool_size: the resize has not completed after %g s (status: %s)",
         self.timeout, st)
@@ -249,7 +252,7 @@ function SV:wait_resize(before, t0, say)
       say(string.format("  waiting for the buffer pool resize (%s)\n", st))
     end
     if C.lb_runtime_stop_requested(self.rt) ~= 0 then util.fail("interrupted while waiting for the buffer pool resize") end
-    C.lb_clock_sleep_ns(200e6)
+    C.lb_clock_sleep_ns(100e6)
   end
 end
 
@@ -258,12 +261,11 @@ function SV:set(name, value, say)
   local lit = M.sql_literal(value)
   local is_bp = name:lower() == "innodb_buffer_pool_size"
   local before = is_bp and bp_status(self) or nil
-  local t0 = C.lb_clock_now()
   say(string.format("  SET GLOBAL %s = %s\n", name, lit))
   local ok, e = self:query("SET GLOBAL " .. name .. " = " .. lit)
   if not ok then self:refuse(name, value, e) end
   self.current[name] = value
-  if is_bp then self:wait_resize(before, t0, say) end
+  if is_bp then self:wait_resize(before, C.lb_clock_now(), say) end
 end
 
 -- The values in effect now (what the server made of the requested ones).

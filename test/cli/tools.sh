@@ -4,6 +4,7 @@
 cd "$(dirname "$0")/../.." || exit 1
 . test/lib.sh
 S=test/cli/scripts
+trap 'rm -rf "$T"' EXIT
 
 # ---- sweep -------------------------------------------------------------------
 # threads 1,2,4: one point each, scale factors = recorded totals / first point
@@ -152,3 +153,53 @@ expect_fail plot_not_json 'is not a JSON document' $LB plot "$T/bad.json" --out=
 expect_fail plot_no_out 'usage: lbench plot' $LB plot "$T/run1.json"
 expect_fail plot_bad_format '--format=gif: expected png, svg' $LB plot "$T/run1.json" --out="$T/plots4" --format=gif
 expect_fail plot_nothing 'nothing to plot: throughput: no per-interval data' $LB plot "$T/fio.json" --out="$T/plots4"
+
+# ---- against a private MariaDB (skipped when mariadbd is not installed) ------
+if command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ]; then
+  port=${LB_TOOLS_SANDBOX_PORT:-}
+  if [ -z "$port" ]; then # the first free loopback port from 3340
+    for port in $(seq 3340 3399); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || break; done
+  fi
+  export LB_SANDBOX_DIR="$T/sandbox" LB_SANDBOX_PORT=$port
+  if contrib/mariadb-sandbox.sh start >"$T/sandbox.log" 2>&1; then
+    pass tools_sandbox_start
+    trap 'contrib/mariadb-sandbox.sh stop >/dev/null 2>&1; rm -rf "$T"' EXIT
+    M="--mysql-host=127.0.0.1 --mysql-port=$LB_SANDBOX_PORT --mysql-user=sbtest --mysql-password=sbtest"
+    SQL() { mariadb -h127.0.0.1 -P"$LB_SANDBOX_PORT" -usbtest -psbtest -N -e "$1" 2>&1; }
+    orig_bp=$(SQL 'SELECT @@GLOBAL.innodb_buffer_pool_size')
+    # threads 1,2,4 on the server, scale factors from the recorded totals
+    run db_sweep_threads $LB sweep --threads=1,2,4 --time=0.3 $S/tools_sql.lua $M --result-file="$T/db_sweep.json"
+    json_assert db_sweep_threads "$T/db_sweep.json" '(function()
+      for i = 1, 3 do
+        local s, p = r.summary[i], r.points[i]
+        local sf = p.totals.events_per_sec / r.points[1].totals.events_per_sec
+        if p.status ~= "ok" or p.totals.queries.total < p.totals.events or math.abs(s.scale_factor - sf) > 1e-9 * sf
+           or math.abs(s.efficiency - sf / p.threads) > 1e-9 * sf then return false end
+      end
+      return r.points[3].threads == 4 end)()'
+    # a small buffer-pool range: set before each point, read back, restored at the end
+    run db_sweep_bp $LB sweep --server-var innodb_buffer_pool_size=128M,192M --time=0.3 $S/tools_sql.lua $M \
+      --result-file="$T/db_bp.json"
+    json_assert db_sweep_bp "$T/db_bp.json" '#r.points == 2 and r.points[1].server_vars.innodb_buffer_pool_size == "134217728"
+      and r.points[2].server_vars.innodb_buffer_pool_size == "201326592"
+      and r.sweep.dimensions[1].original == "'"$orig_bp"'" and r.restore_problems == nil'
+    check db_sweep_bp_restored test "$(SQL 'SELECT @@GLOBAL.innodb_buffer_pool_size')" = "$orig_bp"
+    check db_sweep_bp_said grep -q '^  SET GLOBAL innodb_buffer_pool_size = 201326592$' "$T/db_sweep_bp.out"
+    # refusals: read-only variable, missing privilege, bad credentials
+    expect_fail db_sweep_readonly 'innodb_page_size: the variable is read-only on this server \(not dynamic, error 1238\)' \
+      $LB sweep --server-var innodb_page_size=4K,8K --time=0.3 $S/tools_sql.lua $M
+    expect_fail db_sweep_noprivilege "user 'lbnopriv' may not change global variables \(error 1227\)" \
+      $LB sweep --server-var innodb_io_capacity=300,400 --time=0.3 $S/tools_sql.lua \
+      --mysql-host=127.0.0.1 --mysql-port=$LB_SANDBOX_PORT --mysql-user=lbnopriv --mysql-password=lbnopriv
+    expect_fail db_sweep_denied "access denied for user 'lbnopriv' \(error 1045" \
+      $LB sweep --server-var innodb_io_capacity=300 --time=0.3 $S/tools_sql.lua \
+      --mysql-host=127.0.0.1 --mysql-port=$LB_SANDBOX_PORT --mysql-user=lbnopriv --mysql-password=wrong
+    expect_fail db_sweep_unknown_var 'no_such_var: unknown system variable on this server \(error 1193\)' \
+      $LB sweep --server-var no_such_var=1 --time=0.3 $S/tools_sql.lua $M
+    check db_no_point_ran_after_refusal test "$(SQL 'SELECT @@GLOBAL.innodb_io_capacity')" = 200
+  else
+    fail tools_sandbox_start "$(tail -5 "$T/sandbox.log")"
+  fi
+else
+  echo "# skipped the server tests: mariadbd is not installed"
+fi
