@@ -17,6 +17,11 @@ BIN      ?= lbench
 PKGS        := luajit libevent
 DEPS_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(shell mariadb_config --cflags 2>/dev/null)
 DEPS_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(shell mariadb_config --libs 2>/dev/null) -laio -lm -lpthread -ldl
+# io_uring engine only where liburing is installed (else it explains at run time).
+ifeq ($(shell pkg-config --exists liburing 2>/dev/null && echo 1),1)
+DEPS_CFLAGS += -DLB_HAVE_URING $(shell pkg-config --cflags liburing)
+DEPS_LIBS   += $(shell pkg-config --libs liburing)
+endif
 
 WARN     := -Wall -Wextra -Werror
 CFLAGS   ?= -O2 -g
