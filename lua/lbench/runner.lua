@@ -95,6 +95,9 @@ local function counters(sum)
     restarts = tonumber(sum.restarts),
     busy_ns = tonumber(sum.busy_ns),
     reads = tonumber(q[C.LB_DB_Q_SELECT]),
+    inserts = tonumber(q[C.LB_DB_Q_INSERT]),
+    updates = tonumber(q[C.LB_DB_Q_UPDATE]),
+    deletes = tonumber(q[C.LB_DB_Q_DELETE]),
     writes = tonumber(q[C.LB_DB_Q_INSERT] + q[C.LB_DB_Q_UPDATE] + q[C.LB_DB_Q_DELETE]),
     other = tonumber(q[C.LB_DB_Q_OTHER]),
     db_errors = tonumber(db.errors),
@@ -442,6 +445,9 @@ function M.build_result(ctx, lb, a)
     local qo = json.object()
     qo.read, qo.write, qo.other, qo.total = d.reads, d.writes, d.other, q
     t.queries = qo
+    local bt = json.object()
+    bt.select, bt.insert, bt.update, bt.delete, bt.other = d.reads, d.inserts, d.updates, d.deletes, d.other
+    t.queries_by_type = bt
     t.queries_per_sec = q / secs
     t.ignored_errors = d.restarts
     t.reconnects = d.reconnects

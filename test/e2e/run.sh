@@ -35,6 +35,7 @@ for s in oltp_read_only oltp_read_write oltp_write_only oltp_point_select oltp_i
 done
 # exact per-transaction query mix (restarted events re-run their queries)
 json_assert oltp_rw_query_mix "$T/oltp_read_write.json" '(r.totals.ignored_errors == 0 and r.totals.queries.read == 14 * r.totals.events and r.totals.queries.write == 4 * r.totals.events and r.totals.queries.other == 2 * r.totals.events) or (r.totals.ignored_errors > 0 and r.totals.queries.read >= 14 * r.totals.events and r.totals.queries.write >= 4 * r.totals.events)'
+json_assert oltp_rw_query_types "$T/oltp_read_write.json" 'r.totals.queries_by_type.update >= 2 * r.totals.events and r.totals.queries_by_type.delete >= r.totals.events and r.totals.queries_by_type.insert >= r.totals.events and r.totals.queries_by_type.select == r.totals.queries.read'
 json_assert oltp_ro_query_mix "$T/oltp_read_only.json" 'r.totals.queries.read == 14 * r.totals.events and r.totals.queries.write == 0'
 
 # bulk_insert: rows land in one table per thread
