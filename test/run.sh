@@ -45,7 +45,28 @@ embed_test() {
     echo "PASS embed_example"; else echo "FAIL embed_example: $out" | head -5; fi
 }
 
-export -f unit_all embed_test
+# make install into a temporary prefix: the binary finds the stock
+# scenarios from any directory, and a program builds against the installed
+# header, library and pkg-config file.
+install_test() {
+  local p
+  p=$(mktemp -d /tmp/lbench-install.XXXXXX)
+  if ! make --no-print-directory install PREFIX="$p" >"$p.log" 2>&1; then
+    echo "FAIL install: $(tail -3 "$p.log")"; rm -rf "$p" "$p.log"; return
+  fi
+  echo "PASS install"
+  for f in bin/lbench lib/liblbench.a lib/liblbench.so include/lbench.h lib/pkgconfig/lbench.pc share/lbench/scenarios/oltp_read_only.lua; do
+    [ -e "$p/$f" ] && echo "PASS install_has_$(basename "$f")" || echo "FAIL install_has_$f: missing"
+  done
+  if (cd / && "$p/bin/lbench" oltp_point_select help) | grep -q -- '--table-size'; then echo "PASS installed_stock_scenario"
+  else echo "FAIL installed_stock_scenario: oltp_point_select not found from /"; fi
+  if PKG_CONFIG_PATH="$p/lib/pkgconfig" cc contrib/embed_example.c $(PKG_CONFIG_PATH="$p/lib/pkgconfig" pkg-config --cflags --libs lbench) \
+       -Wl,-rpath,"$p/lib" -o "$p/embed" 2>"$p.log" && "$p/embed" test/cli/scripts/empty.lua 1 2 | grep -Eq '^callbacks: [1-9]'; then
+    echo "PASS installed_pkg_config_embed"; else echo "FAIL installed_pkg_config_embed: $(head -3 "$p.log")"; fi
+  rm -rf "$p" "$p.log"
+}
+
+export -f unit_all embed_test install_test
 
 # ---- 1. unit tests, specs, CLI transcripts, embedding ----------------
 suite unit bash -c unit_all
@@ -53,6 +74,7 @@ suite spec ./lbench test/spec/run.lua
 suite cli env LB=./lbench bash test/cli/core.sh
 suite tools env LB=./lbench bash test/cli/tools.sh
 suite embed bash -c embed_test
+suite install bash -c install_test
 
 # ---- 2. database end to end (private MariaDB on loopback) ------------
 if [ -x test/e2e/run.sh ]; then

@@ -12,7 +12,10 @@ local M = {}
 function M.search_dirs()
   local dirs = { "scenarios" }
   local exe = ffi.string(C.lb_runtime_exe_dir())
-  if exe ~= "" then dirs[#dirs + 1] = exe .. "/scenarios" end
+  if exe ~= "" then
+    dirs[#dirs + 1] = exe .. "/scenarios"                  -- a build tree
+    dirs[#dirs + 1] = exe .. "/../share/lbench/scenarios"  -- an installed tree, wherever its prefix
+  end
   dirs[#dirs + 1] = ffi.string(C.lb_runtime_share_dir()) .. "/scenarios"
   for d in (os.getenv("LBENCH_PATH") or ""):gmatch("[^:]+") do dirs[#dirs + 1] = d end
   return dirs
