@@ -106,7 +106,8 @@ local function throughput_chart(runs)
   end
   if #series == 0 then return nil, "no per-interval data (run with --report-interval=S)" end
   return { name = "throughput", title = "Throughput over time", xlabel = "time since start (s)",
-           ylabel = "throughput (" .. labels_of(used) .. ")", series = series, warmup = warm, yzero = true }
+           ylabel = "throughput (" .. labels_of(used) .. ")", series = series, warmup = warm, yzero = true,
+           xzero = true }
 end
 
 local function jitter_chart(runs)
@@ -134,7 +135,7 @@ local function jitter_chart(runs)
   if #series == 0 then return nil, "no per-interval data (run with --report-interval=S)" end
   return { name = "jitter", title = "Jitter: per-interval throughput against the run's mean (warm-up excluded from the mean)",
            xlabel = "time since start (s)", ylabel = "deviation from mean throughput (%)", series = series,
-           warmup = warm, zero_line = true }
+           warmup = warm, zero_line = true, xzero = true }
 end
 
 local function latency_chart(runs)
@@ -166,7 +167,7 @@ local function latency_chart(runs)
   end
   if #series == 0 then return nil, "no per-interval latency (run with --report-interval=S)" end
   return { name = "latency", title = "Latency percentiles per interval", xlabel = "time since start (s)",
-           ylabel = "latency (ms)", series = series, yzero = true }
+           ylabel = "latency (ms)", series = series, yzero = true, xzero = true }
 end
 
 -- The dimensions of a sweep document: list of {name, kind}.
@@ -324,15 +325,21 @@ end
 local function fileio_chart(runs)
   local series = {}
   local maxios = 0
+  local every, step = {}, nil
   for _, run in ipairs(runs) do
     local f = run.r.fileio
-    local s = type(f) == "table" and f.series
+    -- fileio.points (with report_every_ios) as the fileio scenario writes
+    -- it; fileio.series accepted too.
+    local s = type(f) == "table" and (f.points or f.series)
     if type(s) == "table" and #s > 0 then
+      local e = tonumber(f.report_every_ios)
+      if not e and #s > 1 and tonumber(s[2].ios) and tonumber(s[1].ios) then e = s[2].ios - s[1].ios end
+      if e then every[e] = true; step = e end
       for _, x in ipairs(s) do maxios = math.max(maxios, tonumber(x.ios) or 0) end
       series[#series + 1] = { title = run.name, raw = s, style = "linespoints" }
     end
   end
-  if #series == 0 then return nil, "no fileio.series in the inputs (fileio runs only)" end
+  if #series == 0 then return nil, "no per-N-I/O points in the inputs (fileio runs with --report-every-ios)" end
   local div, unit = 1, ""
   if maxios >= 1e6 then div, unit = 1e6, " (millions)" elseif maxios >= 1e4 then div, unit = 1e3, " (thousands)" end
   for _, s in ipairs(series) do
@@ -342,7 +349,13 @@ local function fileio_chart(runs)
     end
     s.points, s.raw = pts, nil
   end
-  return { name = "fileio", title = "fileio throughput per block of I/Os", xlabel = "I/Os completed" .. unit,
+  local title = "fileio throughput per block of I/Os"
+  if step and next(every, next(every)) == nil then
+    local h = step >= 1e6 and (cmp.fmt(step / 1e6) .. " million") or step >= 1e3 and (cmp.fmt(step / 1e3) .. " thousand")
+      or cmp.fmt(step)
+    title = "fileio throughput, each point = " .. h .. " I/Os"
+  end
+  return { name = "fileio", title = title, xlabel = "I/Os completed" .. unit,
            ylabel = "throughput (IOPS)", series = series, yzero = true }
 end
 

@@ -55,6 +55,15 @@ json_assert sweep_server_var_file "$T/sweep_sv.json" '#r.points == 2 and r.sweep
 expect_fail sweep_server_var_refused 'cannot connect' $LB sweep --server-var foo=1,2 --time=0.1 $S/tools_sql.lua \
   --mysql-host=127.0.0.1 --mysql-port=1 --mysql-connect-timeout=2
 
+# fileio over three modes: IOPS and MiB/s columns
+run fileio_prepare $LB fileio --target-dir="$T/fio" --file-total-size=8M --file-num=2 prepare
+expect_ok sweep_fileio '^  rndrw +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ ' $LB sweep --option file-test-mode=rndrd,rndwr,rndrw \
+  --time=0.3 fileio --target-dir="$T/fio" --file-total-size=8M --file-num=2 --result-file="$T/sweep_fio.json"
+check sweep_fileio_header grep -Eq '^  file-test-mode +events/s +IOPS +read MiB/s +write MiB/s +p95 ms' "$T/sweep_fileio.out"
+json_assert sweep_fileio_iops "$T/sweep_fio.json" 'r.points[1].io.reads > 0 and r.points[2].io.writes > 0
+  and r.summary[1].iops == r.points[1].io.reads_per_sec + r.points[1].io.writes_per_sec
+  and math.abs(r.summary[2].scale_factor - r.summary[2].iops / r.summary[1].iops) < 1e-9 * r.summary[2].scale_factor'
+
 # bad input
 expect_fail sweep_nothing 'nothing to sweep' $LB sweep --time=1 $S/empty.lua
 expect_fail sweep_no_scenario 'missing scenario' $LB sweep --threads=1,2
@@ -118,11 +127,11 @@ run plot_run2 $LB $S/sleep.lua run --ms=2 --threads=2 --time=1.5 --report-interv
 cat > "$T/fileio.json" <<'J'
 {"scenario": "fileio", "threads": 1, "duration_s": 60, "totals": {"events": 8000000, "events_per_sec": 3500},
  "io": {"reads_per_sec": 3000, "writes_per_sec": 500, "read_mib_per_sec": 46.9, "written_mib_per_sec": 7.8},
- "fileio": {"series": [
-   {"ios": 2000000, "time_s": 500, "iops": 4000, "read_mib_per_sec": 53, "write_mib_per_sec": 9},
-   {"ios": 4000000, "time_s": 1000, "iops": 3900, "read_mib_per_sec": 52, "write_mib_per_sec": 9},
-   {"ios": 6000000, "time_s": 1600, "iops": 3300, "read_mib_per_sec": 44, "write_mib_per_sec": 7},
-   {"ios": 8000000, "time_s": 2300, "iops": 2950, "read_mib_per_sec": 39, "write_mib_per_sec": 6}]}}
+ "fileio": {"report_every_ios": 2000000, "points": [
+   {"ios": 2000000, "time_s": 500, "iops": 4000, "read_mib_per_sec": 53, "written_mib_per_sec": 9},
+   {"ios": 4000000, "time_s": 1000, "iops": 3900, "read_mib_per_sec": 52, "written_mib_per_sec": 9},
+   {"ios": 6000000, "time_s": 1600, "iops": 3300, "read_mib_per_sec": 44, "written_mib_per_sec": 7},
+   {"ios": 8000000, "time_s": 2300, "iops": 2950, "read_mib_per_sec": 39, "written_mib_per_sec": 6}]}}
 J
 expect_ok plot_all 'throughput +throughput\.png throughput\.svg' $LB plot "$T/run1.json" "$T/run2.json" "$T/sweep.json" \
   "$T/sweep_grid.json" "$T/fileio.json" --out="$T/plots"
@@ -133,6 +142,8 @@ for k in throughput jitter latency scaling sweep-mode fileio; do
     pass "plot_$k"; else fail "plot_$k" "missing or invalid $f.png/.svg/.dat/.gp"; fi
 done
 check plot_labels grep -q 'set xlabel "threads"' "$T/plots/scaling.gp"
+check plot_fileio_title grep -q 'each point = 2 million I/Os' "$T/plots/fileio.gp"
+check plot_fileio_axis grep -q 'set xlabel "I/Os completed (millions)"' "$T/plots/fileio.gp"
 check plot_warmup_shaded grep -q 'set object 1 rect from first 0, graph 0 to first 0.5' "$T/plots/throughput.gp"
 check plot_legend_names grep -q 'title "run2"' "$T/plots/throughput.gp"
 # the scripts redraw by themselves (reproducible)
