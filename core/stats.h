@@ -47,7 +47,7 @@ typedef struct lb_stats {
 /* A merged view of all workers at one moment. */
 typedef struct lb_snapshot {
     int64_t t_ns;                       /* when it was taken (monotonic) */
-    int threads_running;
+    int threads_running;                /* workers that ran during the interval */
     lb_stats sum;                       /* cumulative counters over all workers */
     lb_hist *lat;                       /* latency of the events in this snapshot */
     lb_hist *queue;                     /* queue time (rate mode) */

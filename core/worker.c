@@ -65,6 +65,7 @@ struct lb_run {
     int finished;                  /* workers whose thread has ended */
     int go;                        /* barrier released */
     int joined;
+    int64_t last_collect;          /* when lb_run_collect last ran */
     char error[8192];
 };
 
@@ -482,9 +483,12 @@ int lb_run_collect(lb_run *r, lb_snapshot *dst, int wait_ms)
         lb_stats_hists *sh = &w->hists;
         for (;;) {
             if (atomic_load_explicit(&w->finished, memory_order_acquire)) {
-                /* The thread is gone: both buffers are quiescent. */
+                /* The thread is gone: both buffers are quiescent.  It still
+                 * counts as running if it ran during this interval. */
                 for (int b = 0; b < 2 && rc == 0; b++)
                     rc = lb_snapshot_take(dst, sh, b);
+                if (w->t_last_end > r->last_collect)
+                    running++;
                 break;
             }
             uint64_t req = atomic_load_explicit(&sh->swap_req, memory_order_relaxed);
@@ -504,6 +508,7 @@ int lb_run_collect(lb_run *r, lb_snapshot *dst, int wait_ms)
     }
     dst->threads_running = running;
     dst->t_ns = lb_clock_ns_inline();
+    r->last_collect = dst->t_ns;
     return rc;
 }
 

@@ -354,8 +354,12 @@ function M.run(ctx, lb)
       if deadline and not aborted and deadline + 2e9 < wake then wake = deadline + 2e9 end
       local all_done = C.lb_run_wait(run, wake) ~= 0
       if C.lb_runtime_stop_requested(ctx.rt) ~= 0 then C.lb_run_stop(run) end
-      if all_done then break end
       now = C.lb_clock_ns()
+      -- Workers that stop at the deadline finish just before the last tick:
+      -- that interval is still reported (as sysbench does).
+      if all_done and not (next_report and deadline and next_report <= deadline and now >= next_report) then
+        break
+      end
       if warm_pending and now >= warm_end then
         collect()
         base = counters(snap.sum)
@@ -369,6 +373,7 @@ function M.run(ctx, lb)
         next_report = next_report + interval_ns
         -- A late tick (stalled machine) skips missed slots instead of bursting.
         while next_report <= C.lb_clock_ns() do next_report = next_report + interval_ns end
+        if all_done then break end
       end
       if deadline and not aborted and now >= deadline + 2e9 then
         -- Workers still inside an event 2 s past the deadline are stuck
