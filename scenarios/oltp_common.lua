@@ -238,14 +238,18 @@ function M.commit()
   end
 end
 
-function M.point_selects()
+-- `count` executions of a one-parameter statement keyed by a random id,
+-- all on one randomly chosen table (as sysbench does).
+local function by_id(name, count)
   local t = table_num()
-  local st, p = stmts[t].point_selects, params[t].point_selects[1]
-  for _ = 1, opt.point_selects do
+  local st, p = stmts[t][name], params[t][name][1]
+  for _ = 1, count do
     p:set(id())
     st:execute()
   end
 end
+
+function M.point_selects() by_id("point_selects", opt.point_selects) end
 
 local function ranges(name, count)
   local t = table_num()
@@ -267,14 +271,7 @@ function M.range_selects()
   M.simple_ranges(); M.sum_ranges(); M.order_ranges(); M.distinct_ranges()
 end
 
-function M.index_updates()
-  local t = table_num()
-  local st, p = stmts[t].index_updates, params[t].index_updates[1]
-  for _ = 1, opt.index_updates do
-    p:set(id())
-    st:execute()
-  end
-end
+function M.index_updates() by_id("index_updates", opt.index_updates) end
 
 function M.non_index_updates()
   local t = table_num()
@@ -286,12 +283,7 @@ function M.non_index_updates()
   end
 end
 
-function M.deletes()
-  local t = table_num()
-  local p = params[t].deletes[1]
-  p:set(id())
-  stmts[t].deletes:execute()
-end
+function M.deletes() by_id("deletes", 1) end
 
 -- One INSERT: with --auto-inc the server assigns the id, otherwise a
 -- per-thread unique id (never colliding with the prepared 1..table_size).

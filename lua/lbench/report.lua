@@ -1,7 +1,6 @@
 -- Rendering of intervals and results: text (sysbench's layout, extended),
 -- JSON and CSV.  Everything renders from the result tree that runner.lua
 -- builds; nothing here computes statistics.
-local ffi = require("ffi")
 local C = require("lbench.ffi").C
 local json = require("lbench.json")
 

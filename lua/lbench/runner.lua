@@ -462,7 +462,6 @@ function M.build_result(ctx, lb, a)
   local names = type_names(ctx.rt)
   r.totals = t
   r.latency_ms = summary(a.cum.lat, a.keys, true)
-  r.latency_ms_json = nil
   if a.paced then r.queue_ms = summary(a.cum.queue, a.keys, true) end
   if d.io_reads + d.io_writes + d.io_fsyncs > 0 then
     local io = json.object()

@@ -177,11 +177,9 @@ function M.command(rtptr, cmd)
     elseif opt.output == "text" then
       out(rt, (opt.report_interval > 0 and "\n" or "") .. report.final_text(runner.text_view(result)) .. "\n")
       if opt.histogram then
-        local hist = require("lbench.hist")
         local bs = {}
         for _, b in ipairs(result.histogram.buckets) do bs[#bs + 1] = { b[1] / 1e6, b[2] / 1e6, b[3] } end
         out(rt, report.histogram_text(bs, 1) .. "\n")
-        local _ = hist
       end
     elseif opt.output == "json" then
       out(rt, doc .. "\n")
