@@ -223,8 +223,8 @@ local function bp_status(self)
   return ok and v or ""
 end
 
--- Servers that resize the buffer pool in the background (MySQL 5.7+,
--- MariaDB before 10.11.12) set Innodb_buffer_pool_resize_status when SET
+-- Servers that resize the buffer pool in the background (MySQL 5.7+, older
+-- MariaDB) set Innodb_buffer_pool_resize_status when SET
 -- GLOBAL returns and end it with "Completed resizing buffer pool ...":
 -- wait for that.  Servers that resize within the SET statement itself leave
 -- the status as it was: nothing to wait for.

@@ -96,6 +96,10 @@ check compare_names grep -Eq '^metric +a +b +c +b/a +diff b +c/a +diff c$' "$T/c
 expect_fail compare_refuses "cannot compare: .* ran scenario 'oltp' but .* ran 'tpcc' \(add --force" \
   $LB compare "$T/fio.json" "$T/other.json"
 expect_ok compare_force '^TPS +1000 +1000 +1\.000' $LB compare "$T/fio.json" "$T/other.json" --force
+# the seeds' DRBD overhead: 998 s against 212 s
+echo '{"scenario": "slap", "duration_s": 212, "totals": {"events": 1000, "events_per_sec": 4.717}}' > "$T/local.json"
+echo '{"scenario": "slap", "duration_s": 998, "totals": {"events": 1000, "events_per_sec": 1.002}}' > "$T/drbd.json"
+expect_ok compare_overhead '^duration \(s\) +212 +998 +4\.708 +\+370\.8%$' $LB compare "$T/local.json" "$T/drbd.json"
 expect_ok compare_csv '^TPS,1000,1250,1\.250,\+25\.0%$' $LB compare "$T/fio.json" "$T/i910.json" --output=csv
 # sweeps point by point (points matched by their coordinates)
 mksweep() { # mksweep FILE EPS1 EPS2
