@@ -88,6 +88,16 @@ local function load_unit(con, u)
   lbench.progress.add(n)
 end
 
+local function create_index(con, t)
+  print(string.format("Creating a secondary index on 'sbtest%d'...", t))
+  con:query(string.format("CREATE INDEX k_%d ON sbtest%d(k)", t, t))
+end
+
+-- Whole tables are loaded by one thread each: that thread indexes its table
+-- right after loading it, overlapping the index build with the other
+-- threads' loading.  Tables split across threads are indexed at the end.
+local function whole_tables() return opt.tables >= opt.threads or opt.table_size <= opt.load_chunk end
+
 local function cmd_prepare()
   local drv = lbench.sql.driver()
   local con = drv:connect()
@@ -98,7 +108,7 @@ local function cmd_prepare()
     lbench.progress.total(opt.table_size * opt.tables, "rows")
     lbench.run_parallel("_load")
   end
-  if opt.create_secondary then
+  if opt.create_secondary and not (whole_tables() and opt.table_size > 0) then
     lbench.run_parallel("_index")
   end
   con:disconnect()
@@ -106,8 +116,12 @@ end
 
 local function cmd_load()
   local con = lbench.sql.driver():connect()
+  local index_now = opt.create_secondary and whole_tables()
   for i, u in ipairs(load_units()) do
-    if (i - 1) % opt.threads == lbench.tid then load_unit(con, u) end
+    if (i - 1) % opt.threads == lbench.tid then
+      load_unit(con, u)
+      if index_now then create_index(con, u[1]) end
+    end
     if lbench.should_stop() then break end
   end
   con:disconnect()
@@ -115,10 +129,7 @@ end
 
 local function cmd_index()
   local con = lbench.sql.driver():connect()
-  for t = lbench.tid + 1, opt.tables, opt.threads do
-    print(string.format("Creating a secondary index on 'sbtest%d'...", t))
-    con:query(string.format("CREATE INDEX k_%d ON sbtest%d(k)", t, t))
-  end
+  for t = lbench.tid + 1, opt.tables, opt.threads do create_index(con, t) end
   con:disconnect()
 end
 
