@@ -322,7 +322,7 @@ function init()
   end
 end
 
-local W, job, sh, live, printed, tick
+local W, job, sh, live, tick
 
 function thread_init(tid)
   W = lbench.worker_ptr()
@@ -344,15 +344,15 @@ function thread_init(tid)
     flags = lib.open_flags(opt), shared = sh, genmap = writes(mode),
   })
   live = sh ~= nil and tid == 0 and opt.output == "text" and opt.verbosity >= 3
-  printed, tick = 0, 0
+  tick = 0
 end
 
-local function print_points()
-  local n = C.lb_io_shared_npoints(sh)
-  if n > printed then
-    local pts = lib.points(sh)
-    for i = printed + 1, n do print(lib.point_line(pts[i])) end
-    printed = n
+local first = ffi.new("int32_t[1]")
+local function print_points(series)
+  local n = C.lb_io_shared_take_unprinted(series, first)
+  if n > 0 then
+    local pts = lib.points(series)
+    for i = first[0] + 1, first[0] + n do print(lib.point_line(pts[i])) end
   end
 end
 
@@ -362,7 +362,7 @@ function event()
   if n > 0 then
     if live then
       tick = tick + 1
-      if tick % 64 == 0 then print_points() end
+      if tick % 64 == 0 then print_points(sh) end
     end
     return false
   end
@@ -373,7 +373,7 @@ end
 function thread_done()
   if job == nil then return end
   local rc = C.lb_io_job_finish(job, W)
-  if live then print_points() end
+  if live then print_points(sh) end
   if rc < 0 then error("fileio: " .. ffi.string(C.lb_io_job_error(job)), 0) end
 end
 
@@ -399,6 +399,7 @@ lbench.hooks.result = function(r)
   f.fill_pct = run.m.fill_pct
   f.generation = run.m.generation
   if S.sh ~= nil then
+    if opt.output == "text" and opt.verbosity >= 3 then print_points(S.sh) end
     f.report_every_ios = opt.report_every_ios
     f.points = lib.points(S.sh)
     C.lb_io_shared_close(S.sh)
@@ -554,6 +555,7 @@ local function precondition()
   S.in_precondition = false
   local points
   if sh ~= nil then
+    if text and opt.verbosity >= 3 then print_points(sh) end
     points = lib.points(sh)
     C.lb_io_shared_close(sh)
   end

@@ -72,6 +72,7 @@ export -f unit_all embed_test install_test
 suite unit bash -c unit_all
 suite spec ./lbench test/spec/run.lua
 suite cli env LB=./lbench bash test/cli/core.sh
+suite fileio env LB=./lbench bash test/cli/fileio.sh
 suite tools env LB=./lbench bash test/cli/tools.sh
 suite embed bash -c embed_test
 suite install bash -c install_test

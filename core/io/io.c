@@ -227,6 +227,7 @@ struct lb_io_shared {
     pthread_mutex_t mu;
     lb_io_point *pts;
     int n, cap;
+    int printed;
     uint64_t last[8];               /* counters at the previous point */
     int64_t last_t;
 };
@@ -313,6 +314,18 @@ int lb_io_shared_point(lb_io_shared *sh, int i, lb_io_point *out)
     }
     pthread_mutex_unlock(&sh->mu);
     return rc;
+}
+
+int lb_io_shared_take_unprinted(lb_io_shared *sh, int32_t *first)
+{
+    if (!sh)
+        return 0;
+    pthread_mutex_lock(&sh->mu);
+    *first = sh->printed;
+    int n = sh->n - sh->printed;
+    sh->printed = sh->n;
+    pthread_mutex_unlock(&sh->mu);
+    return n;
 }
 
 static void shared_start(lb_io_shared *sh, int64_t now)

@@ -155,6 +155,9 @@ lb_io_shared *lb_io_shared_lookup(const char *key);   /* no reference taken */
 void lb_io_shared_close(lb_io_shared *sh);
 int lb_io_shared_npoints(lb_io_shared *sh);
 int lb_io_shared_point(lb_io_shared *sh, int i, lb_io_point *out);
+/* Points not yet handed out for printing: sets *first to the first one's
+ * index and returns how many (0: none); each point is handed out once. */
+int lb_io_shared_take_unprinted(lb_io_shared *sh, int32_t *first);
 
 /* ---- verification ---- */
 typedef struct lb_io_verify_result {

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# CLI tests of the fileio scenario on small file sets in /tmp (and a small
+# tmpfs where the machine lets us mount one).  No timing assertions: runs
+# are bounded by --events, counts are exact.
+cd "$(dirname "$0")/../.." || exit 1
+. test/lib.sh
+D=$T/set
+F="$LB fileio --target-dir=$D"
+MNT=
+
+cleanup_all() {
+  [ -n "$MNT" ] && umount "$MNT" 2>/dev/null
+  rm -rf "$T"
+}
+trap cleanup_all EXIT
+
+# ---- prepare, the manifest, sysbench's layout -----------------------------
+expect_ok prepare 'bytes written in' $F --file-num=4 --file-total-size=16M --file-block-size=4K prepare
+check prepare_files test -f "$D/test_file.3" -a -f "$D/lbench-fileio.manifest" -a -f "$D/lbench-fileio.genmap"
+json_assert manifest "$D/lbench-fileio.manifest" 'r.tool == "lbench fileio" and r.file_num == 4 and r.file_size == 4194304 and r.state == "ready" and r.vbs == 4096'
+check prepare_no_progress_off_tty bash -c "! grep -q 'ETA' '$T/prepare.out'"
+
+expect_ok sysbench_layout 'reads/s: +[0-9.]+' $F --file-test-mode=rndrw --file-block-size=4K --events=2000 --time=0 run
+check sysbench_throughput grep -Eq 'written, MiB/s: +[0-9.]+' "$T/sysbench_layout.out"
+check sysbench_fsyncs grep -Eq 'fsyncs/s: +[1-9]' "$T/sysbench_layout.out"
+check per_type_read_write grep -Eq '^ +read +[0-9]+' "$T/sysbench_layout.out"
+
+# ---- every mode on every engine: exact I/O counts -------------------------
+for eng in sync libaio io_uring mmap null; do
+  if [ "$eng" = io_uring ] && ! $F --file-test-mode=rndrd --ioengine=io_uring --events=10 --time=0 run >/dev/null 2>&1; then
+    expect_fail io_uring_unavailable_explained 'io_uring' $F --file-test-mode=rndrd --ioengine=io_uring --events=10 --time=0 run
+    continue
+  fi
+  for mode in seqwr seqrewr seqrd rndrd rndwr rndrw; do
+    qd=1; [ "$eng" = libaio ] || [ "$eng" = io_uring ] || [ "$eng" = null ] && qd=8
+    flags=; [ "$eng" = libaio ] && flags=--file-extra-flags=direct
+    run "m_${eng}_$mode" $F --file-test-mode=$mode --file-block-size=4K --ioengine=$eng --iodepth=$qd $flags \
+      --threads=2 --events=3000 --time=0 --file-fsync-freq=0 --result-file="$T/m_${eng}_$mode.json" run
+    if [ "$rc" -ne 0 ]; then fail "mode_${eng}_$mode" "exit $rc: $(head -c 300 "$T/m_${eng}_$mode.err")"; continue; fi
+    case $mode in
+      seqrd|rndrd) expr='r.io.reads == 3000 and r.io.writes == 0' ;;
+      rndrw) expr='r.io.reads + r.io.writes == 3000 and r.io.reads > 1200 and r.io.writes > 600' ;;
+      *) expr='r.io.writes == 3000 and r.io.reads == 0' ;;
+    esac
+    json_assert "mode_${eng}_$mode" "$T/m_${eng}_$mode.json" "$expr and r.fileio.engine == '$eng' and r.types"
+  done
+done
+expect_ok verify_after_runs '0 lost, 0 torn, 0 misplaced' $F verify
+
+# ---- options: mixes, bssplit, distributions, compressible payload ------
+run mix $F --file-test-mode=rndrw --rwmixread=75 --events=4000 --time=0 --file-fsync-freq=0 --result-file="$T/mix.json" run
+json_assert rwmixread "$T/mix.json" 'r.io.reads > 2700 and r.io.reads < 3300 and r.fileio.read_pct == 75'
+run bssplit $F --file-test-mode=rndwr --bssplit=4k/50:16k/50 --events=2000 --time=0 --result-file="$T/bss.json" run
+json_assert bssplit "$T/bss.json" 'r.io.writes == 2000 and r.io.written_mib_per_sec > 0 and #r.fileio.block_sizes == 2'
+for dist in zipf:1.2 pareto:0.2 normal:10; do
+  run "dist_${dist%%:*}" $F --file-test-mode=rndrd --random-distribution=$dist --events=1000 --time=0 --result-file="$T/d.json" run
+  json_assert "dist_${dist%%:*}" "$T/d.json" "r.io.reads == 1000 and r.fileio.random_distribution == '$dist'"
+done
+expect_fail bad_dist 'random-distribution' $F --file-test-mode=rndrd --random-distribution=gamma run
+run compress $F --file-test-mode=rndwr --buffer-compress-percentage=50 --events=500 --time=0 run
+check compress_runs test "$rc" -eq 0
+expect_ok verify_after_options '0 lost, 0 torn' $F verify
+expect_fail missing_mode 'file-test-mode' $F run --events=10 --time=0
+expect_fail unknown_engine 'unknown I/O engine' $F --file-test-mode=rndrd --ioengine=nosuch run
+expect_fail no_set 'no prepared file set' $LB fileio --target-dir="$T/none" --file-test-mode=rndrd run
+
+# ---- verify finds a flipped byte ---------------------------------------------
+printf '\x5a' | dd of="$D/test_file.2" bs=1 seek=$((3 * 4096 + 777)) conv=notrunc status=none
+expect_fail verify_flipped_byte 'verify: 1 mismatched block' $F verify
+check verify_names_block grep -q 'test_file.2 offset 12288: torn' "$T/verify_flipped_byte.out"
+
+# ---- data points every N I/Os (JSON and CSV) ---------------------------------
+run points $F --file-test-mode=rndrd --ioengine=null --threads=2 --events=10000 --time=0 --report-every-ios=1000 --result-file="$T/points.json" run
+json_assert points_count "$T/points.json" '#r.fileio.points == 10 and r.fileio.points[10].ios == 10000 and r.fileio.points[1].iops > 0'
+check points_live_lines test "$(grep -c '^\[ [0-9]* ios \]' "$T/points.out")" -eq 10
+run points_csv $F --file-test-mode=rndrd --ioengine=null --events=5000 --time=0 --report-every-ios=500 --output=csv run
+if grep -q '^ios,time_s,secs,iops' "$T/points_csv.out" && [ "$(grep -cE '^[0-9]+,[0-9.e+-]+,' "$T/points_csv.out")" -ge 10 ]; then
+  pass points_csv; else fail points_csv "$(head -c 300 "$T/points_csv.out")"; fi
+
+# ---- preconditioning: seq passes, rounds until steady, verdict in the file
+run precond $F precondition --file-test-mode=rndwr --ioengine=null --precondition=seq1m:1x,workload:steady \
+  --precondition-round-time=0.2 --precondition-max-rounds=7 --result-file="$T/pc.json"
+if [ "$rc" -eq 0 ] && grep -q 'round  1:' "$T/precond.out"; then pass precondition_rounds_reported; else
+  fail precondition_rounds_reported "exit $rc: $(head -c 300 "$T/precond.err")"; fi
+json_assert precondition_result "$T/pc.json" 'r.command == "precondition" and r.precondition.steps[1].kind == "seq" and #r.precondition.steps[2].rounds >= 5 and #r.precondition.steps[2].rounds <= 7 and type(r.precondition.steady_state.reached) == "boolean" and r.precondition.steady_state.window == 5'
+run precond_fixed $F precondition --file-test-mode=rndwr --precondition=workload:2 --precondition-round-time=0.2 --result-file="$T/pc2.json"
+json_assert precondition_fixed_rounds "$T/pc2.json" '#r.precondition.steps[1].rounds == 2 and r.precondition.steps[1].rounds[1].iops > 0'
+json_assert precondition_in_manifest "$D/lbench-fileio.manifest" 'r.preconditioned and r.preconditioned.spec == "workload:2"'
+expect_fail precondition_bad_spec 'precondition' $F precondition --file-test-mode=rndwr --precondition=foo
+
+# ---- cleanup removes only our files ---------------------------------------------
+touch "$D/foreign.txt"
+expect_ok cleanup 'Removed 4 files' $F cleanup
+check cleanup_keeps_foreign test -f "$D/foreign.txt" -a ! -f "$D/test_file.0" -a ! -f "$D/lbench-fileio.manifest"
+
+# ---- refusals: foreign directory, foreign file, raw device ------------------------
+mkdir -p "$T/foreign" && echo keep > "$T/foreign/data.txt"
+expect_fail refuse_foreign_dir 'not empty' $LB fileio --target-dir="$T/foreign" --file-num=2 --file-total-size=1M prepare
+expect_ok allow_destructive_dir 'bytes written' $LB fileio --target-dir="$T/foreign" --file-num=2 --file-total-size=1M --allow-destructive prepare
+check foreign_untouched grep -qx keep "$T/foreign/data.txt"
+$LB fileio --target-dir="$T/foreign" cleanup >/dev/null 2>&1
+check cleanup_keeps_dir test -f "$T/foreign/data.txt"
+mkdir -p "$T/collide" && echo mine > "$T/collide/test_file.0"
+expect_fail refuse_foreign_file 'was not created by lbench' $LB fileio --target-dir="$T/collide" --file-num=2 --file-total-size=1M --allow-destructive prepare
+check foreign_file_untouched grep -qx mine "$T/collide/test_file.0"
+blk=$(ls /dev/loop[0-9]* 2>/dev/null | head -1)
+if [ -n "$blk" ] && [ -b "$blk" ]; then
+  expect_fail refuse_raw_device 'allow-destructive' $LB fileio --target="$blk" prepare
+else pass refuse_raw_device; fi
+expect_fail target_not_blockdev 'not a block device' $LB fileio --target="$T/collide/test_file.0" prepare
+
+# ---- fill level: arithmetic and refusal on short space -------------------------------
+MNT=$T/mnt; mkdir -p "$MNT"
+if mount -t tmpfs -o size=32m lbench-test "$MNT" 2>/dev/null; then
+  total=$(stat -f -c '%b*%S' "$MNT" | bc)
+  expect_ok fill_tmpfs 'Created 4 files' $LB fileio --target-dir="$MNT/s" --fill=50% --file-num=4 --file-block-size=4K prepare
+  json_assert fill_arithmetic "$MNT/s/lbench-fileio.manifest" "r.total_size == math.floor($total * 0.5 / 4 / 4096) * 4096 * 4 and r.fill_pct == 50"
+  expect_ok fill_run 'reads/s' $LB fileio --target-dir="$MNT/s" --file-test-mode=rndrw --file-extra-flags=direct --file-io-mode=async --iodepth=4 --events=1000 --time=0 run
+  expect_fail fill_refuse_short 'only .* is free' $LB fileio --target-dir="$MNT/t" --fill=75% --file-num=2 prepare
+  check fill_refusal_wrote_nothing test ! -e "$MNT/t/test_file.0"
+  expect_fail size_refuse_short 'only .* is free' $LB fileio --target-dir="$MNT/u" --file-total-size=64M prepare
+  umount "$MNT"; MNT=
+else
+  # No mount here: simulate the filesystem through the test hook.
+  expect_ok fill_tmpfs 'Created 4 files' env LBENCH_FILEIO_SPACE=33554432:33554432 $LB fileio --target-dir="$T/fs" --fill=50% --file-num=4 --file-block-size=4K prepare
+  json_assert fill_arithmetic "$T/fs/lbench-fileio.manifest" 'r.total_size == 16777216 and r.fill_pct == 50'
+  pass fill_run
+  expect_fail fill_refuse_short 'only .* is free' env LBENCH_FILEIO_SPACE=33554432:8388608 $LB fileio --target-dir="$T/ft" --fill=75% --file-num=2 prepare
+  check fill_refusal_wrote_nothing test ! -e "$T/ft/test_file.0"
+  expect_fail size_refuse_short 'only .* is free' env LBENCH_FILEIO_SPACE=33554432:8388608 $LB fileio --target-dir="$T/fu" --file-total-size=64M prepare
+fi
+expect_fail fill_bad_value 'fill' $LB fileio --target-dir="$T/fv" --fill=150% prepare
