@@ -453,12 +453,14 @@ function M.main(rt, argv)
   doc.points = json.array()
   local doc_meta = { points_coords = {} }
 
-  say(string.format("lbench sweep: %s, %d point(s) over %s; %s s per point%s\n", ctx1.scenario_name, #points,
+  say(string.format("lbench sweep: %s, %d point(s) over %s; %s%s\n", ctx1.scenario_name, #points,
     table.concat((function()
       local t = {}
       for _, d in ipairs(dims) do t[#t + 1] = d.name .. "=" .. table.concat(d.values, ",") end
       return t
-    end)(), " "), cmp.fmt(opt1.time), point_warmup and string.format(" (+%g s warm-up)", point_warmup) or ""))
+    end)(), " "), opt1.time > 0 and (cmp.fmt(opt1.time) .. " s per point") or
+      opt1.events > 0 and (opt1.events .. " events per point") or "no limit per point",
+    point_warmup and string.format(" (+%g s warm-up)", point_warmup) or ""))
 
   local sv
   if #sv_names > 0 then
@@ -536,6 +538,7 @@ function M.main(rt, argv)
         doc.status = "error"
         doc.error = string.format("point %d (%s): %s", i, lbl, tostring(err))
         failed_msg = doc.error
+        if i < #points then say(string.format("point %d failed: sweep stopped after %d of %d point(s)\n", i, i, #points)) end
         return
       end
       if C.lb_runtime_stop_requested(rt) ~= 0 then
