@@ -8,7 +8,7 @@ LB=./lbench
 ROUNDS=${ROUNDS:-3}
 SECS=${SECS:-5}
 sections=("$@")
-[ ${#sections[@]} -gt 0 ] || sections=(core oltp)
+[ ${#sections[@]} -gt 0 ] || sections=(core oltp fileio)
 W=$(mktemp -d /tmp/lbench-bench.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 
@@ -92,6 +92,90 @@ bench_oltp() {
   echo "   commands: lbench|sysbench <test> $M $D --threads=T --time=$SECS run; bare: build/bare_point_select -t T -T $SECS"
   contrib/mariadb-sandbox.sh stop
   trap 'rm -rf "$W"' EXIT
+}
+
+# ---- fileio: lbench vs fio and sysbench fileio on one file set ----------------
+# jget FILE EXPR: print a Lua expression over a JSON file (lbench's decoder).
+jget() { $LB test/cli/scripts/json_assert.lua check --file="$1" --expr="(function() print($2) return true end)()"; }
+
+# io_run TOOL OUT CMD...: run CMD (client CPU from bash's time = user + sys
+# of the process and its threads); append "<iops> <ios> <cpu s>" to OUT.
+io_run() {
+  local tool=$1 out=$2; shift 2
+  local t iops ios
+  t=$( { TIMEFORMAT='%U %S'; time "$@" > "$W/io.out" 2>&1; } 2>&1 ) || { echo "   failed: $*" >&2; tail -3 "$W/io.out" >&2; return 1; }
+  case $tool in
+    lbench) ios=$(jget "$W/lb.json" 'r.io.reads + r.io.writes'); iops=$(jget "$W/lb.json" '(r.io.reads + r.io.writes) / r.duration_s') ;;
+    fio) ios=$(jget "$W/fio.json" 'r.jobs[1].read.total_ios + r.jobs[1].write.total_ios')
+         iops=$(jget "$W/fio.json" 'r.jobs[1].read.iops + r.jobs[1].write.iops') ;;
+    sysbench) iops=$(awk '/reads\/s:/ {r=$2} /writes\/s:/ {w=$2} END {print r + w}' "$W/io.out")
+              ios=$(awk -v i="$iops" '/total time:/ {print i * ($3 + 0)}' "$W/io.out") ;;
+  esac
+  echo "$iops $ios $t" | awk '{print $1, $2, $3 + $4}' >> "$out"
+}
+
+bench_fileio() {
+  local D=${FILEIO_DIR:-/tmp/lbench-bench-fileio} size=${FILEIO_SIZE:-2G}
+  command -v fio >/dev/null || { echo "(fileio: fio not installed; run contrib/install-deps.sh bench)"; return; }
+  echo "== fileio: 4 KiB random I/O, O_DIRECT, libaio, one $size file in $D (the same file for all three tools);"
+  echo "   ${SECS}s runs, median of $ROUNDS rounds alternating lbench / fio / sysbench"
+  $LB fileio --target-dir="$D" cleanup >/dev/null 2>&1 || true
+  $LB fileio --target-dir="$D" --file-num=1 --file-total-size="$size" --file-block-size=4K --verbosity=1 prepare | tail -1
+  local LBF="$LB fileio --target-dir=$D --file-block-size=4K --file-extra-flags=direct --file-io-mode=async --file-fsync-freq=0 --file-fsync-end=off --time=$SECS --verbosity=0 --result-file=$W/lb.json"
+  local FIO="fio --name=bench --filename=$D/test_file.0 --size=$size --bs=4k --direct=1 --ioengine=libaio --runtime=$SECS --time_based --output-format=json --output=$W/fio.json"
+  local SB="sysbench fileio --file-num=1 --file-total-size=$size --file-block-size=4096 --file-io-mode=async --file-extra-flags=direct --file-fsync-freq=0 --file-fsync-end=off --time=$SECS"
+  printf '%-15s %11s %11s %11s %8s %9s %9s %9s %8s\n' test "lbench IOPS" "fio IOPS" "sysb IOPS" "lb/best" \
+    "lb us/IO" "fio us/IO" "sb us/IO" "lb/best"
+  local mode qd
+  for mode in randread randwrite; do
+    local sbm=rndrd; [ $mode = randwrite ] && sbm=rndwr
+    for qd in 1 32; do
+      : > "$W/l"; : > "$W/f"; : > "$W/s"
+      for r in $(seq "$ROUNDS"); do
+        local order=(l f s); [ $((r % 3)) = 2 ] && order=(f s l); [ $((r % 3)) = 0 ] && order=(s l f)
+        for x in "${order[@]}"; do
+          case $x in
+            l) io_run lbench "$W/l" $LBF --file-test-mode=$sbm --iodepth=$qd run ;;
+            f) io_run fio "$W/f" $FIO --rw=$mode --iodepth=$qd ;;
+            s) ( cd "$D" && io_run sysbench "$W/s" $SB --file-test-mode=$sbm --file-async-backlog=$qd run ) ;;
+          esac
+        done
+      done
+      fileio_row "$mode QD$qd" s
+    done
+  done
+  echo "== fileio null engine (no I/O: the tool's own cost per I/O), randread 4 KiB"
+  for qd in 1 32; do
+    : > "$W/l"; : > "$W/f"; : > "$W/s"
+    for r in $(seq "$ROUNDS"); do
+      io_run lbench "$W/l" $LB fileio --target-dir="$D" --file-block-size=4K --ioengine=null --iodepth=$qd \
+        --file-test-mode=rndrd --time="$SECS" --verbosity=0 --result-file="$W/lb.json" run
+      io_run fio "$W/f" fio --name=bench --size="$size" --bs=4k --ioengine=null --rw=randread --iodepth=$qd \
+        --runtime="$SECS" --time_based --output-format=json --output="$W/fio.json"
+    done
+    fileio_row "null QD$qd" -
+  done
+  echo "   lb/best: lbench IOPS / the better of fio and sysbench (target >= 0.97); CPU: lbench us/IO / the better (target <= 1)"
+  echo "   us/IO = client CPU (user + sys of the tool's process, bash time) per completed I/O"
+  echo "   lbench: lbench fileio --target-dir=$D --file-test-mode=rndrd|rndwr --file-block-size=4K --file-io-mode=async --iodepth=Q --file-extra-flags=direct --file-fsync-freq=0 --file-fsync-end=off --time=$SECS run"
+  echo "   fio:    fio --name=bench --filename=$D/test_file.0 --size=$size --rw=randread|randwrite --bs=4k --direct=1 --ioengine=libaio --iodepth=Q --runtime=$SECS --time_based"
+  echo "   sysbench (in $D): sysbench fileio --file-num=1 --file-total-size=$size --file-block-size=4096 --file-test-mode=rndrd|rndwr --file-io-mode=async --file-async-backlog=Q --file-extra-flags=direct --file-fsync-freq=0 --time=$SECS run"
+  $LB fileio --target-dir="$D" cleanup >/dev/null 2>&1 || true
+}
+
+# fileio_row LABEL s|-: medians of $W/l, $W/f (and $W/s) as one table row.
+fileio_row() {
+  local li fo si lc fc sc best bestc
+  li=$(awk '{print $1}' "$W/l" | median); fo=$(awk '{print $1}' "$W/f" | median)
+  lc=$(awk '$2>0 {print $3/$2*1e6}' "$W/l" | median); fc=$(awk '$2>0 {print $3/$2*1e6}' "$W/f" | median)
+  if [ "$2" = s ]; then
+    si=$(awk '{print $1}' "$W/s" | median); sc=$(awk '$2>0 {print $3/$2*1e6}' "$W/s" | median)
+  else si=0; sc=0; fi
+  best=$(awk -v a="$fo" -v b="$si" 'BEGIN {print (a > b ? a : b)}')
+  bestc=$(awk -v a="$fc" -v b="$sc" 'BEGIN {if (b <= 0) print a; else print (a < b ? a : b)}')
+  printf '%-15s %11.0f %11.0f %11s %8s %9.2f %9.2f %9s %8s\n' "$1" "$li" "$fo" \
+    "$( [ "$2" = s ] && printf %.0f "$si" || echo -)" "$(ratio "$li" "$best")" "$lc" "$fc" \
+    "$( [ "$2" = s ] && printf %.2f "$sc" || echo -)" "$(ratio "$lc" "$bestc")"
 }
 
 for s in "${sections[@]}"; do

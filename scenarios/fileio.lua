@@ -207,10 +207,12 @@ local function prepare()
   C.lb_io_genmap_close(gm)
 
   local verbose = opt.verbosity >= 3 and opt.output == "text"
-  if verbose then
-    print(string.format("%d files, %s each, %s total%s", file_num, lib.fmt_size(file_size), lib.fmt_size(total),
-      fill_pct and string.format(" (%g %% of %s)", fill_pct, lib.fmt_size(sp.total)) or ""))
-    print("Creating files for the test in " .. (t.dir or t.device) .. " ...")
+  local share = fill_pct and string.format(" (%g %% of %s)", fill_pct, lib.fmt_size(sp.total)) or ""
+  if verbose and t.kind == "dir" then
+    print(string.format("%d files, %s each, %s total%s", file_num, lib.fmt_size(file_size), lib.fmt_size(total), share))
+    print("Creating files for the test in " .. t.dir .. " ...")
+  elseif verbose then
+    print(string.format("Raw device %s: writing the first %s%s ...", t.device, lib.fmt_size(total), share))
   end
   local pbs = file_size % 1048576 == 0 and 1048576 or align
   local job = lib.new_job(t, m, opt, 0, 1, {
@@ -246,8 +248,12 @@ local function prepare()
   if opt.verbosity >= 1 then
     print(string.format("%d bytes written in %.2f seconds (%.2f MiB/sec).", written, secs,
       written / math.max(secs, 1e-9) / 1048576))
-    print(string.format("Created %d file%s of %s (%s) in %s; manifest %s.", file_num, file_num > 1 and "s" or "",
-      lib.fmt_size(file_size), lib.fmt_size(total), t.dir or t.device, t.manifest))
+    if t.kind == "dir" then
+      print(string.format("Created %d file%s of %s (%s) in %s; manifest %s.", file_num, file_num > 1 and "s" or "",
+        lib.fmt_size(file_size), lib.fmt_size(total), t.dir, t.manifest))
+    else
+      print(string.format("Prepared %s of %s; manifest %s.", lib.fmt_size(total), t.device, t.manifest))
+    end
   end
 end
 
@@ -268,7 +274,11 @@ local function cleanup()
   os.remove(t.genmap)
   os.remove(t.manifest)
   if t.kind == "dir" and m.created_dir then os.remove(t.dir) end  -- only when empty
-  print(string.format("Removed %d file%s of the set in %s.", n, n == 1 and "" or "s", t.dir or t.device))
+  if t.kind == "dir" then
+    print(string.format("Removed %d file%s of the set in %s.", n, n == 1 and "" or "s", t.dir))
+  else
+    print(string.format("Forgot the set on %s (manifest and generation map removed; the device is left as it is).", t.device))
+  end
 end
 
 -- ---- run ---------------------------------------------------------------------

@@ -159,11 +159,16 @@ function M.histogram_text(buckets, scale)
 end
 
 -- ---- CSV ---------------------------------------------------------------
+local IO_COLS = { "io_reads_per_sec", "io_writes_per_sec", "io_fsyncs_per_sec", "read_mib_per_sec",
+                  "written_mib_per_sec" }
+
 function M.csv_header(iv)
   local cols = { "time_s", "warmup", "threads", "events_per_sec", "queries_per_sec", "reads_per_sec",
                  "writes_per_sec", "other_per_sec", "errors_per_sec", "reconnects_per_sec",
                  "lat_avg_ms", "lat_max_ms" }
   for _, p in ipairs(iv.latency_ms.pct_list) do cols[#cols + 1] = "lat_p" .. p.key .. "_ms" end
+  -- I/O scenarios (fileio): file operations and throughput per interval.
+  for _, c in ipairs(IO_COLS) do cols[#cols + 1] = c end
   return table.concat(cols, ",")
 end
 
@@ -180,6 +185,9 @@ function M.csv_row(iv)
   local out = {}
   for i = 1, #vals do out[i] = csvnum(vals[i]) end
   for _, p in ipairs(iv.latency_ms.pct_list) do out[#out + 1] = csvnum(p.ms) end
+  local io = iv.io or {}
+  for _, k in ipairs({ "reads_per_sec", "writes_per_sec", "fsyncs_per_sec", "read_mib_per_sec",
+                       "written_mib_per_sec" }) do out[#out + 1] = csvnum(io[k] or 0) end
   return table.concat(out, ",")
 end
 
@@ -195,6 +203,10 @@ function M.csv_totals(r)
     add("queries_per_sec", r.totals.queries_per_sec)
     add("ignored_errors", r.totals.ignored_errors)
     add("reconnects", r.totals.reconnects)
+  end
+  if r.io then
+    for _, k in ipairs({ "reads", "writes", "fsyncs", "reads_per_sec", "writes_per_sec", "fsyncs_per_sec",
+                         "read_mib_per_sec", "written_mib_per_sec" }) do add("io_" .. k, r.io[k]) end
   end
   add("lat_min_ms", r.latency_ms.min)
   add("lat_avg_ms", r.latency_ms.avg)

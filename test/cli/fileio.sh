@@ -107,6 +107,20 @@ blk=$(ls /dev/loop[0-9]* 2>/dev/null | head -1)
 if [ -n "$blk" ] && [ -b "$blk" ]; then
   expect_fail refuse_raw_device 'allow-destructive' $LB fileio --target="$blk" prepare
 else pass refuse_raw_device; fi
+# A raw device: a loop device over a small file, where the machine allows it.
+truncate -s 32M "$T/loop.img"
+LOOP=$(losetup -f --show "$T/loop.img" 2>/dev/null) || LOOP=
+if [ -n "$LOOP" ] && [ -b "$LOOP" ]; then
+  R="$LB fileio --target=$LOOP --manifest=$T/loop.manifest"
+  expect_fail raw_refused_without_flag 'allow-destructive' $R --fill=50% prepare
+  expect_ok raw_prepare 'Prepared 16 MiB of' $R --allow-destructive --fill=50% --file-block-size=4K prepare
+  expect_ok raw_run 'writes/s: +[1-9]' $R --allow-destructive --file-test-mode=rndrw --file-io-mode=async --iodepth=8 --file-extra-flags=direct --events=2000 --time=0 run
+  expect_fail raw_run_refused_without_flag 'allow-destructive' $R --file-test-mode=rndwr --events=10 --time=0 run
+  expect_ok raw_read_only_allowed 'reads/s' $R --file-test-mode=rndrd --events=100 --time=0 run
+  expect_ok raw_verify '4096 ok, 0 lost' $R verify
+  expect_ok raw_cleanup 'device is left' $R cleanup
+  losetup -d "$LOOP"
+fi
 expect_fail target_not_blockdev 'not a block device' $LB fileio --target="$T/collide/test_file.0" prepare
 
 # ---- fill level: arithmetic and refusal on short space -------------------------------
