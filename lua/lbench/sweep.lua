@@ -2,7 +2,8 @@
 -- scenario once per point of a grid and put the points side by side.
 --
 --   --threads=1,2,4,8          thread counts (a single value is a plain option)
---   --option name=v1,v2,...    any core or scenario option (repeatable)
+--   --option name=v1,v2,...    any core or scenario option (repeatable; separate
+--                              values by '|' when they hold commas)
 --   --server-var name=v1,...   a server variable, SET GLOBAL before each point
 --                              (repeatable; the original value is restored)
 --   --point-warmup=S           warm-up of every point, excluded from its results
@@ -42,8 +43,10 @@ local function parse_dim(kind, spec, flag)
   end
   local name, list = spec:match("^%s*([^=%s]+)%s*=(.*)$")
   if not name then util.fail("%s %s: expected name=v1,v2,...", flag, spec) end
+  -- Values are separated by commas, or by '|' when a value holds commas
+  -- itself: --option 'cpu-affinity=0,1|2,3'.
   local values = {}
-  for _, v in ipairs(util.split(list, ",")) do
+  for _, v in ipairs(util.split(list, list:find("|", 1, true) and "|" or ",")) do
     v = util.trim(v)
     if v == "" then util.fail("%s %s: empty value in the list", flag, spec) end
     values[#values + 1] = v

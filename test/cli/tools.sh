@@ -36,6 +36,10 @@ expect_ok sweep_grid 'mode +threads' $LB sweep --option mode=a,b --threads=1,2 $
 json_assert sweep_grid_points "$T/sweep_grid.json" '#r.points == 4 and r.points[1].types.a.events == 400
   and r.points[3].types.b.events == 400 and r.points[3].types.a == nil and r.points[4].threads == 2
   and r.summary[2].baseline == 1 and r.summary[4].baseline == 3 and r.summary[3].scale_factor == 1'
+# values holding commas, separated by '|' (CPU placement: the same threads on different CPUs)
+expect_ok sweep_pipe_values '"label": "cpu-affinity=0,0"' $LB sweep --option 'cpu-affinity=0|0,0' --threads=2 --events=100 --time=0 \
+  $S/empty.lua --output=json --result-file="$T/sweep_pipe.json"
+json_assert sweep_pipe_values_file "$T/sweep_pipe.json" 'r.points[2].options.cpu_affinity == "0,0" and r.points[1].options.cpu_affinity == "0"'
 # a failing point stops the sweep (exit 1) and the file keeps what ran
 expect_fail sweep_point_fails 'point 2 \(mode=b\): .*failing on purpose in mode b' $LB sweep --option mode=a,b,c \
   --events=100 --time=0 $S/tools_mode.lua --fail=b --result-file="$T/sweep_fail.json"
