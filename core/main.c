@@ -36,6 +36,9 @@ int main(int argc, char **argv)
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    /* A server that dies mid-write must surface as a connection error, not
+     * kill the process. */
+    signal(SIGPIPE, SIG_IGN);
     int status = lb_runtime_main(g_rt, argc - 1, argv + 1);
     const char *err = lb_runtime_error(g_rt);
     if (status != 0 && err[0])

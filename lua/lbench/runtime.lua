@@ -182,7 +182,8 @@ function M.command(rtptr, cmd)
         out(rt, report.histogram_text(bs, 1) .. "\n")
       end
     elseif opt.output == "json" then
-      out(rt, doc .. "\n")
+      -- One line, like the interval lines before it: stdout is JSON Lines.
+      out(rt, runner.to_json(result) .. "\n")
     elseif opt.output == "csv" then
       out(rt, report.csv_totals(runner.text_view(result)) .. "\n")
     end
