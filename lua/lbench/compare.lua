@@ -305,10 +305,12 @@ local function describe(docs, files, names)
   return M.table({ "name", "file", "scenario", "run", "host", "started" }, rows, "  ")
 end
 
+M.usage = "usage: lbench compare a.json b.json [more.json ...] [--force] [--names=a,b] [--output=text|csv]"
+
 function M.main(rt, argv)
   local opts, files = M.parse_args(argv, { force = true, names = true, output = true }, "compare")
   if #files < 2 then
-    util.fail("usage: lbench compare a.json b.json [more.json ...] [--force] [--names=a,b] [--output=text|csv]")
+    util.fail(M.usage)
   end
   local output = opts.output == nil and "text" or opts.output
   if output ~= "text" and output ~= "csv" then util.fail("--output=%s: expected text or csv", tostring(output)) end

@@ -466,10 +466,12 @@ local function data(ch)
   return table.concat(L, "\n") .. "\n"
 end
 
+M.usage = "usage: lbench plot run.json [more.json ...] --out=DIR [--format=png,svg] [--names=a,b] [--title=T]"
+
 function M.main(rt, argv)
   local opts, files = cmp.parse_args(argv, { out = true, format = true, names = true, title = true }, "plot")
   if #files == 0 or not opts.out or opts.out == true then
-    util.fail("usage: lbench plot run.json [more.json ...] --out=DIR [--format=png,svg] [--names=a,b] [--title=T]")
+    util.fail(M.usage)
   end
   local formats = {}
   for _, f in ipairs(util.split(opts.format == nil and "png,svg" or tostring(opts.format), ",")) do

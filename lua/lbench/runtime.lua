@@ -38,8 +38,11 @@ local function hash(s)
   local h1, h2 = 0x811c9dc5, 0x050c5d1f
   for i = 1, #s do
     local b = s:byte(i)
-    h1 = bit.tobit(bit.bxor(h1, b) * 16777619)
-    h2 = bit.tobit(bit.bxor(h2, b) * 16777619 + i)
+    -- x * 16777619 mod 2^32 as (x << 24) + x * 403: every partial product
+    -- stays exact in a double, so the hash is the same compiled or not.
+    local x1, x2 = bit.bxor(h1, b), bit.bxor(h2, b)
+    h1 = bit.tobit(bit.lshift(x1, 24) + x1 * 403)
+    h2 = bit.tobit(bit.lshift(x2, 24) + x2 * 403 + i)
   end
   return bit.tohex(h1) .. bit.tohex(h2)
 end
@@ -228,6 +231,8 @@ function M.usage()
     "",
     "Commands: prepare, prewarm, run, cleanup, help (the scenario's options), or one the scenario declares.",
     "Stock scenarios: " .. (#names > 0 and table.concat(names, ", ") or "(none found)"),
+    "Tools: lbench sweep ... | lbench compare a.json b.json ... | lbench plot r.json ... --out=DIR",
+    "       (each with --help)",
     "",
     "General options:",
     options.help(options.core_specs()),
@@ -245,6 +250,16 @@ function M.main(rtptr, ...)
     out(rt, "lbench " .. ffi.string(C.lb_version()) .. "\n")
     return 0
   end
+  -- Built-in tools: `lbench compare a.json b.json`, `lbench plot ...`,
+  -- `lbench sweep ...` (they handle their own --help).
+  local tool = M.tools[pos[1]]
+  if tool and not util.file_exists(pos[1]) then
+    if raw.help then
+      out(rt, require(tool).usage .. "\n")
+      return 0
+    end
+    return require(tool).main(rt, args)
+  end
   if raw.help or #pos == 0 then
     out(rt, M.usage())
     if #pos == 0 and not raw.help then
@@ -252,11 +267,6 @@ function M.main(rtptr, ...)
       return 1
     end
     return 0
-  end
-  -- Built-in tools: `lbench compare a.json b.json`, `lbench plot ...`, `lbench sweep ...`.
-  local tool = M.tools[pos[1]]
-  if tool and not util.file_exists(pos[1]) then
-    return require(tool).main(rt, args)
   end
   for k, v in pairs(raw) do S.raw[k] = v end
   S.argv = args

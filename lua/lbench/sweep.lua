@@ -372,6 +372,8 @@ local function write_doc(path, doc)
   f:close()
 end
 
+M.usage = USAGE
+
 function M.main(rt, argv)
   local dims, set, rest, pos = parse(argv)
   if #pos == 0 then util.fail("lbench sweep: missing scenario (%s)", USAGE) end

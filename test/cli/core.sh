@@ -7,6 +7,13 @@ S=test/cli/scripts
 expect_ok version '^lbench [0-9]+\.[0-9]+\.[0-9]+$' $LB --version
 expect_ok help '--threads=N +number of worker threads' $LB --help
 expect_fail no_args 'missing scenario' $LB
+expect_ok tool_help '^usage: lbench sweep ' $LB sweep --help
+cat > "$T/h.lua" <<'L'
+function event() end
+L
+h1=$($LB "$T/h.lua" run --time=0.05 --output=json | tail -1 | grep -o '"scenario_hash":"[0-9a-f]*"')
+h2=$($LB "$T/h.lua" run --time=0.3 --threads=2 --output=json | tail -1 | grep -o '"scenario_hash":"[0-9a-f]*"')
+[ -n "$h1" ] && [ "$h1" = "$h2" ] && pass scenario_hash_stable || fail scenario_hash_stable "$h1 vs $h2"
 
 # a plain run, options before and after the scenario and command
 expect_ok run_basic 'total number of events: +[1-9]' $LB --threads=2 $S/empty.lua run --time=1
