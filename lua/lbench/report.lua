@@ -140,6 +140,8 @@ function M.final_text(r)
     line(out, "Run stopped on error: %s", (r.error or ""):match("^[^\n]*"))
     line(out, "")
   end
+  -- The scenario's own section (lbench.hooks.report_extra).
+  if r.extra_text and r.extra_text ~= "" then out[#out + 1] = r.extra_text end
   return table.concat(out, "\n")
 end
 
@@ -212,6 +214,7 @@ function M.csv_totals(r)
   add("lat_avg_ms", r.latency_ms.avg)
   add("lat_max_ms", r.latency_ms.max)
   for _, p in ipairs(r.latency_ms.pct_list) do add("lat_p" .. p.key .. "_ms", p.ms) end
+  if r.extra_csv and r.extra_csv ~= "" then rows[#rows + 1] = r.extra_csv end
   return table.concat(rows, "\n")
 end
 

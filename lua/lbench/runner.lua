@@ -238,7 +238,43 @@ local function interval_json(iv)
   o.latency_ms = plain(iv.latency_ms)
   if iv.queue_ms then o.queue_ms = plain(iv.queue_ms) end
   if iv.io then o.io = iv.io end
+  if iv.types then
+    local ts = json.object()
+    for _, name in ipairs(iv.type_order) do
+      local ty = iv.types[name]
+      local t = json.object()
+      t.events, t.restarts, t.rollbacks = ty.events, ty.restarts, ty.rollbacks
+      t.latency_ms = plain(ty.latency_ms)
+      ts[name] = t
+    end
+    o.types = ts
+  end
   return o
+end
+
+-- Per-type counts and latencies of one interval (scenarios with event
+-- types): `cur`/`prev` are lb_stats, `acc` the interval's histograms.
+local function interval_types(iv, names, cur, prev, acc, keys)
+  iv.types, iv.type_order = {}, {}
+  for i, name in ipairs(names) do
+    local tc, tp = cur.types[i - 1], prev.types[i - 1]
+    local h = acc.type_lat[i - 1]
+    local ev = tonumber(tc.events - tp.events)
+    if ev > 0 or h ~= nil then
+      iv.types[name] = { events = ev, restarts = tonumber(tc.restarts - tp.restarts),
+        rollbacks = tonumber(tc.rollbacks - tp.rollbacks),
+        latency_ms = h ~= nil and summary(h, keys, true) or nil }
+      iv.type_order[#iv.type_order + 1] = name
+    end
+  end
+  -- Types without a histogram this interval get an empty summary.
+  for _, name in ipairs(iv.type_order) do
+    local ty = iv.types[name]
+    if not ty.latency_ms then
+      local hc = ffi.new("lb_hist_config"); C.lb_hist_config_default(hc)
+      ty.latency_ms = summary(ffi.gc(C.lb_hist_new(hc), C.lb_hist_free), keys, true)
+    end
+  end
 end
 
 local function emit_interval(ctx, iv, keys)
@@ -310,6 +346,8 @@ function M.run(ctx, lb)
   local base = counters(snap.sum)  -- counters at the warm-up end
   local base_stats = ffi.new("lb_stats")
   local last_report = { t = t0, c = counters(snap.sum) }
+  local tnames = type_names(ctx.rt)
+  local last_types = ffi.new("lb_stats")
   local intervals = json.array()
   local warmup_events = 0
   local next_report = interval_ns > 0 and t0 + interval_ns or nil
@@ -330,6 +368,12 @@ function M.run(ctx, lb)
     local secs = tonumber(t - last_report.t) / 1e9
     local warm = has_warm and t <= warm_end + 1e6
     local iv = make_interval(ctx, tonumber(t - t0) / 1e9, secs, d, acc, snap.threads_running, warm, keys, paced)
+    if #tnames > 0 then
+      interval_types(iv, tnames, snap.sum, last_types, acc, keys)
+      ffi.copy(last_types, snap.sum, ffi.sizeof("lb_stats"))
+    end
+    -- A scenario may add to the interval (text: iv.types_line).
+    if lb.hooks.interval_extra then lb.hooks.interval_extra(iv, secs) end
     local o, text_json = emit_interval(ctx, iv, keys)
     intervals[#intervals + 1] = o
     local hook = lb.hooks.report_intermediate
@@ -413,6 +457,13 @@ function M.run(ctx, lb)
   -- A scenario may add its own sections to the result (fileio series,
   -- TPC-C summary): lbench.hooks.result(r) in the main state.
   if lb.hooks.result then lb.hooks.result(result) end
+  -- ... and its own text appended to the text report and "metric,value"
+  -- rows to the CSV totals: lbench.hooks.report_extra(r, "text"|"csv").
+  if lb.hooks.report_extra then
+    local disp = getmetatable(result).__display
+    disp.extra_text = lb.hooks.report_extra(result, "text")
+    disp.extra_csv = lb.hooks.report_extra(result, "csv")
+  end
 
   local done = rawget(_G, "done")
   if type(done) == "function" then
@@ -573,7 +624,9 @@ function M.to_json(r, indent) return json.encode(unwrap(r), indent) end
 -- The view report.final_text needs.
 function M.text_view(r)
   local view = setmetatable({}, { __index = r })
-  view.type_order = getmetatable(r).__display and getmetatable(r).__display.type_order or {}
+  local disp = getmetatable(r).__display or {}
+  view.type_order = disp.type_order or {}
+  view.extra_text, view.extra_csv = disp.extra_text, disp.extra_csv
   view.types = r.types
   return view
 end

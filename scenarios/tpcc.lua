@@ -1,0 +1,336 @@
+-- TPC-C (TPC Benchmark C, revision 5.11) on MySQL/MariaDB.
+--
+--   lbench tpcc --warehouses=10 --threads=8 prepare     parallel load, resumable
+--   lbench tpcc --warehouses=10 --threads=16 --warmup-time=60 --time=600 --report-interval=10 run
+--   lbench tpcc --warehouses=10 --threads=8 check       consistency conditions 3.3.2.1-12
+--   lbench tpcc --warehouses=10 cleanup
+--
+-- The schema is in tpcc/schema.lua, the population in tpcc/load.lua, the
+-- five transactions in tpcc/txn.lua, the consistency check in
+-- tpcc/check.lua and the summary (tpmC, response times, constraints) in
+-- tpcc/report.lua.
+local schema = require("tpcc.schema")
+local load = require("tpcc.load")
+local gen = require("tpcc.gen")
+local util = require("lbench.util")
+
+lbench.cmdline.options = {
+  warehouses = { "Number of warehouses", 1 },
+  weights = { "Transaction mix: New-Order,Payment,Order-Status,Delivery,Stock-Level weights", "45,43,4,4,4" },
+  terminal_mode = { "fixed: each connection has a home warehouse (and Stock-Level district); random: both drawn per transaction", "fixed" },
+  think_time = { "spec: keying and think times of clause 5.2.5 (10 terminals per warehouse, one per thread); 0: none", "0" },
+  use_fk = { "Add the foreign keys of clause 1.4 after loading", false },
+  mysql_storage_engine = { "Storage engine", "innodb" },
+  create_table_options = { "Extra options appended to CREATE TABLE (e.g. ROW_FORMAT=COMPRESSED)", "" },
+}
+
+local opt = lbench.opt
+
+local function connect() return lbench.sql.driver():connect() end
+
+local function meta_get(con, name)
+  local ok, v = pcall(con.query_row, con, "SELECT value FROM tpcc_meta WHERE name = '" .. name .. "'")
+  if ok then return v end
+  return nil
+end
+
+local function meta_set(con, name, value)
+  con:query(string.format("REPLACE INTO tpcc_meta (name, value) VALUES ('%s', '%s')", name, tostring(value)))
+end
+
+local function check_warehouses()
+  if opt.warehouses < 1 then util.fail("--warehouses must be at least 1") end
+end
+
+-- ---- prepare ---------------------------------------------------------------
+local function cmd_prepare()
+  check_warehouses()
+  local con = connect()
+  print(string.format("Creating the TPC-C tables (engine %s)...", opt.mysql_storage_engine))
+  schema.create(con, opt)
+  -- The load's NURand constant for C_LAST: kept across resumed loads.
+  local c_last = tonumber(meta_get(con, "c_last_load"))
+  if not c_last then
+    c_last = lbench.rand.uniform(0, 255)
+    meta_set(con, "c_last_load", c_last)
+  end
+  local done = {}
+  local rs = con:query("SELECT unit FROM tpcc_loaded")
+  if rs then
+    local row = rs:fetch_row()
+    while row do done[row[1]] = true; row = rs:fetch_row() end
+  end
+  local pending, rows, skipped = {}, 0, 0
+  for _, u in ipairs(load.units(opt.warehouses)) do
+    if done[u.name] then skipped = skipped + 1 else pending[#pending + 1] = u.name; rows = rows + u.rows end
+  end
+  if #pending == 0 then
+    print(string.format("All %d warehouse(s) are already loaded.", opt.warehouses))
+  else
+    if skipped > 0 then
+      print(string.format("Resuming: %d of %d load units are already loaded.", skipped, skipped + #pending))
+    end
+    print(string.format("Loading %d warehouse(s) (about %.0f rows) with %d thread(s)...", opt.warehouses, rows,
+      opt.threads))
+    lbench.progress.total(rows, "rows")
+    local t0 = lbench.clock.now()
+    opt._tpcc_units = table.concat(pending, ",")
+    opt._tpcc_c_last = c_last
+    lbench.run_parallel("_load")
+    opt._tpcc_units = nil
+    print(string.format("Loaded in %.1f s.", lbench.clock.now() - t0))
+  end
+  local prev = tonumber(meta_get(con, "warehouses")) or 0
+  if opt.warehouses > prev then meta_set(con, "warehouses", opt.warehouses) end
+  if opt.use_fk then schema.add_fks(con) end
+  con:disconnect()
+end
+
+local function cmd_load()
+  local names = util.split(opt._tpcc_units or "", ",")
+  load.load_thread(names, opt.warehouses, opt._tpcc_c_last, opt.threads, lbench.tid)
+end
+
+function cleanup()
+  local con = connect()
+  schema.drop(con)
+  con:disconnect()
+end
+
+-- ---- options checked before a run or a check ---------------------------------
+local TYPE_NAMES = { "new_order", "payment", "order_status", "delivery", "stock_level" }
+
+local function parse_weights()
+  local ws = util.split(opt.weights, ",")
+  local sum = 0
+  if #ws ~= 5 then util.fail("--weights=%s: expected 5 comma-separated weights (New-Order,Payment,Order-Status,Delivery,Stock-Level)", opt.weights) end
+  for i, v in ipairs(ws) do
+    local n = tonumber(util.trim(v))
+    if not n or n < 0 or n ~= math.floor(n) then util.fail("--weights: '%s' is not a non-negative integer", v) end
+    ws[i] = n
+    sum = sum + n
+  end
+  if sum == 0 then util.fail("--weights: at least one weight must be positive") end
+  return ws
+end
+
+local function check_run_options()
+  check_warehouses()
+  parse_weights()
+  if opt.terminal_mode ~= "fixed" and opt.terminal_mode ~= "random" then
+    util.fail("--terminal-mode=%s: expected fixed or random", opt.terminal_mode)
+  end
+  if opt.think_time ~= "spec" and opt.think_time ~= "0" then
+    util.fail("--think-time=%s: expected spec or 0", opt.think_time)
+  end
+  if opt.think_time == "spec" and opt.threads < 10 * opt.warehouses then
+    util.fail("--think-time=spec emulates the spec's 10 terminals per warehouse with one thread (and connection) "
+      .. "each: it needs --threads >= %d for %d warehouse(s), got --threads=%d", 10 * opt.warehouses,
+      opt.warehouses, opt.threads)
+  end
+end
+
+-- The loaded database: how many warehouses, and the load's C for C_LAST.
+local function loaded_meta(con)
+  local w = tonumber(meta_get(con, "warehouses"))
+  local c = tonumber(meta_get(con, "c_last_load"))
+  if not w or not c then util.fail("no TPC-C database found (run 'lbench tpcc --warehouses=N prepare' first)") end
+  if opt.warehouses > w then
+    util.fail("--warehouses=%d but the database holds %d warehouse(s) (prepare loads more)", opt.warehouses, w)
+  end
+  return w, c
+end
+
+-- ---- run ----------------------------------------------------------------------
+local report = require("tpcc.report")
+local TYPES = {}
+for i, n in ipairs(TYPE_NAMES) do TYPES[i] = lbench.stat.type(n) end
+
+-- Main state, before the workers start: the run's NURand constants, the
+-- same for every terminal (2.1.6), with C_LAST's delta to the load's
+-- constant in the spec's range (2.1.6.1).  Workers read them back.
+function init()
+  check_run_options()
+  local con = connect()
+  local _, c_load = loaded_meta(con)
+  local u = lbench.rand.uniform
+  meta_set(con, "c_last_run", gen.pick_c_last_run(c_load, u))
+  meta_set(con, "c_id_run", u(0, 1023))
+  meta_set(con, "ol_i_id_run", u(0, 8191))
+  meta_set(con, "runs", (tonumber(meta_get(con, "runs")) or 0) + 1)
+  con:disconnect()
+end
+
+local txn, con
+local deck, deck_pos = {}, 0
+local pending           -- type index of a transaction to retry after a restart
+local home_w, sl_d      -- fixed terminal: home warehouse, Stock-Level district
+local thinking = false  -- think-time mode: the next event is the think + keying time
+local think_mode = false
+local C = require("lbench.ffi").C
+local Wp
+
+-- A shuffled deck of the weights (5.2.4.2): each run of sum(weights)
+-- transactions has the exact mix.
+local function shuffle_deck()
+  local ws = parse_weights()
+  deck = {}
+  for t, n in ipairs(ws) do for _ = 1, n do deck[#deck + 1] = t end end
+  for i = #deck, 2, -1 do
+    local j = lbench.rand.uniform(1, i)
+    deck[i], deck[j] = deck[j], deck[i]
+  end
+  deck_pos = 0
+end
+
+local function draw()
+  if deck_pos >= #deck then shuffle_deck() end
+  deck_pos = deck_pos + 1
+  return deck[deck_pos]
+end
+
+function thread_init()
+  txn = require("tpcc.txn")
+  con = connect()
+  local function meta(n) return tonumber(con:query_row("SELECT value FROM tpcc_meta WHERE name = '" .. n .. "'")) end
+  txn.init(con, { warehouses = opt.warehouses, c_last = meta("c_last_run"), c_id = meta("c_id_run"),
+    ol_i_id = meta("ol_i_id_run") })
+  con:query("COMMIT")
+  local tid = lbench.tid
+  think_mode = opt.think_time == "spec"
+  if think_mode then
+    -- One terminal per thread: 10 per warehouse, one per district.
+    home_w = math.floor(tid / 10) % opt.warehouses + 1
+    sl_d = tid % 10 + 1
+    thinking = true
+  else
+    home_w = tid % opt.warehouses + 1
+    sl_d = math.floor(tid / opt.warehouses) % 10 + 1
+  end
+  Wp = lbench.worker_ptr()
+  shuffle_deck()
+end
+
+function thread_done()
+  if txn then txn.close() end
+  if con then con:disconnect() end
+end
+
+-- Keying time (s) and mean think time (s) per type (5.2.5.2, 5.2.5.4).
+local KEYING = { 18, 3, 2, 2, 2 }
+local THINK = { 12, 12, 10, 5, 5 }
+
+-- Sleep s seconds in slices, returning early when the run stops.
+local function nap(s)
+  local t_end = lbench.clock.now() + s
+  while not lbench.should_stop() do
+    local left = t_end - lbench.clock.now()
+    if left <= 0 then return end
+    lbench.sleep(math.min(left, 0.2) * 1000)
+  end
+end
+
+local FN = { "new_order", "payment", "order_status", "delivery", "stock_level" }
+
+function event()
+  if thinking then
+    -- Think time after the previous transaction, then keying time of the
+    -- next one: an event of its own that is not recorded (lb_ev_skip).
+    pending = pending or draw()
+    local mean = THINK[pending]
+    local r = lbench.rand.uniform_double()
+    if r < 1e-12 then r = 1e-12 end
+    nap(math.min(-math.log(r) * mean, 10 * mean) + KEYING[pending])
+    C.lb_ev_skip(Wp)
+    thinking = false
+    return
+  end
+  local t = pending or draw()
+  pending = t
+  lbench.stat.event(TYPES[t])
+  local w, d = home_w, sl_d
+  if opt.terminal_mode == "random" then
+    w = lbench.rand.uniform(1, opt.warehouses)
+    d = lbench.rand.uniform(1, 10)
+  end
+  local ok, err = pcall(txn[FN[t]], w, d)
+  if not ok then
+    txn.recover()
+    error(err, 0)
+  end
+  pending = nil
+  if think_mode then thinking = true end
+end
+
+lbench.hooks.result = function(r)
+  r.tpcc = report.summary(r, opt)
+end
+lbench.hooks.report_extra = function(r, fmt)
+  if fmt == "text" then return report.text(r.tpcc) end
+  if fmt == "csv" then return report.csv(r.tpcc) end
+end
+lbench.hooks.interval_extra = function(iv, secs)
+  iv.types_line = report.interval(iv, secs)
+end
+
+-- ---- check --------------------------------------------------------------------
+local check = require("tpcc.check")
+
+local function cmd_check()
+  check_warehouses()
+  local con = connect()
+  loaded_meta(con)
+  local initial = (tonumber(meta_get(con, "runs")) or 0) == 0
+  con:disconnect()
+  print(string.format("Checking consistency conditions 3.3.2.1-3.3.2.12 on %d warehouse(s) with %d thread(s)...",
+    opt.warehouses, math.min(opt.threads, opt.warehouses)))
+  opt._tpcc_initial = initial
+  local ok, err = pcall(lbench.run_parallel, "_check")
+  if not ok then
+    local msg = tostring(err):match("^[^\n]*")
+    if msg:find("consistency check FAILED", 1, true) then
+      util.fail("consistency check FAILED (the warehouses marked FAILED above)")
+    end
+    util.fail("%s", msg)
+  end
+  print(string.format("Consistency check PASSED on all %d warehouse(s)%s.", opt.warehouses,
+    initial and "" or " (condition 11 holds only for the initial population: not checked after a run)"))
+end
+
+local function cmd_check_thread()
+  local n, threads, tid = opt.warehouses, opt.threads, lbench.tid
+  if tid >= n then return end
+  threads = math.min(threads, n)
+  -- Contiguous ranges: warehouses lo..hi for this thread.
+  local per, extra = math.floor(n / threads), n % threads
+  local lo = tid * per + math.min(tid, extra) + 1
+  local hi = lo + per - 1 + (tid < extra and 1 or 0)
+  local con = connect()
+  local fail, checked = check.check_range(con, lo, hi, opt._tpcc_initial)
+  con:disconnect()
+  local out, bad = {}, {}
+  for w = lo, hi do
+    local f = fail[w]
+    if #f == 0 then
+      out[#out + 1] = string.format("Warehouse %d: PASSED (conditions %s)", w, table.concat(checked, ","))
+    else
+      bad[#bad + 1] = w
+      out[#out + 1] = string.format("Warehouse %d: FAILED", w)
+      for _, x in ipairs(f) do
+        out[#out + 1] = string.format("  3.3.2.%d %s: FAILED: %s", x[1], check.title(x[1]), x[2])
+      end
+    end
+  end
+  io.write(table.concat(out, "\n") .. "\n")
+  io.flush()
+  if #bad > 0 then
+    util.fail("consistency check FAILED on warehouse(s) %s", table.concat(bad, ", "))
+  end
+end
+
+lbench.cmdline.commands = {
+  prepare = { cmd_prepare },
+  check = { cmd_check },
+  _load = { cmd_load, lbench.cmdline.PARALLEL_COMMAND },
+  _check = { cmd_check_thread, lbench.cmdline.PARALLEL_COMMAND },
+}

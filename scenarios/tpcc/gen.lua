@@ -1,0 +1,218 @@
+-- TPC-C data rules shared by the loader, the transactions and the tests:
+-- last names (clause 4.3.2.3), the NURand run-time constants (2.1.6), and a
+-- fast SQL text builder for multi-row INSERTs that writes random strings
+-- straight into an FFI buffer (no Lua string per field).
+local ffi = require("ffi")
+local C = require("lbench.ffi").C
+
+local M = {}
+
+-- ---- last names (4.3.2.3) -----------------------------------------------
+local SYLLABLES = { [0] = "BAR", "OUGHT", "ABLE", "PRI", "PRES", "ESE", "ANTI", "CALLY", "ATION", "EING" }
+M.SYLLABLES = SYLLABLES
+
+local names = {}
+for n = 0, 999 do
+  names[n] = SYLLABLES[math.floor(n / 100)] .. SYLLABLES[math.floor(n / 10) % 10] .. SYLLABLES[n % 10]
+end
+
+-- The last name of number n in 0..999.
+function M.last_name(n) return names[n] end
+
+-- ---- NURand constants (2.1.6) -------------------------------------------
+-- A run's C for C_LAST must differ from the load's by a delta in 65..119,
+-- excluding 96 and 112 (2.1.6.1).
+function M.valid_c_last_delta(c_load, c_run)
+  local d = math.abs(c_run - c_load)
+  return d >= 65 and d <= 119 and d ~= 96 and d ~= 112
+end
+
+-- A run C for C_LAST given the load's; `uniform(a, b)` draws integers.
+function M.pick_c_last_run(c_load, uniform)
+  while true do
+    local c = uniform(0, 255)
+    if M.valid_c_last_delta(c_load, c) then return c end
+  end
+end
+
+-- ---- money ----------------------------------------------------------------
+-- "12.34" (or "-0.50", "7") -> 1234 cents, exact.
+function M.cents(s)
+  local neg, i, f = s:match("^(-?)(%d*)%.?(%d*)$")
+  if not i then return tonumber(s) * 100 end
+  f = (f .. "00"):sub(1, 2)
+  local v = (tonumber(i) or 0) * 100 + tonumber(f)
+  return neg == "-" and -v or v
+end
+
+-- 1234 -> "12.34"
+function M.money(c)
+  local neg = c < 0
+  if neg then c = -c end
+  return string.format("%s%d.%02d", neg and "-" or "", math.floor(c / 100), c % 100)
+end
+
+-- ---- the INSERT builder ---------------------------------------------------
+-- One per loader thread.  `R` is the thread's lb_rand*.  Values are
+-- appended field by field; `flush(con)` sends what was built as one
+-- statement.  Random strings are alphanumeric (TPC-C "a-strings"), so no
+-- quoting or escaping is ever needed.
+local Buf = {}
+Buf.__index = Buf
+
+local CAP = 1024 * 1024 + 65536
+local LIMIT = 1024 * 1024
+
+function M.buffer(R)
+  local b = setmetatable({ R = R, p = ffi.new("char[?]", CAP), n = 0, prefix = nil, rows = 0,
+                           digits = ffi.new("char[24]") }, Buf)
+  return b
+end
+
+-- Start a statement: `prefix` is "INSERT INTO t (cols) VALUES".
+function Buf:start(prefix)
+  self.prefix = prefix
+  self.n = 0
+  self.rows = 0
+end
+
+local copy = ffi.copy
+
+function Buf:put(s)
+  local n = #s
+  copy(self.p + self.n, s, n)
+  self.n = self.n + n
+end
+
+-- Open a row: "(" after the prefix, ",(" after a previous row.
+function Buf:row()
+  if self.rows == 0 then
+    local n = #self.prefix
+    copy(self.p, self.prefix, n)
+    self.p[n] = 40 -- (
+    self.n = n + 1
+  else
+    local p, n = self.p, self.n
+    p[n] = 44; p[n + 1] = 40 -- ,(
+    self.n = n + 2
+  end
+  self.rows = self.rows + 1
+end
+
+-- Close a row; returns true when the statement is big enough to send.
+function Buf:endrow()
+  self.p[self.n] = 41 -- )
+  self.n = self.n + 1
+  return self.n >= LIMIT
+end
+
+-- A non-negative integer, then a comma unless `last`.
+function Buf:int(v, last)
+  local p, n, d = self.p, self.n, self.digits
+  if v == 0 then
+    p[n] = 48; n = n + 1
+  else
+    local k = 0
+    while v > 0 do
+      local q = math.floor(v / 10)
+      d[k] = 48 + (v - q * 10)
+      k = k + 1
+      v = q
+    end
+    for i = k - 1, 0, -1 do p[n] = d[i]; n = n + 1 end
+  end
+  if not last then p[n] = 44; n = n + 1 end
+  self.n = n
+end
+
+-- Cents as a decimal with two places (non-negative), then a comma unless `last`.
+function Buf:money(c, last)
+  local whole = math.floor(c / 100)
+  local frac = c - whole * 100
+  self:int(whole, true)
+  local p, n = self.p, self.n
+  p[n] = 46
+  p[n + 1] = 48 + math.floor(frac / 10)
+  p[n + 2] = 48 + frac % 10
+  n = n + 3
+  if not last then p[n] = 44; n = n + 1 end
+  self.n = n
+end
+
+-- Ten-thousandths as 0.dddd (tax and discount rates < 1).
+function Buf:rate4(v, last)
+  local p, n = self.p, self.n
+  p[n] = 48; p[n + 1] = 46
+  n = n + 2
+  local div = 1000
+  for _ = 1, 4 do
+    local dgt = math.floor(v / div) % 10
+    p[n] = 48 + dgt
+    n = n + 1
+    div = div / 10
+  end
+  if not last then p[n] = 44; n = n + 1 end
+  self.n = n
+end
+
+-- A quoted literal string (no quotes inside), then a comma unless `last`.
+function Buf:str(s, last)
+  local p, n = self.p, self.n
+  p[n] = 39
+  local l = #s
+  copy(p + n + 1, s, l)
+  n = n + 1 + l
+  p[n] = 39
+  n = n + 1
+  if not last then p[n] = 44; n = n + 1 end
+  self.n = n
+end
+
+-- A quoted random a-string of min..max characters; with `original`,
+-- "ORIGINAL" is written at a random position (4.3.3.1 for I_DATA/S_DATA).
+function Buf:astr(min, max, last, original)
+  local p, n, R = self.p, self.n, self.R
+  p[n] = 39
+  local start = n + 1
+  local len = tonumber(C.lb_rand_varstring(R, min, max, p + start))
+  if original then
+    local pos = C.lb_rand_uniform(R, 0, len - 8)
+    copy(p + start + pos, "ORIGINAL", 8)
+  end
+  n = start + len
+  p[n] = 39
+  n = n + 1
+  if not last then p[n] = 44; n = n + 1 end
+  self.n = n
+end
+
+-- A quoted string from a template ('#' digit, '@' letter).
+function Buf:tmpl(t, last)
+  local p, n = self.p, self.n
+  p[n] = 39
+  local l = #t
+  C.lb_rand_string(self.R, t, l, p + n + 1)
+  n = n + 1 + l
+  p[n] = 39
+  n = n + 1
+  if not last then p[n] = 44; n = n + 1 end
+  self.n = n
+end
+
+-- Raw SQL (NULL, a function call) then a comma unless `last`.
+function Buf:raw(s, last)
+  self:put(s)
+  if not last then self.p[self.n] = 44; self.n = self.n + 1 end
+end
+
+-- Send the statement built so far (if any row) and start over.
+function Buf:flush(con)
+  if self.rows == 0 then return 0 end
+  local rows = self.rows
+  con:query(ffi.string(self.p, self.n))
+  self.n = 0
+  self.rows = 0
+  return rows
+end
+
+return M

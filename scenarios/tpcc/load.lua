@@ -1,0 +1,291 @@
+-- The TPC-C initial population (clause 4.3.3.1), loaded in parallel.
+--
+-- The load is cut into units: ITEM in 4 chunks (loaded once), and per
+-- warehouse: the WAREHOUSE row with its 10 DISTRICTs, STOCK in 4 chunks,
+-- and one unit per district (its CUSTOMERs, HISTORY, ORDERs, ORDER-LINEs,
+-- NEW-ORDERs).  The main state lists the units not yet loaded (a row in
+-- tpcc_loaded marks a finished unit) and every loader thread takes its
+-- share of that list, balanced by size.  Each unit is one transaction of
+-- multi-row INSERTs that ends by writing its marker, so an interrupted
+-- prepare leaves whole units or nothing, and a rerun loads exactly what is
+-- missing.  (For a storage engine without transactions a unit found
+-- half-loaded is deleted first.)
+local ffi = require("ffi")
+local C = require("lbench.ffi").C
+local gen = require("tpcc.gen")
+
+local M = {}
+
+M.ITEMS = 100000
+M.STOCK_CHUNKS = 4
+M.ITEM_CHUNKS = 4
+local CUST, ORDERS, NEW_FROM = 3000, 3000, 2101
+
+-- ---- units ---------------------------------------------------------------
+-- name, warehouse, rows (expected, for the progress bar), cost (bytes, for balancing)
+function M.units(warehouses)
+  local units = {}
+  local step = M.ITEMS / M.ITEM_CHUNKS
+  for k = 0, M.ITEM_CHUNKS - 1 do
+    units[#units + 1] = { name = string.format("item:%d", k + 1), kind = "item", w = 0,
+      lo = k * step + 1, hi = (k + 1) * step, rows = step, cost = step * 90 }
+  end
+  local sstep = M.ITEMS / M.STOCK_CHUNKS
+  for w = 1, warehouses do
+    units[#units + 1] = { name = string.format("warehouse:%d", w), kind = "warehouse", w = w, rows = 11, cost = 2000 }
+    for k = 0, M.STOCK_CHUNKS - 1 do
+      units[#units + 1] = { name = string.format("stock:%d:%d", w, k + 1), kind = "stock", w = w,
+        lo = k * sstep + 1, hi = (k + 1) * sstep, rows = sstep, cost = sstep * 330 }
+    end
+    for d = 1, 10 do
+      units[#units + 1] = { name = string.format("district:%d:%d", w, d), kind = "district", w = w, d = d,
+        rows = CUST * 2 + ORDERS * 11 + (ORDERS - NEW_FROM + 1), cost = 5000000 }
+    end
+  end
+  return units
+end
+
+-- Units of `names` (a list) that thread `tid` of `threads` loads: largest
+-- first, each to the least loaded thread (every thread computes the same
+-- plan).
+function M.assign(units, threads, tid)
+  local sorted = {}
+  for i, u in ipairs(units) do sorted[i] = u end
+  table.sort(sorted, function(a, b)
+    if a.cost ~= b.cost then return a.cost > b.cost end
+    return a.name < b.name
+  end)
+  local load = {}
+  for t = 0, threads - 1 do load[t] = 0 end
+  local mine = {}
+  for _, u in ipairs(sorted) do
+    local best = 0
+    for t = 1, threads - 1 do if load[t] < load[best] then best = t end end
+    load[best] = load[best] + u.cost
+    if best == tid then mine[#mine + 1] = u end
+  end
+  -- Load in key order within the thread (appends to the B-trees).
+  table.sort(mine, function(a, b)
+    if a.w ~= b.w then return a.w < b.w end
+    return a.name < b.name
+  end)
+  return mine
+end
+
+-- ---- generators ----------------------------------------------------------
+local function now_literal() return os.date("%Y-%m-%d %H:%M:%S") end
+
+local L -- per-thread loader state: buffer, rand, connection
+
+local function uni(a, b) return C.lb_rand_uniform(L.R, a, b) end
+
+local function send(con, b)
+  local n = b:flush(con)
+  if n > 0 then lbench.progress.add(n) end
+end
+
+local function gen_item(con, b, u)
+  b:start("INSERT INTO item (i_id, i_im_id, i_name, i_price, i_data) VALUES")
+  for i = u.lo, u.hi do
+    b:row()
+    b:int(i)
+    b:int(uni(1, 10000))
+    b:astr(14, 24)
+    b:money(uni(100, 10000))
+    b:astr(26, 50, true, uni(1, 10) == 1)
+    if b:endrow() then send(con, b) end
+  end
+  send(con, b)
+end
+
+local function address(b)
+  b:astr(10, 20); b:astr(10, 20); b:astr(10, 20)
+  b:tmpl("@@")
+  b:tmpl("####11111")
+end
+
+local function gen_warehouse(con, b, u)
+  local w = u.w
+  b:start("INSERT INTO warehouse (w_id, w_name, w_street_1, w_street_2, w_city, w_state, w_zip, w_tax, w_ytd) VALUES")
+  b:row()
+  b:int(w); b:astr(6, 10); address(b); b:rate4(uni(0, 2000)); b:raw("300000.00", true)
+  b:endrow()
+  send(con, b)
+  b:start("INSERT INTO district (d_id, d_w_id, d_name, d_street_1, d_street_2, d_city, d_state, d_zip, d_tax, d_ytd, d_next_o_id) VALUES")
+  for d = 1, 10 do
+    b:row()
+    b:int(d); b:int(w); b:astr(6, 10); address(b); b:rate4(uni(0, 2000)); b:raw("30000.00"); b:int(3001, true)
+    b:endrow()
+  end
+  send(con, b)
+end
+
+local function gen_stock(con, b, u)
+  local w = u.w
+  b:start("INSERT INTO stock (s_i_id, s_w_id, s_quantity, s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, "
+    .. "s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10, s_ytd, s_order_cnt, s_remote_cnt, s_data) VALUES")
+  for i = u.lo, u.hi do
+    b:row()
+    b:int(i); b:int(w); b:int(uni(10, 100))
+    for _ = 1, 10 do b:astr(24, 24) end
+    b:raw("0,0,0")
+    b:astr(26, 50, true, uni(1, 10) == 1)
+    if b:endrow() then send(con, b) end
+  end
+  send(con, b)
+end
+
+local function gen_district(con, b, u)
+  local w, d = u.w, u.d
+  local now = now_literal()
+  local c_last = L.c_last
+  -- CUSTOMER: names 0..999 in order for the first 1000, NURand for the rest.
+  b:start("INSERT INTO customer (c_id, c_d_id, c_w_id, c_first, c_middle, c_last, c_street_1, c_street_2, c_city, "
+    .. "c_state, c_zip, c_phone, c_since, c_credit, c_credit_lim, c_discount, c_balance, c_ytd_payment, "
+    .. "c_payment_cnt, c_delivery_cnt, c_data) VALUES")
+  for c = 1, CUST do
+    b:row()
+    b:int(c); b:int(d); b:int(w)
+    b:astr(8, 16)
+    b:str("OE")
+    b:str(gen.last_name(c <= 1000 and c - 1 or C.lb_rand_nurand(L.R, 255, 0, 999, c_last)))
+    address(b)
+    b:tmpl("################")
+    b:str(now)
+    b:str(uni(1, 10) == 1 and "BC" or "GC")
+    b:raw("50000.00")
+    b:rate4(uni(0, 5000))
+    b:raw("-10.00,10.00,1,0")
+    b:astr(300, 500, true)
+    if b:endrow() then send(con, b) end
+  end
+  send(con, b)
+  -- HISTORY: one row per customer.
+  b:start("INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data) VALUES")
+  for c = 1, CUST do
+    b:row()
+    b:int(c); b:int(d); b:int(w); b:int(d); b:int(w)
+    b:str(now)
+    b:raw("10.00")
+    b:astr(12, 24, true)
+    if b:endrow() then send(con, b) end
+  end
+  send(con, b)
+  -- ORDER: customers in a random permutation.
+  local perm = {}
+  for i = 1, CUST do perm[i] = i end
+  for i = CUST, 2, -1 do
+    local j = uni(1, i)
+    perm[i], perm[j] = perm[j], perm[i]
+  end
+  local cnt = {}
+  b:start("INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local) VALUES")
+  for o = 1, ORDERS do
+    b:row()
+    b:int(o); b:int(d); b:int(w); b:int(perm[o])
+    b:str(now)
+    if o < NEW_FROM then b:int(uni(1, 10)) else b:raw("NULL") end
+    local n = uni(5, 15)
+    cnt[o] = n
+    b:int(n)
+    b:int(1, true)
+    if b:endrow() then send(con, b) end
+  end
+  send(con, b)
+  -- ORDER-LINE
+  b:start("INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_delivery_d, "
+    .. "ol_quantity, ol_amount, ol_dist_info) VALUES")
+  for o = 1, ORDERS do
+    local delivered = o < NEW_FROM
+    for n = 1, cnt[o] do
+      b:row()
+      b:int(o); b:int(d); b:int(w); b:int(n)
+      b:int(uni(1, M.ITEMS))
+      b:int(w)
+      if delivered then b:str(now) else b:raw("NULL") end
+      b:int(5)
+      if delivered then b:raw("0.00") else b:money(uni(1, 999999)) end
+      b:astr(24, 24, true)
+      if b:endrow() then send(con, b) end
+    end
+  end
+  send(con, b)
+  -- NEW-ORDER: the last 900 orders.
+  b:start("INSERT INTO new_orders (no_o_id, no_d_id, no_w_id) VALUES")
+  for o = NEW_FROM, ORDERS do
+    b:row()
+    b:int(o); b:int(d); b:int(w, true)
+    b:endrow()
+  end
+  send(con, b)
+end
+
+-- Rows a half-loaded unit may have left (non-transactional engines):
+-- a cheap indexed probe, then the delete.
+local CLEAN = {
+  item = { "SELECT 1 FROM item WHERE i_id BETWEEN %d AND %d LIMIT 1", { "DELETE FROM item WHERE i_id BETWEEN %d AND %d" } },
+  warehouse = { "SELECT 1 FROM district WHERE d_w_id = %d UNION ALL SELECT 1 FROM warehouse WHERE w_id = %d LIMIT 1",
+    { "DELETE FROM warehouse WHERE w_id = %d", "DELETE FROM district WHERE d_w_id = %d" } },
+  stock = { "SELECT 1 FROM stock WHERE s_w_id = %d AND s_i_id BETWEEN %d AND %d LIMIT 1",
+    { "DELETE FROM stock WHERE s_w_id = %d AND s_i_id BETWEEN %d AND %d" } },
+  district = { "SELECT 1 FROM customer WHERE c_w_id = %d AND c_d_id = %d UNION ALL "
+    .. "SELECT 1 FROM orders WHERE o_w_id = %d AND o_d_id = %d LIMIT 1",
+    { "DELETE FROM customer WHERE c_w_id = %d AND c_d_id = %d", "DELETE FROM history WHERE h_w_id = %d AND h_d_id = %d",
+      "DELETE FROM orders WHERE o_w_id = %d AND o_d_id = %d", "DELETE FROM order_line WHERE ol_w_id = %d AND ol_d_id = %d",
+      "DELETE FROM new_orders WHERE no_w_id = %d AND no_d_id = %d" } },
+}
+
+local function unit_args(u)
+  if u.kind == "item" then return u.lo, u.hi end
+  if u.kind == "warehouse" then return u.w, u.w end
+  if u.kind == "stock" then return u.w, u.lo, u.hi end
+  return u.w, u.d, u.w, u.d
+end
+
+local function clean(con, u)
+  local c = CLEAN[u.kind]
+  local a1, a2, a3, a4 = unit_args(u)
+  if con:query_row(string.format(c[1], a1, a2, a3, a4)) then
+    print(string.format("Unit %s was partly loaded: deleting its rows", u.name))
+    for _, q in ipairs(c[2]) do con:query(string.format(q, a1, a2, a3, a4)) end
+  end
+end
+
+local GEN = { item = gen_item, warehouse = gen_warehouse, stock = gen_stock, district = gen_district }
+
+-- Parse a unit name back into a unit.
+function M.parse(name, warehouses)
+  for _, u in ipairs(M.units(warehouses)) do
+    if u.name == name then return u end
+  end
+  error("unknown load unit " .. name)
+end
+
+-- The parallel part of prepare: load this thread's share of `names`.
+function M.load_thread(names, warehouses, c_last, threads, tid)
+  local all = {}
+  local by = {}
+  for _, u in ipairs(M.units(warehouses)) do by[u.name] = u end
+  for _, n in ipairs(names) do all[#all + 1] = assert(by[n], n) end
+  local mine = M.assign(all, threads, tid)
+  if #mine == 0 then return end
+  local W = lbench.worker_ptr()
+  local con = lbench.sql.driver():connect()
+  con:query("SET SESSION foreign_key_checks = 0, unique_checks = 0")
+  L = { R = C.lb_worker_rand(W), c_last = c_last }
+  local b = gen.buffer(L.R)
+  for _, u in ipairs(mine) do
+    if lbench.should_stop() then break end
+    clean(con, u)
+    local t0 = lbench.clock.now()
+    con:query("BEGIN")
+    GEN[u.kind](con, b, u)
+    if os.getenv("TPCC_DEBUG") then io.stderr:write(string.format("%d %s %.3f\n", tid, u.name, lbench.clock.now() - t0)) end
+    con:query(string.format("INSERT INTO tpcc_loaded (unit, w_id, finished_at) VALUES ('%s', %d, NOW())", u.name, u.w))
+    con:query("COMMIT")
+  end
+  con:disconnect()
+end
+
+local _ = ffi
+return M

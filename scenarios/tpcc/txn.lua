@@ -1,0 +1,420 @@
+-- The five TPC-C transactions (clauses 2.4 to 2.8), one worker's view.
+--
+-- Each transaction runs the spec's profile in one database transaction
+-- (the connection runs with autocommit off, so every transaction ends in
+-- COMMIT or ROLLBACK), with prepared statements and as few round trips as
+-- the profile allows: rows the profile reads one by one are read as a set
+-- where the spec does not order them (New-Order's items and stock rows,
+-- locked in key order, so two New-Orders never deadlock on stock), and a
+-- row is read and locked in one statement.  Money travels as integer
+-- cents and is divided in SQL (`?/100` is an exact DECIMAL), so the
+-- consistency conditions hold to the cent.
+local gen = require("tpcc.gen")
+
+local M = {}
+
+local T = lbench.sql.type
+local INT, VARCHAR = T.INT, T.VARCHAR
+local rand = lbench.rand
+local uniform = rand.uniform
+local ITEMS = 100000
+
+local con
+local W            -- number of warehouses
+local K = {}       -- NURand run-time constants: c_last, c_id, ol_i_id
+local S = {}       -- prepared statements: name -> { st = stmt, p = params }
+local dyn = {}     -- statements prepared on first use, by key
+
+-- A prepared statement with typed parameters.
+local function prep(sql, types)
+  local st = con:prepare(sql)
+  local ps = {}
+  for i, t in ipairs(types) do
+    if type(t) == "table" then ps[i] = st:bind_create(t[1], t[2]) else ps[i] = st:bind_create(t) end
+  end
+  if #ps > 0 then st:bind_param(unpack(ps)) end
+  return { st = st, p = ps }
+end
+
+local function rep(n, s, sep) return string.rep(s, n, sep) end
+
+local function ints(n) local t = {} for i = 1, n do t[i] = INT end return t end
+
+-- ---- statements ------------------------------------------------------------
+local function prepare_statements()
+  -- New-Order
+  S.no_wc = prep("SELECT c_discount, c_last, c_credit, w_tax FROM customer, warehouse "
+    .. "WHERE w_id = ? AND c_w_id = w_id AND c_d_id = ? AND c_id = ?", { INT, INT, INT })
+  S.no_d = prep("SELECT d_tax, d_next_o_id FROM district WHERE d_w_id = ? AND d_id = ? FOR UPDATE", { INT, INT })
+  S.no_d_upd = prep("UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = ? AND d_id = ?", { INT, INT })
+  S.no_o = prep("INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local) "
+    .. "VALUES (?, ?, ?, ?, NOW(), NULL, ?, ?)", ints(6))
+  S.no_no = prep("INSERT INTO new_orders (no_o_id, no_d_id, no_w_id) VALUES (?, ?, ?)", ints(3))
+  -- Payment
+  S.p_wd = prep("SELECT w_name, w_street_1, w_street_2, w_city, w_state, w_zip, "
+    .. "d_name, d_street_1, d_street_2, d_city, d_state, d_zip FROM warehouse, district "
+    .. "WHERE w_id = ? AND d_w_id = w_id AND d_id = ?", { INT, INT })
+  S.p_w_upd = prep("UPDATE warehouse SET w_ytd = w_ytd + ? / 100 WHERE w_id = ?", { INT, INT })
+  S.p_d_upd = prep("UPDATE district SET d_ytd = d_ytd + ? / 100 WHERE d_w_id = ? AND d_id = ?", ints(3))
+  S.p_c_name = prep("SELECT c_id FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first",
+    { INT, INT, { VARCHAR, 16 } })
+  S.p_c = prep("SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, "
+    .. "c_since, c_credit, c_credit_lim, c_discount, c_balance, IF(c_credit = 'BC', c_data, NULL) "
+    .. "FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ? FOR UPDATE", ints(3))
+  S.p_c_upd = prep("UPDATE customer SET c_balance = c_balance - ? / 100, c_ytd_payment = c_ytd_payment + ? / 100, "
+    .. "c_payment_cnt = c_payment_cnt + 1 WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?", ints(5))
+  S.p_c_upd_bc = prep("UPDATE customer SET c_balance = c_balance - ? / 100, c_ytd_payment = c_ytd_payment + ? / 100, "
+    .. "c_payment_cnt = c_payment_cnt + 1, c_data = ? WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?",
+    { INT, INT, { VARCHAR, 500 }, INT, INT, INT })
+  S.p_h = prep("INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data) "
+    .. "VALUES (?, ?, ?, ?, ?, NOW(), ? / 100, ?)", { INT, INT, INT, INT, INT, INT, { VARCHAR, 24 } })
+  -- Order-Status
+  S.os_c_name = prep("SELECT c_id, c_balance, c_first, c_middle, c_last FROM customer "
+    .. "WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first", { INT, INT, { VARCHAR, 16 } })
+  S.os_c = prep("SELECT c_id, c_balance, c_first, c_middle, c_last FROM customer "
+    .. "WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?", ints(3))
+  S.os_o = prep("SELECT o_id, o_entry_d, o_carrier_id FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_c_id = ? "
+    .. "ORDER BY o_id DESC LIMIT 1", ints(3))
+  S.os_ol = prep("SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line "
+    .. "WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?", ints(3))
+  -- Delivery
+  S.d_no = prep("SELECT no_o_id FROM new_orders WHERE no_w_id = ? AND no_d_id = ? ORDER BY no_o_id LIMIT 1 FOR UPDATE",
+    ints(2))
+  S.d_no_del = prep("DELETE FROM new_orders WHERE no_w_id = ? AND no_d_id = ? AND no_o_id = ?", ints(3))
+  S.d_o = prep("SELECT o_c_id FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?", ints(3))
+  S.d_o_upd = prep("UPDATE orders SET o_carrier_id = ? WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?", ints(4))
+  S.d_ol_upd = prep("UPDATE order_line SET ol_delivery_d = NOW() WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?",
+    ints(3))
+  S.d_c_upd = prep("UPDATE customer SET c_balance = c_balance + (SELECT SUM(ol_amount) FROM order_line "
+    .. "WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?), c_delivery_cnt = c_delivery_cnt + 1 "
+    .. "WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?", ints(6))
+  -- Stock-Level
+  S.sl_d = prep("SELECT d_next_o_id FROM district WHERE d_w_id = ? AND d_id = ?", ints(2))
+  S.sl_count = prep("SELECT COUNT(DISTINCT s_i_id) FROM order_line, stock WHERE ol_w_id = ? AND ol_d_id = ? "
+    .. "AND ol_o_id < ? AND ol_o_id >= ? AND s_w_id = ? AND s_i_id = ol_i_id AND s_quantity < ?", ints(6))
+  S.commit = prep("COMMIT", {})
+  S.rollback = prep("ROLLBACK", {})
+end
+
+-- New-Order's set statements, one per row count (5..15 lines).
+local function items_stmt(n)
+  local k = "i" .. n
+  if not dyn[k] then
+    dyn[k] = prep("SELECT i_id, i_price, i_name, i_data FROM item WHERE i_id IN (" .. rep(n, "?", ",") .. ")", ints(n))
+  end
+  return dyn[k]
+end
+
+local function stock_stmt(n)
+  local k = "s" .. n
+  if not dyn[k] then
+    dyn[k] = prep("SELECT s_i_id, s_quantity, s_data, ELT(?, s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, "
+      .. "s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10) FROM stock WHERE s_w_id = ? AND s_i_id IN ("
+      .. rep(n, "?", ",") .. ") FOR UPDATE", ints(n + 2))
+  end
+  return dyn[k]
+end
+
+local function stock_upd_stmt(n)
+  local k = "u" .. n
+  if not dyn[k] then
+    local case = "CASE s_i_id" .. rep(n, " WHEN ? THEN ?") .. " END"
+    dyn[k] = prep("UPDATE stock SET s_quantity = " .. case .. ", s_ytd = s_ytd + " .. case
+      .. ", s_order_cnt = s_order_cnt + " .. case .. ", s_remote_cnt = s_remote_cnt + " .. case
+      .. " WHERE s_w_id = ? AND s_i_id IN (" .. rep(n, "?", ",") .. ")", ints(9 * n + 1))
+  end
+  return dyn[k]
+end
+
+local function ol_stmt(n)
+  local k = "o" .. n
+  if not dyn[k] then
+    local types = {}
+    for i = 1, n do
+      for j = 1, 8 do types[(i - 1) * 9 + j] = INT end
+      types[i * 9] = { T.CHAR, 24 }
+    end
+    dyn[k] = prep("INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, "
+      .. "ol_delivery_d, ol_quantity, ol_amount, ol_dist_info) VALUES "
+      .. rep(n, "(?, ?, ?, ?, ?, ?, NULL, ?, ? / 100, ?)", ","), types)
+  end
+  return dyn[k]
+end
+
+local function exec(s, ...)
+  local p = s.p
+  for i = 1, select("#", ...) do p[i]:set((select(i, ...))) end
+  return s.st:execute()
+end
+
+local function commit() S.commit.st:execute() end
+
+-- ---- terminal inputs -------------------------------------------------------
+local function other_warehouse(w)
+  local x = uniform(1, W - 1)
+  if x >= w then x = x + 1 end
+  return x
+end
+
+local function c_last_name() return gen.last_name(rand.nurand(255, 0, 999, K.c_last)) end
+local function c_id_rand() return rand.nurand(1023, 1, 3000, K.c_id) end
+
+-- The customer of a by-name lookup: row ceil(n/2) of those with the name,
+-- ordered by first name (2.5.2.2, 2.6.2.2).  Returns the row or nil.
+local function middle_row(rs)
+  if not rs or rs.nrows == 0 then return nil end
+  local pick = math.ceil(rs.nrows / 2)
+  local row
+  for _ = 1, pick do row = rs:fetch_row() end
+  return row
+end
+
+-- ---- New-Order (2.4) -------------------------------------------------------
+local lines_i, lines_w, lines_q = {}, {}, {}
+
+function M.new_order(w)
+  local d = uniform(1, 10)
+  local c_id = c_id_rand()
+  local ol_cnt = uniform(5, 15)
+  local rbk = uniform(1, 100)
+  local all_local = 1
+  for i = 1, ol_cnt do
+    lines_i[i] = (i == ol_cnt and rbk == 1) and ITEMS + 1 or rand.nurand(8191, 1, ITEMS, K.ol_i_id)
+    if W > 1 and uniform(1, 100) == 1 then
+      lines_w[i] = other_warehouse(w)
+      all_local = 0
+    else
+      lines_w[i] = w
+    end
+    lines_q[i] = uniform(1, 10)
+  end
+
+  local rs = exec(S.no_wc, w, d, c_id)
+  local row = rs and rs:fetch_row()
+  if not row then error(string.format("New-Order: customer %d/%d/%d not found", w, d, c_id)) end
+  local c_discount, w_tax = tonumber(row[1]), tonumber(row[4])
+  rs = exec(S.no_d, w, d)
+  row = rs:fetch_row()
+  local d_tax, o_id = tonumber(row[1]), tonumber(row[2])
+  exec(S.no_d_upd, w, d)
+  exec(S.no_o, o_id, d, w, c_id, ol_cnt, all_local)
+  exec(S.no_no, o_id, d, w)
+
+  -- ITEM rows of the distinct items.
+  local ids, seen = {}, {}
+  for i = 1, ol_cnt do
+    local it = lines_i[i]
+    if not seen[it] then seen[it] = true; ids[#ids + 1] = it end
+  end
+  local st = items_stmt(#ids)
+  for i = 1, #ids do st.p[i]:set(ids[i]) end
+  rs = st.st:execute()
+  local items = {}
+  row = rs:fetch_row()
+  while row do
+    items[tonumber(row[1])] = { price = gen.cents(row[2]), name = row[3], data = row[4] }
+    row = rs:fetch_row()
+  end
+  for i = 1, #ids do
+    if not items[ids[i]] then
+      -- The unused item of the 1 % (2.4.2.3): roll the whole transaction back.
+      S.rollback.st:execute()
+      lbench.stat.rollback()
+      return
+    end
+  end
+
+  -- STOCK rows, locked per supplying warehouse in warehouse then item order.
+  local whs, by_w = {}, {}
+  for i = 1, ol_cnt do
+    local sw = lines_w[i]
+    local set = by_w[sw]
+    if not set then set = { ids = {}, seen = {} }; by_w[sw] = set; whs[#whs + 1] = sw end
+    local it = lines_i[i]
+    if not set.seen[it] then set.seen[it] = true; set.ids[#set.ids + 1] = it end
+  end
+  table.sort(whs)
+  local stock = {}
+  for _, sw in ipairs(whs) do
+    local set = by_w[sw]
+    table.sort(set.ids)
+    local n = #set.ids
+    local ss = stock_stmt(n)
+    ss.p[1]:set(d)
+    ss.p[2]:set(sw)
+    for i = 1, n do ss.p[i + 2]:set(set.ids[i]) end
+    rs = ss.st:execute()
+    local rows = {}
+    row = rs:fetch_row()
+    while row do
+      rows[tonumber(row[1])] = { qty = tonumber(row[2]), data = row[3], dist = row[4], ytd = 0, cnt = 0 }
+      row = rs:fetch_row()
+    end
+    stock[sw] = rows
+  end
+
+  -- The lines, in order (an item twice sees its first line's update).
+  local total = 0
+  local ol = ol_stmt(ol_cnt)
+  local op = ol.p
+  for i = 1, ol_cnt do
+    local it, sw, q = lines_i[i], lines_w[i], lines_q[i]
+    local s = stock[sw][it]
+    if s.qty >= q + 10 then s.qty = s.qty - q else s.qty = s.qty - q + 91 end
+    s.ytd = s.ytd + q
+    s.cnt = s.cnt + 1
+    local item = items[it]
+    local amount = q * item.price
+    total = total + amount
+    local b = (i - 1) * 9
+    op[b + 1]:set(o_id); op[b + 2]:set(d); op[b + 3]:set(w); op[b + 4]:set(i)
+    op[b + 5]:set(it); op[b + 6]:set(sw); op[b + 7]:set(q); op[b + 8]:set(amount)
+    op[b + 9]:set(s.dist)
+    -- Brand/generic (2.4.2.2): computed for the output screen.
+    s.brand = (item.data:find("ORIGINAL", 1, true) and s.data:find("ORIGINAL", 1, true)) and "B" or "G"
+  end
+  for _, sw in ipairs(whs) do
+    local set = by_w[sw]
+    local n = #set.ids
+    local us = stock_upd_stmt(n)
+    local p = us.p
+    local remote = sw ~= w
+    for k = 1, n do
+      local it = set.ids[k]
+      local s = stock[sw][it]
+      p[2 * k - 1]:set(it); p[2 * k]:set(s.qty)
+      p[2 * n + 2 * k - 1]:set(it); p[2 * n + 2 * k]:set(s.ytd)
+      p[4 * n + 2 * k - 1]:set(it); p[4 * n + 2 * k]:set(s.cnt)
+      p[6 * n + 2 * k - 1]:set(it); p[6 * n + 2 * k]:set(remote and s.cnt or 0)
+      p[8 * n + 1 + k]:set(it)
+    end
+    p[8 * n + 1]:set(sw)
+    us.st:execute()
+  end
+  ol.st:execute()
+  commit()
+  -- The output screen's total (2.4.2.2); not shown by a benchmark.
+  return total * (1 - c_discount) * (1 + w_tax + d_tax)
+end
+
+-- ---- Payment (2.5) -----------------------------------------------------------
+function M.payment(w)
+  local d = uniform(1, 10)
+  local c_w, c_d = w, d
+  if W > 1 and uniform(1, 100) > 85 then
+    c_w = other_warehouse(w)
+    c_d = uniform(1, 10)
+  end
+  local amount = uniform(100, 500000)
+
+  local rs = exec(S.p_wd, w, d)
+  local wd = rs:fetch_row()
+  local c_id
+  if uniform(1, 100) <= 60 then
+    local row = middle_row(exec(S.p_c_name, c_w, c_d, c_last_name()))
+    if not row then error("Payment: no customer by that last name") end
+    c_id = tonumber(row[1])
+  else
+    c_id = c_id_rand()
+  end
+  rs = exec(S.p_c, c_w, c_d, c_id)
+  local c = rs:fetch_row()
+  if c[11] == "BC" then
+    local data = string.format("%d %d %d %d %d %s|", c_id, c_d, c_w, d, w, gen.money(amount)) .. (c[15] or "")
+    if #data > 500 then data = data:sub(1, 500) end
+    exec(S.p_c_upd_bc, amount, amount, data, c_w, c_d, c_id)
+  else
+    exec(S.p_c_upd, amount, amount, c_w, c_d, c_id)
+  end
+  exec(S.p_h, c_id, c_d, c_w, d, w, amount, (wd[1] .. "    " .. wd[7]):sub(1, 24))
+  -- The hot rows last: the district and the warehouse stay locked only
+  -- until the COMMIT that follows.
+  exec(S.p_d_upd, amount, w, d)
+  exec(S.p_w_upd, amount, w)
+  commit()
+end
+
+-- ---- Order-Status (2.6) -----------------------------------------------------
+function M.order_status(w)
+  local d = uniform(1, 10)
+  local c
+  if uniform(1, 100) <= 60 then
+    c = middle_row(exec(S.os_c_name, w, d, c_last_name()))
+  else
+    local rs = exec(S.os_c, w, d, c_id_rand())
+    c = rs and rs:fetch_row()
+  end
+  if not c then error("Order-Status: customer not found") end
+  local rs = exec(S.os_o, w, d, tonumber(c[1]))
+  local o = rs and rs:fetch_row()
+  if o then
+    rs = exec(S.os_ol, w, d, tonumber(o[1]))
+    local n = 0
+    local row = rs and rs:fetch_row()
+    while row do n = n + 1; row = rs:fetch_row() end
+  end
+  commit()
+end
+
+-- ---- Delivery (2.7) ----------------------------------------------------------
+-- Executed by the terminal itself (not queued), all 10 districts in one
+-- database transaction.  Returns the number of districts skipped because
+-- they had no outstanding order (2.7.4.2).
+function M.delivery(w)
+  local carrier = uniform(1, 10)
+  local skipped = 0
+  for d = 1, 10 do
+    local rs = exec(S.d_no, w, d)
+    local row = rs and rs:fetch_row()
+    if row then
+      local o_id = tonumber(row[1])
+      exec(S.d_no_del, w, d, o_id)
+      rs = exec(S.d_o, w, d, o_id)
+      local c_id = tonumber(rs:fetch_row()[1])
+      exec(S.d_o_upd, carrier, w, d, o_id)
+      exec(S.d_ol_upd, w, d, o_id)
+      exec(S.d_c_upd, w, d, o_id, w, d, c_id)
+    else
+      skipped = skipped + 1
+    end
+  end
+  commit()
+  return skipped
+end
+
+-- ---- Stock-Level (2.8) -------------------------------------------------------
+function M.stock_level(w, d)
+  local threshold = uniform(10, 20)
+  local rs = exec(S.sl_d, w, d)
+  local next_o = tonumber(rs:fetch_row()[1])
+  rs = exec(S.sl_count, w, d, next_o, next_o - 20, w, threshold)
+  local low = tonumber(rs:fetch_row()[1])
+  commit()
+  return low
+end
+
+-- ---- set-up ----------------------------------------------------------------
+-- `consts`: { warehouses, c_last, c_id, ol_i_id }.
+function M.init(connection, consts)
+  con = connection
+  W = consts.warehouses
+  K.c_last, K.c_id, K.ol_i_id = consts.c_last, consts.c_id, consts.ol_i_id
+  con:query("SET SESSION autocommit = 0")
+  prepare_statements()
+end
+
+-- After an error inside a transaction: roll back what it did (a lock
+-- wait timeout rolls back only the statement) and make sure the session
+-- is still in autocommit-off mode (a lost connection was re-opened).
+function M.recover()
+  pcall(function() con:query("ROLLBACK") end)
+  pcall(function() con:query("SET SESSION autocommit = 0") end)
+end
+
+function M.close()
+  for _, s in pairs(S) do s.st:close() end
+  for _, s in pairs(dyn) do s.st:close() end
+  S, dyn = {}, {}
+end
+
+return M
