@@ -26,6 +26,7 @@ M.core = {
   { "result-file", "string", nil, "write the result document (JSON) to this file" },
   { "config-file", "string", nil, "read options from this file (name=value per line)" },
   { "cpu-affinity", "string", nil, "pin worker threads to these CPUs, e.g. 0,1 or 0-3 (worker i -> i-th CPU, cycling)" },
+  { "server-pid", "int", 0, "PID of a database server on this machine: report its CPU time per event (auto-detected for --mysql-socket)", min = 0 },
   { "verbosity", "int", 3, "verbosity level (0: only critical messages, 5: debug)", min = 0, max = 5 },
   { "rand-type", "enum", "special", "default distribution of lbench.rand.default()",
     choices = { "uniform", "gaussian", "special", "pareto", "zipfian" } },

@@ -131,6 +131,18 @@ function M.final_text(r)
     end
     line(out, "")
   end
+  if r.cpu then
+    local c = r.cpu
+    local per = c.client_us_per_query and "query" or "event"
+    line(out, "CPU time (user+sys):")
+    line(out, "    client:                        %.2fs (%.2f us per %s)", c.client_s,
+      c["client_us_per_" .. per] or 0, per)
+    if c.server_s then
+      line(out, "    server:                        %.2fs (%.2f us per %s; pid %d)", c.server_s,
+        c["server_us_per_" .. per] or 0, per, c.server_pid)
+    end
+    line(out, "")
+  end
   local f = r.fairness
   line(out, "Threads fairness:")
   line(out, "    events (avg/stddev):           %.4f/%.2f", f.events_avg, f.events_stddev)

@@ -9,6 +9,7 @@ local json = require("lbench.json")
 local util = require("lbench.util")
 local report = require("lbench.report")
 local hostinfo = require("lbench.host")
+local cpu = require("lbench.cpu")
 
 local M = {}
 
@@ -327,6 +328,7 @@ function M.run(ctx, lb)
     lines[#lines + 1] = "\nInitializing worker threads...\n"
     say(ctx, table.concat(lines, "\n") .. "\n")
   end
+  local cpu_sampler = cpu.sampler(cpu.server_pid(opt, lb))
   local ok_start = C.lb_run_start(run) == 0
   if ok_start and opt.output == "text" and opt.verbosity >= 3 then say(ctx, "Threads started!\n\n") end
   if ok_start and opt.output == "csv" and opt.report_interval > 0 then
@@ -352,6 +354,7 @@ function M.run(ctx, lb)
   local warmup_events = 0
   local next_report = interval_ns > 0 and t0 + interval_ns or nil
   local warm_pending = has_warm
+  if not has_warm then cpu_sampler.start() end
   local deadline = opt.time > 0 and warm_end + opt.time * 1e9 or nil
   local aborted = false
 
@@ -410,6 +413,7 @@ function M.run(ctx, lb)
         ffi.copy(base_stats, snap.sum, ffi.sizeof("lb_stats"))
         warmup_events = base.events
         warm_pending = false
+        cpu_sampler.start()
       end
       if next_report and now >= next_report then
         collect()
@@ -430,6 +434,7 @@ function M.run(ctx, lb)
   end
   C.lb_run_stop(run)
   C.lb_run_join(run)
+  cpu_sampler.stop()
   local failed = C.lb_run_failed(run) ~= 0
   local err = failed and ffi.string(C.lb_run_error(run)) or nil
   collect()
@@ -451,7 +456,7 @@ function M.run(ctx, lb)
     run = run, keys = keys, cum = cum, d = d, started_at = started_at, duration_s = total_s,
     warmup_s = has_warm and tonumber(warm_end - t0) / 1e9 or 0, warmup_events = warmup_events,
     intervals = intervals, failed = failed, error = err, paced = paced, threads = opt.threads,
-    final_stats = snap.sum, base_stats = base_stats,
+    final_stats = snap.sum, base_stats = base_stats, cpu = cpu_sampler,
   })
 
   -- A scenario may add its own sections to the result (fileio series,
@@ -512,6 +517,7 @@ function M.build_result(ctx, lb, a)
   end
   local names = type_names(ctx.rt)
   r.totals = t
+  if a.cpu then r.cpu = a.cpu.result(json, d.events, q > 0 and q or nil) end
   r.latency_ms = summary(a.cum.lat, a.keys, true)
   if a.paced then r.queue_ms = summary(a.cum.queue, a.keys, true) end
   if d.io_reads + d.io_writes + d.io_fsyncs > 0 then

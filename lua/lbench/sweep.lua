@@ -320,16 +320,23 @@ local function figures(r)
   f.p99 = cmp.pct(r.latency_ms, "99")
   f.errors = r.totals.errors or 0
   f.threads = r.threads
+  -- CPU per transaction (or event): the client's own, and the server's when
+  -- it runs on this machine (--server-pid or a local --mysql-socket).
+  if type(r.cpu) == "table" then
+    f.client_us = r.cpu.client_us_per_event
+    f.server_us = r.cpu.server_us_per_event
+  end
   return f
 end
 
 local function summary_table(doc, dims, sums, csv)
   local threads_dim
   for _, d in ipairs(dims) do if d.kind == "option" and d.name == "threads" then threads_dim = d end end
-  local any_sql, any_io = false, false
+  local any_sql, any_io, any_server = false, false, false
   for _, s in ipairs(sums) do
     if s.qps then any_sql = true end
     if s.iops then any_io = true end
+    if s.server_us then any_server = true end
   end
   local header = {}
   for _, d in ipairs(dims) do header[#header + 1] = d.name end
@@ -343,6 +350,8 @@ local function summary_table(doc, dims, sums, csv)
   end
   for _, h in ipairs({ "p95 ms", "p99 ms", "errors", "scale" }) do header[#header + 1] = h end
   if threads_dim then header[#header + 1] = "efficiency" end
+  header[#header + 1] = "client us/ev"
+  if any_server then header[#header + 1] = "server us/ev" end
   local rows = {}
   for i, s in ipairs(sums) do
     local row = {}
@@ -359,6 +368,8 @@ local function summary_table(doc, dims, sums, csv)
     row[#row + 1] = cmp.fmt(s.errors) .. (s.status ~= "ok" and (" (" .. s.status .. ")") or "")
     row[#row + 1] = s.scale_factor and string.format("%.2f", s.scale_factor) or "-"
     if threads_dim then row[#row + 1] = s.efficiency and string.format("%.2f", s.efficiency) or "-" end
+    row[#row + 1] = cmp.fmt(s.client_us)
+    if any_server then row[#row + 1] = cmp.fmt(s.server_us) end
     rows[#rows + 1] = row
   end
   if csv then return cmp.csv(header, rows) end
@@ -528,6 +539,7 @@ function M.main(rt, argv)
       s.p95 = f.p95
       s.p99 = f.p99
       s.errors = f.errors
+      s.client_us, s.server_us = f.client_us, f.server_us
       s.baseline = base_of[group]
       s.scale_factor = (b.throughput and b.throughput > 0) and f.throughput / b.throughput or nil
       if threads_dim and s.scale_factor and b.threads and b.threads > 0 then

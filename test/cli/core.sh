@@ -85,6 +85,14 @@ if [ "$(nproc)" -ge 2 ]; then
   expect_ok cpu_affinity 'total number of events' $LB $S/empty.lua run --time=0.5 --threads=2 --cpu-affinity=0-1
 else pass cpu_affinity; fi
 
+# CPU cost: the client's own, and a given local process's (--server-pid)
+yes > /dev/null & spid=$!
+run cpu_cost $LB $S/sleep.lua run --ms=1 --time=1 --server-pid=$spid --result-file="$T/cpu.json"
+kill $spid; wait $spid 2>/dev/null
+json_assert cpu_cost_result "$T/cpu.json" 'r.cpu.client_s >= 0 and r.cpu.server_pid == '$spid' and r.cpu.server_s > 0.3 and r.cpu.server_us_per_event > 0'
+check cpu_cost_text grep -q 'server: .*us per event; pid' "$T/cpu_cost.out"
+expect_fail bad_server_pid "--server-pid=999999: no such process" $LB $S/empty.lua run --time=0.1 --server-pid=999999
+
 # bad input: one clear line, non-zero status, never a crash
 expect_fail unknown_option "unknown option '--thread' \(did you mean '--threads'\?\)" $LB $S/empty.lua run --thread=2
 expect_fail bad_value "--threads=abc: expected an integer" $LB $S/empty.lua run --threads=abc

@@ -58,6 +58,12 @@ expect_ok password_file 'transactions:' $LB oltp_point_select --mysql-host=127.0
 json_assert password_redacted "$T/psa.json" 'r.options.mysql_password == "***"'
 expect_ok socket_connect 'transactions:' $LB oltp_point_select --mysql-socket="$LB_MYSQL_SOCKET" --mysql-password=sbtest --tables=1 --table-size=1000 --time=0.5 run
 
+# a sweep through the local socket reports the server's CPU per transaction
+run sweep_cpu $LB sweep --threads=1,2 --time=1 oltp_point_select --mysql-socket="$LB_MYSQL_SOCKET" --mysql-password=sbtest \
+  --tables=1 --table-size=1000 --result-file="$T/sweep.json"
+json_assert sweep_server_cpu "$T/sweep.json" '#r.points == 2 and r.points[1].cpu.server_us_per_event > 0 and r.points[2].cpu.client_us_per_event > 0 and r.points[2].cpu.server_pid == '"$LB_SANDBOX_PID"
+check sweep_cpu_columns grep -q 'server us/ev' "$T/sweep_cpu.out"
+
 # sysbench's own scripts, unmodified
 for f in /usr/share/sysbench/*.lua; do
   s=$(basename "$f" .lua)
