@@ -122,6 +122,14 @@ kill -CONT "$LB_SANDBOX_PID"
 wait $bg 2>/dev/null
 $LB oltp_point_select $M --tables=1 cleanup >/dev/null 2>&1
 
+# host lists spread connections round-robin: the second thread gets the
+# second host (127.0.0.2, where the sandbox does not listen)
+expect_fail host_round_robin "cannot connect to 127.0.0.2:$LB_MYSQL_PORT" $LB oltp_point_select --mysql-host=127.0.0.1,127.0.0.2 \
+  --mysql-port=$LB_MYSQL_PORT --mysql-password=sbtest --threads=2 run --time=1
+expect_ok host_list_one_thread "Creating table 'sbtest1'" $LB oltp_point_select --mysql-host=127.0.0.1,127.0.0.2 \
+  --mysql-port=$LB_MYSQL_PORT --mysql-password=sbtest --threads=1 --tables=1 --table-size=1000 prepare
+$LB oltp_point_select $M --tables=1 cleanup >/dev/null 2>&1
+
 # bad credentials, bad host: one clear line, non-zero exit
 expect_fail bad_password "cannot connect to 127.0.0.1:$LB_MYSQL_PORT as 'sbtest' \(mysql\): error 1045" $LB oltp_point_select --mysql-host=127.0.0.1 --mysql-port=$LB_MYSQL_PORT --mysql-password=wrong run --time=1
 expect_fail bad_host "cannot connect to 127.0.0.1:1 .*error 200[23]" $LB oltp_point_select --mysql-host=127.0.0.1 --mysql-port=1 --mysql-password=sbtest run --time=1
