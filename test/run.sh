@@ -81,6 +81,7 @@ suite install bash -c install_test
 if [ -x test/e2e/run.sh ]; then
   suite e2e test/e2e/run.sh
 fi
+[ -x test/e2e/tpcc.sh ] && suite tpcc test/e2e/tpcc.sh
 
 # ---- 3. sanitizers -----------------------------------------------------
 if [ "${LB_SKIP_SANITIZERS:-0}" != 1 ]; then

@@ -271,16 +271,14 @@ function M.load_thread(names, warehouses, c_last, threads, tid)
   if #mine == 0 then return end
   local W = lbench.worker_ptr()
   local con = lbench.sql.driver():connect()
-  con:query("SET SESSION foreign_key_checks = 0, unique_checks = 0")
+  con:query("SET SESSION foreign_key_checks = 0")
   L = { R = C.lb_worker_rand(W), c_last = c_last }
   local b = gen.buffer(L.R)
   for _, u in ipairs(mine) do
     if lbench.should_stop() then break end
     clean(con, u)
-    local t0 = lbench.clock.now()
     con:query("BEGIN")
     GEN[u.kind](con, b, u)
-    if os.getenv("TPCC_DEBUG") then io.stderr:write(string.format("%d %s %.3f\n", tid, u.name, lbench.clock.now() - t0)) end
     con:query(string.format("INSERT INTO tpcc_loaded (unit, w_id, finished_at) VALUES ('%s', %d, NOW())", u.name, u.w))
     con:query("COMMIT")
   end
