@@ -66,14 +66,15 @@ local function client_connect(p)
   return con
 end
 
-function thread_init()
+function thread_init(tid)
   local p = opt.slap_plan
   if not p then return end
-  W = { p = p, stmts = p.stmts, n = #p.stmts, i = 0, sent = 0, pending = 0, con = client_connect(p) }
+  -- Every client walks the statement list from the top, as mysqlslap's do,
+  -- and runs its own share of the round's statements.
+  W = { p = p, stmts = p.stmts, n = #p.stmts, i = 0, sent = 0, pending = 0, con = client_connect(p),
+        quota = p.quota[tid + 1] }
   W.keys = p.keys
   W.nkeys = p.keys and #p.keys or 0
-  -- Each client starts the statement list at its own offset, as mysqlslap's
-  -- clients all start at the top: keep the top (offset 0).
 end
 
 local function key_value()
@@ -104,6 +105,8 @@ function event()
     W.pending = W.pending + 1
     if W.pending >= p.commit then con:query("COMMIT"); W.pending = 0 end
   end
+  -- This client's share is done (the event that returns true still counts).
+  if W.sent >= W.quota then return true end
 end
 
 function thread_done()
@@ -344,9 +347,29 @@ local function sql_error(e)
   return (tostring(e):gsub("\n.*", ""))
 end
 
+-- Statements per client: --auto-generate-sql-execute-number each, or
+-- --number-of-queries shared out (the first N mod c clients run one more,
+-- so the round's total is exact), or the statement list once.
+local function quotas(c, nstmts)
+  local total, quota = 0, {}
+  for i = 1, c do
+    if opt.auto_generate_sql_execute_number > 0 then quota[i] = opt.auto_generate_sql_execute_number
+    elseif opt.number_of_queries > 0 then
+      quota[i] = math.floor(opt.number_of_queries / c) + ((i - 1) < opt.number_of_queries % c and 1 or 0)
+    else quota[i] = nstmts end
+    total = total + quota[i]
+  end
+  if quota[c] == 0 then
+    fail("--number-of-queries=%d is less than --concurrency=%d: every client needs at least one query",
+      opt.number_of_queries, c)
+  end
+  return quota, total
+end
+
 local function run_job()
   check_options()
   local levels = concurrency_levels()
+  for _, c in ipairs(levels) do quotas(c, 1) end
   local schema = opt.create_schema
   local qschema = "`" .. schema .. "`"
   local auto = opt.auto_generate_sql
@@ -543,19 +566,17 @@ local function run_job()
     local engine_name = engine and engine:match("^[^:]+") or nil
     for _, c in ipairs(levels) do
       if interrupted then break end
-      local per_client
-      if opt.auto_generate_sql_execute_number > 0 then per_client = opt.auto_generate_sql_execute_number end
-      local total = per_client and per_client * c or (opt.number_of_queries > 0 and opt.number_of_queries or #stmts * c)
+      local quota, total = quotas(c, #stmts)
       local level_hist = new_hist()
       local times, qsum, tsum = {}, 0, 0
       for it = 1, opt.iterations do
         if lbench.should_stop() then interrupted = true break end
         if creates then create_stage(engine or nil) end
         if not engine_name and creates then
-          local ok, e = pcall(main.query_row, main, "SELECT @@default_storage_engine")
+          local ok, _, e = pcall(main.query_row, main, "SHOW VARIABLES LIKE 'default_storage_engine'")
           if ok and e then engine_name = e:lower() end
         end
-        local plan = { schema = schema, stmts = stmts, commit = opt.commit, detach = opt.detach, sql_mode = opt.sql_mode }
+        local plan = { schema = schema, stmts = stmts, quota = quota, commit = opt.commit, detach = opt.detach, sql_mode = opt.sql_mode }
         key_plan(plan)
         system(opt.pre_system, "pre-system")
         run_statements(pre, "--pre-query")
