@@ -8,7 +8,7 @@ LB=./lbench
 ROUNDS=${ROUNDS:-3}
 SECS=${SECS:-5}
 sections=("$@")
-[ ${#sections[@]} -gt 0 ] || sections=(core oltp fileio)
+[ ${#sections[@]} -gt 0 ] || sections=(core oltp fileio tpcc)
 W=$(mktemp -d /tmp/lbench-bench.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 
@@ -176,6 +176,62 @@ fileio_row() {
   printf '%-15s %11.0f %11.0f %11s %8s %9.2f %9.2f %9s %8s\n' "$1" "$li" "$fo" \
     "$( [ "$2" = s ] && printf %.0f "$si" || echo -)" "$(ratio "$li" "$best")" "$lc" "$fc" \
     "$( [ "$2" = s ] && printf %.2f "$sc" || echo -)" "$(ratio "$lc" "$bestc")"
+}
+
+# TPC-C: load time of 2 warehouses (2 loader threads), then tpmC with the
+# client's and the server's CPU per transaction at 4 connections (60 s runs
+# unless SECS is given).  Anchors (ANCHORS.md, same machine): tpcc-mysql
+# loads 2 warehouses in 67 s and reaches 12 579 tpmC at 4 connections.
+bench_tpcc() {
+  local secs W2="--warehouses=2"
+  secs=$(printenv SECS || echo 60)
+  export LB_SANDBOX_DIR=/tmp/lbench-bench-tpcc LB_SANDBOX_PORT=3377 LB_SANDBOX_BUFFER_POOL=1G
+  contrib/mariadb-sandbox.sh start
+  trap 'contrib/mariadb-sandbox.sh stop; rm -rf "$W"' EXIT
+  set -a; . "$LB_SANDBOX_DIR/env"; set +a
+  local M="--mysql-host=127.0.0.1 --mysql-port=$LB_MYSQL_PORT --mysql-user=sbtest --mysql-password=sbtest --mysql-db=sbtest"
+  local spid=$LB_SANDBOX_PID
+  srv_cpu() { awk '{print ($14 + $15) / 100}' "/proc/$spid/stat"; }
+  echo "== TPC-C load of 2 warehouses (--threads=2), median of $ROUNDS"
+  : > "$W/tl"
+  for _ in $(seq "$ROUNDS"); do
+    $LB tpcc $M cleanup >/dev/null
+    local s0 s1 t
+    s0=$(srv_cpu)
+    t=$( { TIMEFORMAT='%R %U %S'; time $LB tpcc $M $W2 --threads=2 prepare >/dev/null; } 2>&1 )
+    s1=$(srv_cpu)
+    echo "$t $s0 $s1" | awk '{print $1, $2 + $3, $5 - $4}' >> "$W/tl"
+  done
+  local rows lt lc ls
+  rows=$(mariadb -h127.0.0.1 -P"$LB_MYSQL_PORT" -usbtest -psbtest sbtest -N -e "SELECT (SELECT COUNT(*) FROM item) +
+    (SELECT COUNT(*) FROM warehouse) + (SELECT COUNT(*) FROM district) + (SELECT COUNT(*) FROM customer) +
+    (SELECT COUNT(*) FROM history) + (SELECT COUNT(*) FROM orders) + (SELECT COUNT(*) FROM new_orders) +
+    (SELECT COUNT(*) FROM order_line) + (SELECT COUNT(*) FROM stock)")
+  lt=$(awk '{print $1}' "$W/tl" | median); lc=$(awk '{print $2}' "$W/tl" | median); ls=$(awk '{print $3}' "$W/tl" | median)
+  printf '   lbench %.2f s for %d rows (%.0f rows/s); CPU: client %.2f s, server %.2f s   tpcc-mysql: 67 s (%.1fx faster)\n' \
+    "$lt" "$rows" "$(awk -v r="$rows" -v t="$lt" 'BEGIN{print r/t}')" "$lc" "$ls" "$(awk -v t="$lt" 'BEGIN{print 67/t}')"
+  echo "== TPC-C run: 2 warehouses, 4 connections, ${secs}s, median of $ROUNDS"
+  : > "$W/tr"
+  for _ in $(seq "$ROUNDS"); do
+    local s0 s1 t
+    s0=$(srv_cpu)
+    t=$( { TIMEFORMAT='%U %S'; time $LB tpcc $M $W2 --threads=4 --time="$secs" --result-file="$W/tpcc.json" run >/dev/null; } 2>&1 )
+    s1=$(srv_cpu)
+    local tpmc ntx p90
+    tpmc=$(jget "$W/tpcc.json" 'r.tpcc.tpmC'); ntx=$(jget "$W/tpcc.json" 'r.totals.events')
+    p90=$(jget "$W/tpcc.json" 'r.types.new_order.latency_ms.percentiles["90"]')
+    echo "$tpmc $ntx $t $s0 $s1 $p90" | awk '{c = $3 + $4; s = $6 - $5; print $1, c / $2 * 1e6, s / $2 * 1e6, 100 * c / (c + s), $7}' >> "$W/tr"
+  done
+  local tp cc sc share np
+  tp=$(awk '{print $1}' "$W/tr" | median); cc=$(awk '{print $2}' "$W/tr" | median); sc=$(awk '{print $3}' "$W/tr" | median)
+  share=$(awk '{print $4}' "$W/tr" | median); np=$(awk '{print $5}' "$W/tr" | median)
+  printf '%12s %12s %14s %14s %14s %12s\n' tpmC "vs 12579" "client us/tx" "server us/tx" "client % CPU" "NO p90 ms"
+  printf '%12.0f %12s %14.1f %14.1f %14.1f %12.2f\n' "$tp" "$(ratio "$tp" 12579)" "$cc" "$sc" "$share" "$np"
+  echo "   commands: lbench tpcc $M $W2 --threads=2 prepare; lbench tpcc ... $W2 --threads=4 --time=$secs run"
+  echo "   tx = any of the five transactions; client/server CPU = user + sys of lbench / of mariadbd during the run"
+  $LB tpcc $M cleanup >/dev/null
+  contrib/mariadb-sandbox.sh stop
+  trap 'rm -rf "$W"' EXIT
 }
 
 for s in "${sections[@]}"; do
