@@ -583,7 +583,8 @@ local function run_job()
         local r, failed, err = lbench.run({ threads = c, events = total, time = 0, warmup_time = 0,
           verbosity = math.min(opt.verbosity, 2), slap_plan = plan })
         if failed then
-          status, failure = "error", tostring(err)
+          -- The server's message and the query, without the worker's traceback.
+          status, failure = "error", (tostring(err):gsub("\n.*", ""))
         end
         local o = json.object()
         o.engine = engine_name

@@ -82,6 +82,7 @@ if [ -x test/e2e/run.sh ]; then
   suite e2e test/e2e/run.sh
 fi
 [ -x test/e2e/tpcc.sh ] && suite tpcc test/e2e/tpcc.sh
+suite slap test/e2e/slap.sh
 
 # ---- 3. sanitizers -----------------------------------------------------
 if [ "${LB_SKIP_SANITIZERS:-0}" != 1 ]; then
