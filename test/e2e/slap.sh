@@ -8,6 +8,10 @@
 cd "$(dirname "$0")/../.." || exit 1
 . test/lib.sh
 export LB_SANDBOX_DIR=${LB_SANDBOX_DIR_SLAP:-/tmp/lbench-test-slap} LB_SANDBOX_PORT=${LB_SANDBOX_PORT_SLAP:-3367}
+# Two copies of this suite (concurrent `make test` runs) would share the
+# sandbox and its counters: the second waits for the first to finish.
+exec 9>"$LB_SANDBOX_DIR.lock"
+flock -w 300 9 || { fail slap_sandbox_lock "another slap suite holds $LB_SANDBOX_DIR.lock"; exit 1; }
 if ! contrib/mariadb-sandbox.sh start >"$T/sandbox.log" 2>&1; then
   fail slap_sandbox_start "$(tail -5 "$T/sandbox.log")"; exit 1
 fi
