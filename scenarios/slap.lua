@@ -47,7 +47,7 @@ lbench.cmdline.options = {
   no_drop = { "keep the schema after the test", false },
   engine = { "storage engines to test, one pass each (innodb,myisam; engine:table-options)", {} },
   sql_mode = { "sql_mode for every connection", "" },
-  csv = { "also write mysqlslap's CSV lines to this file ('-': stdout)", "" },
+  csv = { "write mysqlslap's CSV lines (engine,load type,avg,min,max,clients,queries per client) to this file ('-': stdout) instead of the Benchmark blocks", "" },
   silent = { "print no Benchmark blocks", false },
 }
 
@@ -320,7 +320,8 @@ local function fmt_ms(v)
   if type(v) ~= "number" then return "overflow" end
   if v >= 100 then return string.format("%.1f", v) end
   if v >= 10 then return string.format("%.2f", v) end
-  return string.format("%.3f", v)
+  if v >= 0.1 or v == 0 then return string.format("%.3f", v) end
+  return string.format("%.4f", v)
 end
 
 -- mysqlslap prints seconds truncated to milliseconds.
@@ -377,7 +378,8 @@ local function run_job()
   local creates = auto or create ~= nil
   local query = not auto and statements("query") or nil
   local pre, post = statements("pre-query"), statements("post-query")
-  local text = opt.output == "text" and not opt.silent
+  -- As in mysqlslap, --csv replaces the Benchmark blocks.
+  local text = opt.output == "text" and not opt.silent and opt.csv == ""
   local keys = pct_keys()
 
   -- Statements of the load: generated once (as mysqlslap does), or given.
@@ -488,7 +490,7 @@ local function run_job()
       end
       local rs = main:query("SELECT id FROM t1")
       local list, quote = {}, opt.auto_generate_sql_guid_primary
-      while true do
+      while rs do
         local row = rs:fetch_row()
         if not row then break end
         list[#list + 1] = quote and ("'" .. row[1] .. "'") or row[1]

@@ -142,10 +142,14 @@ eq slap_detach_connections $((c1 - c0)) $((1 + 2 + 8 + 1))
 json_assert slap_detach_doc "$T/detach.json" 'r.totals.statements == 100'
 
 # ---- engines, output formats, compare ------------------------------------
-run slap_engine $LB slap $M $A --engine=innodb,aria --number-of-queries=20 --concurrency=2 --csv="$T/slap.csv" run
+run slap_engine $LB slap $M $A --engine=innodb,aria --number-of-queries=20 --concurrency=2 --result-file="$T/engine.json" run
 ok_run slap_engines
 grep -q 'Running for engine aria' "$T/slap_engine.out" && pass slap_engine_block || fail slap_engine_block "$(head -c 300 "$T/slap_engine.out")"
+json_assert slap_engine_doc "$T/engine.json" 'r.slap.runs[1].engine == "innodb" and r.slap.runs[2].engine == "aria" and r.totals.statements == 40'
+run slap_csv $LB slap $M $A --engine=innodb,aria --number-of-queries=20 --concurrency=2 --csv="$T/slap.csv" run
+ok_run slap_csv
 n=$(grep -Ec '^(innodb|aria),mixed,[0-9]+\.[0-9]{3},[0-9]+\.[0-9]{3},[0-9]+\.[0-9]{3},2,10$' "$T/slap.csv"); eq slap_csv_lines "$n" 2
+eq slap_csv_replaces_blocks "$(grep -c Benchmark "$T/slap_csv.out")" 0
 
 run slap_json $LB slap $M $A --number-of-queries=20 --concurrency=1,2 --output=json run
 ok_run slap_output_json
