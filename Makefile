@@ -35,7 +35,7 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(O)/%.o) $(O)/embedded.o
 LUA_SRC  := $(wildcard lua/lbench/*.lua)
 # Order matters: each header's FFI section may use types of the ones before.
 FFI_HDRS := core/clock.h core/hist.h core/rand.h core/db/db.h core/stats.h core/lbench.h core/worker.h \
-            core/runtime.h $(wildcard core/io/io.h)
+            core/runtime.h core/loop.h core/metrics.h $(wildcard core/io/io.h)
 
 .PHONY: all test demo bench install clean deps check-deps unit unit-asan
 all: check-deps $(BIN) $(O)/liblbench.a $(O)/liblbench.so

@@ -10,6 +10,7 @@
 
 #include "clock.h"
 #include "db/db.h"
+#include "loop.h"
 #include "luart.h"
 #include "pace.h"
 #include "rand.h"
@@ -18,17 +19,31 @@
  * stop requests and histogram swaps while it waits for its next start. */
 #define PACE_SLICE_NS 2000000LL
 
+/* Per-event state of one sequence of events: the worker's own in thread
+ * mode, one per virtual user in async mode.  lb_ev_* work on the worker's
+ * current lane, which the async scheduler switches (lb_worker_lane) before
+ * it resumes a virtual user, so the event API is the same in both modes. */
+typedef struct lb_lane {
+    int64_t t_start;       /* start of the current event (intended start when paced) */
+    int64_t t_real;        /* actual start (differs from t_start when paced) */
+    int32_t cur_type;      /* -1: untyped */
+    int rolled_back;
+    int in_event;          /* between lb_ev_next/lb_ev_begin and the end of that event */
+    int waiting;           /* async + paced: took an intended start, waits for it */
+    uint64_t events;       /* events recorded on this lane (fairness); read after the join */
+} lb_lane;
+
 struct lb_worker {
     /* Hot fields first: touched on every event by this thread only. */
     _Alignas(64) lb_stats stats;
     lb_run *run;
-    int64_t t_start;       /* start of the current event (intended start when paced) */
-    int64_t t_real;        /* actual start (differs from t_start when paced) */
-    int32_t cur_type;      /* -1: untyped */
+    lb_lane *lane;         /* current lane: &lane0, or one of lanes[] */
     int32_t tid;
     int paced;
-    int rolled_back;
-    int in_event;          /* between lb_ev_next/lb_ev_begin and the end of that event */
+    int async;             /* lanes[] in use: paced waits return to the scheduler */
+    lb_lane lane0;
+    lb_lane *lanes;
+    int nlanes;
     lb_pace pace;          /* intended starts under --rate */
     lb_rand rand;          /* the script's lbench.rand stream */
     lb_stats_hists hists;
@@ -39,6 +54,7 @@ struct lb_worker {
     pthread_mutex_t conn_mu;
     lb_db_conn **conns;
     int nconns, capconns;
+    lb_loop *loop;         /* async mode: woken for swaps and stops (under conn_mu) */
 
     pthread_t thread;
     int thread_started;
@@ -71,6 +87,22 @@ struct lb_run {
 
 /* ---- errors ---------------------------------------------------------- */
 
+/* Async workers block in their event loop with no timeout when nothing
+ * is timed: wake them when the reporter wants something (a histogram
+ * swap, a stop). */
+static void wake_loops(lb_run *r)
+{
+    for (int i = 0; i < r->cfg.threads; i++) {
+        lb_worker *w = r->w[i];
+        if (!w)
+            continue;
+        pthread_mutex_lock(&w->conn_mu);
+        if (w->loop)
+            lb_loop_wakeup(w->loop);
+        pthread_mutex_unlock(&w->conn_mu);
+    }
+}
+
 static void run_fail(lb_run *r, const char *msg)
 {
     pthread_mutex_lock(&r->mu);
@@ -82,6 +114,7 @@ static void run_fail(lb_run *r, const char *msg)
     atomic_store(&r->stop, 1);
     pthread_cond_broadcast(&r->cv);
     pthread_mutex_unlock(&r->mu);
+    wake_loops(r);
 }
 
 void lb_worker_fail(lb_worker *w, const char *msg)
@@ -169,18 +202,33 @@ int lb_worker_should_stop(const lb_worker *w)
 static int pace_wait(lb_worker *w)
 {
     lb_run *r = w->run;
+    lb_lane *ln = w->lane;
     int64_t intended = lb_pace_next(&w->pace);
     if (intended >= atomic_load_explicit(&r->deadline, memory_order_relaxed))
         return 0;
+    ln->t_start = intended;
+    if (w->async) {
+        /* One schedule per worker, shared by its virtual users: an idle
+         * user takes the next intended start and, if it lies ahead, waits
+         * for it in the event loop (lb_ev_go) instead of sleeping the
+         * thread that serves every other user. */
+        int64_t now = lb_clock_ns_inline();
+        if (now >= intended) {
+            ln->t_real = now;
+            ln->in_event = 1;
+            return 1;
+        }
+        ln->waiting = 1;
+        return 2;
+    }
     for (;;) {
         int64_t now = lb_clock_ns_inline();
         if (now >= intended) {
             /* Behind schedule: start at once.  The event's latency still
              * counts from `intended`, so a backlog shows up as latency and
              * queue time instead of disappearing (coordinated omission). */
-            w->t_start = intended;
-            w->t_real = now;
-            w->in_event = 1;
+            ln->t_real = now;
+            ln->in_event = 1;
             return 1;
         }
         if (atomic_load_explicit(&r->stop, memory_order_relaxed))
@@ -205,40 +253,57 @@ int lb_ev_begin(lb_worker *w)
     int64_t now = lb_clock_ns_inline();
     if (now >= atomic_load_explicit(&r->deadline, memory_order_relaxed))
         return 0;
-    w->t_start = w->t_real = now;
-    w->in_event = 1;
+    lb_lane *ln = w->lane;
+    ln->t_start = ln->t_real = now;
+    ln->in_event = 1;
     return 1;
 }
 
+int64_t lb_ev_intended(const lb_worker *w) { return w->lane->t_start; }
 
-/* Record the event that started at w->t_start and ended at `now`. */
+int lb_ev_go(lb_worker *w)
+{
+    lb_lane *ln = w->lane;
+    if (!ln->waiting)
+        return ln->in_event;
+    ln->waiting = 0;
+    if (atomic_load_explicit(&w->run->stop, memory_order_relaxed))
+        return 0;
+    ln->t_real = lb_clock_ns_inline();
+    ln->in_event = 1;
+    return 1;
+}
+
+/* Record the event that started at lane->t_start and ended at `now`. */
 static inline void record_event(lb_worker *w, int64_t now)
 {
-    int64_t lat = now - w->t_start;
+    lb_lane *ln = w->lane;
+    int64_t lat = now - ln->t_start;
     lb_stats_hists *sh = &w->hists;
     w->t_last_end = now;
-    w->in_event = 0;
+    ln->in_event = 0;
+    ln->events++;
     lb_hist_record(sh->lat[sh->cur], lat);
     if (w->paced)
-        lb_hist_record(sh->queue[sh->cur], w->t_real - w->t_start);
+        lb_hist_record(sh->queue[sh->cur], ln->t_real - ln->t_start);
     lb_stats_bump(&w->stats.events, 1);
     lb_stats_bump(&w->stats.busy_ns, (uint64_t)(lat > 0 ? lat : 0));
-    int t = w->cur_type;
+    int t = ln->cur_type;
     if (t >= 0) {
         lb_hist *th = lb_stats_type_hist(sh, t);
         if (th)
             lb_hist_record(th, lat);
         lb_stats_bump(&w->stats.types[t].events, 1);
-        if (w->rolled_back)
+        if (ln->rolled_back)
             lb_stats_bump(&w->stats.types[t].rollbacks, 1);
-        w->cur_type = -1;
+        ln->cur_type = -1;
     }
-    w->rolled_back = 0;
+    ln->rolled_back = 0;
 }
 
 void lb_ev_end(lb_worker *w)
 {
-    if (w->in_event)
+    if (w->lane->in_event)
         record_event(w, lb_clock_ns_inline());
 }
 
@@ -253,8 +318,9 @@ int lb_ev_next(lb_worker *w)
         return lb_ev_begin(w);
     }
     lb_run *r = w->run;
+    lb_lane *ln = w->lane;
     int64_t now = lb_clock_ns_inline();
-    if (w->in_event)
+    if (ln->in_event)
         record_event(w, now);
     lb_stats_hists_poll(&w->hists);
     if (atomic_load_explicit(&r->stop, memory_order_relaxed))
@@ -264,8 +330,8 @@ int lb_ev_next(lb_worker *w)
         return 0;
     if (now >= atomic_load_explicit(&r->deadline, memory_order_relaxed))
         return 0;
-    w->t_start = w->t_real = now;
-    w->in_event = 1;
+    ln->t_start = ln->t_real = now;
+    ln->in_event = 1;
     return 1;
 }
 
@@ -273,7 +339,7 @@ int lb_ev_next(lb_worker *w)
  * operations through lb_worker_record and are skipped themselves). */
 void lb_ev_skip(lb_worker *w)
 {
-    w->in_event = 0;
+    w->lane->in_event = 0;
     w->t_last_end = lb_clock_ns_inline();
 }
 
@@ -289,6 +355,40 @@ void lb_worker_record(lb_worker *w, int32_t type, int64_t lat_ns)
             lb_hist_record(th, lat_ns);
         lb_stats_bump(&w->stats.types[type].events, 1);
     }
+}
+
+int lb_worker_set_lanes(lb_worker *w, int n)
+{
+    if (n < 1 || w->lanes)
+        return -EINVAL;
+    lb_lane *l = calloc((size_t)n, sizeof *l);
+    if (!l)
+        return -ENOMEM;
+    for (int i = 0; i < n; i++)
+        l[i].cur_type = -1;
+    w->lanes = l;
+    w->nlanes = n;
+    w->async = 1;
+    w->lane = &l[0];
+    return 0;
+}
+
+void lb_worker_set_loop(lb_worker *w, lb_loop *l)
+{
+    pthread_mutex_lock(&w->conn_mu);
+    w->loop = l;
+    pthread_mutex_unlock(&w->conn_mu);
+}
+
+int64_t lb_worker_deadline(const lb_worker *w)
+{
+    return atomic_load_explicit(&w->run->deadline, memory_order_relaxed);
+}
+
+void lb_worker_lane(lb_worker *w, int i)
+{
+    if (i >= 0 && i < w->nlanes)
+        w->lane = &w->lanes[i];
 }
 
 void lb_worker_poll(lb_worker *w) { lb_stats_hists_poll(&w->hists); }
@@ -342,17 +442,17 @@ int lb_run_abort_connections(lb_run *r)
 void lb_ev_set_type(lb_worker *w, int32_t type)
 {
     if (type >= 0 && type < LB_MAX_TYPES)
-        w->cur_type = type;
+        w->lane->cur_type = type;
 }
 
 void lb_ev_restart(lb_worker *w)
 {
     lb_stats_bump(&w->stats.restarts, 1);
-    if (w->cur_type >= 0)
-        lb_stats_bump(&w->stats.types[w->cur_type].restarts, 1);
+    if (w->lane->cur_type >= 0)
+        lb_stats_bump(&w->stats.types[w->lane->cur_type].restarts, 1);
 }
 
-void lb_ev_rollback(lb_worker *w) { w->rolled_back = 1; }
+void lb_ev_rollback(lb_worker *w) { w->lane->rolled_back = 1; }
 
 /* ---- the run, from the main thread ----------------------------------- */
 
@@ -384,7 +484,8 @@ lb_run *lb_run_new(lb_runtime *rt, const lb_run_config *cfg)
         r->w[i] = w;
         w->run = r;
         w->tid = i;
-        w->cur_type = -1;
+        w->lane0.cur_type = -1;
+        w->lane = &w->lane0;
         if (lb_stats_hists_init(&w->hists, &r->hcfg) != 0)
             goto fail;
         lb_rand_seed(&w->rand, seed, (uint64_t)i);
@@ -476,6 +577,7 @@ int lb_run_collect(lb_run *r, lb_snapshot *dst, int wait_ms)
         if (atomic_load_explicit(&sh->swap_req, memory_order_relaxed) == ack)
             atomic_store_explicit(&sh->swap_req, ack + 1, memory_order_release);
     }
+    wake_loops(r);
     int64_t give_up = lb_clock_ns_inline() + (int64_t)wait_ms * 1000000LL;
     int rc = 0, running = 0;
     for (int i = 0; i < n; i++) {
@@ -518,6 +620,7 @@ void lb_run_stop(lb_run *r)
     atomic_store(&r->stop, 1);
     pthread_cond_broadcast(&r->cv);
     pthread_mutex_unlock(&r->mu);
+    wake_loops(r);
 }
 
 int lb_run_join(lb_run *r)
@@ -534,6 +637,7 @@ int lb_run_join(lb_run *r)
 const char *lb_run_error(const lb_run *r) { return r->error; }
 int lb_run_failed(const lb_run *r) { return atomic_load(&((lb_run *)r)->failed); }
 int64_t lb_run_started_ns(const lb_run *r) { return r->t_start; }
+int lb_run_threads(const lb_run *r) { return r->cfg.threads; }
 int64_t lb_run_warmup_end_ns(const lb_run *r) { return r->warmup_end; }
 
 int64_t lb_run_last_end_ns(const lb_run *r)
@@ -543,6 +647,35 @@ int64_t lb_run_last_end_ns(const lb_run *r)
         if (r->w[i] && r->w[i]->t_last_end > last)
             last = r->w[i]->t_last_end;
     return last;
+}
+
+int lb_run_lane_count(const lb_run *r, int tid)
+{
+    if (tid < 0 || tid >= r->cfg.threads)
+        return 0;
+    return r->w[tid]->lanes ? r->w[tid]->nlanes : 1;
+}
+
+uint64_t lb_run_lane_events(const lb_run *r, int tid, int lane)
+{
+    if (tid < 0 || tid >= r->cfg.threads)
+        return 0;
+    const lb_worker *w = r->w[tid];
+    if (!w->lanes)
+        return lane == 0 ? w->lane0.events : 0;
+    return lane >= 0 && lane < w->nlanes ? w->lanes[lane].events : 0;
+}
+
+int lb_run_open_connections(lb_run *r)
+{
+    int n = 0;
+    for (int i = 0; i < r->cfg.threads; i++) {
+        lb_worker *w = r->w[i];
+        pthread_mutex_lock(&w->conn_mu);
+        n += w->nconns;
+        pthread_mutex_unlock(&w->conn_mu);
+    }
+    return n;
 }
 
 const lb_stats *lb_run_worker_stats(const lb_run *r, int tid)
@@ -562,6 +695,7 @@ void lb_run_free(lb_run *r)
                 continue;
             lb_stats_hists_free(&r->w[i]->hists);
             free(r->w[i]->conns);
+            free(r->w[i]->lanes);
             pthread_mutex_destroy(&r->w[i]->conn_mu);
             free(r->w[i]);
         }

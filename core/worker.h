@@ -5,7 +5,9 @@
  * the reporter: it waits for interval ticks (lb_run_wait) and collects
  * snapshots (lb_run_collect).  Each worker thread loads the scenario into
  * its own state, runs thread_init, meets the barrier, and loops over
- * lb_ev_begin / event() / lb_ev_end from Lua through the FFI.  Workers
+ * lb_ev_begin / event() / lb_ev_end from Lua through the FFI.  In async
+ * mode (--connections) a worker serves many virtual users, each with its
+ * own lane of per-event state (see lb_worker_set_lanes).  Workers
  * never share writable cache lines on the hot path: the only shared state
  * they touch per event is the read-mostly stop flag, plus one atomic
  * ticket counter when --events is set. */
@@ -18,6 +20,7 @@
 #include "stats.h"
 
 typedef struct lb_runtime lb_runtime;
+struct lb_loop;
 
 /* FFI BEGIN */
 typedef struct lb_run lb_run;
@@ -54,6 +57,13 @@ int64_t lb_run_started_ns(const lb_run *r);
 int64_t lb_run_warmup_end_ns(const lb_run *r);
 int64_t lb_run_last_end_ns(const lb_run *r);
 const lb_stats *lb_run_worker_stats(const lb_run *r, int tid);
+int lb_run_threads(const lb_run *r);
+/* After the join: events recorded per lane of worker `tid` (one lane in
+ * thread mode, one per virtual user in async mode), for fairness. */
+int lb_run_lane_count(const lb_run *r, int tid);
+uint64_t lb_run_lane_events(const lb_run *r, int tid, int lane);
+/* Connections currently open (tracked) over all workers; any thread. */
+int lb_run_open_connections(lb_run *r);
 void lb_run_free(lb_run *r);
 
 /* Worker side (called from the worker's Lua state). */
@@ -90,6 +100,25 @@ void lb_worker_disconnect(lb_worker *w, lb_db_conn *c);
 int  lb_run_abort_connections(lb_run *r);
 void lb_ev_restart(lb_worker *w);
 void lb_ev_rollback(lb_worker *w);
+
+/* Async mode (many virtual users per worker).  lb_worker_set_lanes gives
+ * the worker `n` lanes of per-event state, one per virtual user, before
+ * the barrier; lb_worker_lane(w, i) makes lane i current (the scheduler
+ * calls it before resuming user i), and every lb_ev_* call then works on
+ * that lane.  Under --rate, lb_ev_begin/lb_ev_next return 2 when the
+ * lane's intended start (lb_ev_intended, monotonic ns) lies ahead: the
+ * user waits for it in the event loop, then calls lb_ev_go, which starts
+ * the event (1) or reports that the run is stopping (0). */
+int  lb_worker_set_lanes(lb_worker *w, int n);
+/* The worker's event loop (NULL: none, before it is freed): the reporter
+ * wakes it with lb_loop_wakeup when it asks for a histogram swap or stops
+ * the run, since the loop may block without a timeout. */
+void lb_worker_set_loop(lb_worker *w, struct lb_loop *l);
+/* The run's deadline (monotonic ns; INT64_MAX: none or not started). */
+int64_t lb_worker_deadline(const lb_worker *w);
+void lb_worker_lane(lb_worker *w, int i);
+int64_t lb_ev_intended(const lb_worker *w);
+int  lb_ev_go(lb_worker *w);
 /* FFI END */
 
 #endif

@@ -74,7 +74,18 @@ struct lb_db_conn {
     char *dbg;
     size_t dbgcap;
     lb_db_error err;
+    /* the non-blocking operation in progress (AOP_NONE: none) */
+    int aop;
+    int atype;                  /* query: LB_DB_Q_* */
+    lb_db_result *atarget;      /* query: where the result goes */
+    const char *asql;           /* query: the caller's SQL, for errors */
+    size_t alen;
+    lb_db_stmt *astmt;          /* prepare / execute */
+    lb_db_stmt *aprepared;      /* last completed prepare */
+    void *adrv;                 /* connect: the driver connection being set up */
 };
+
+enum { AOP_NONE, AOP_CONNECT, AOP_RECONNECT, AOP_QUERY, AOP_PREPARE, AOP_REPREPARE, AOP_EXECUTE };
 
 /* ------------------------------------------------------------------------ */
 /* Registry                                                                 */
@@ -99,7 +110,18 @@ static int driver_valid(const lb_db_driver_ops *d)
     if (d->prepare && (!d->stmt_bind || !d->stmt_execute || !d->stmt_fetch ||
                        !d->stmt_free_result || !d->stmt_close))
         return 0;
+    /* Non-blocking ops: all or none. */
+    int na = !!d->connect_start + !!d->query_start + !!d->cont + !!d->fd + !!d->timeout_ms;
+    if (na != 0 && na != 5)
+        return 0;
+    if (na && d->prepare && (!d->prepare_start || !d->stmt_execute_start))
+        return 0;
     return 1;
+}
+
+static int has_async(const lb_db_driver_ops *d)
+{
+    return d->connect_start != NULL;
 }
 
 const lb_db_driver_ops *lb_db_driver_find(const char *name)
@@ -571,8 +593,9 @@ static int copy_opts(lb_db_conn *c, const lb_db_conn_opts *o)
     return 0;
 }
 
-lb_db_conn *lb_db_connect(const lb_db_driver_ops *drv, const lb_db_conn_opts *o,
-                          lb_db_stats *st, lb_db_error *err)
+/* A connection object with its options, not connected. */
+static lb_db_conn *conn_alloc(const lb_db_driver_ops *drv, const lb_db_conn_opts *o,
+                              lb_db_stats *st, lb_db_error *err)
 {
     if (!driver_valid(drv) || !o) {
         lb__db_error_set(err, LB_DB_E_INVALID, "HY000", !o ? "no connection options" : "invalid or incomplete driver");
@@ -594,10 +617,33 @@ lb_db_conn *lb_db_connect(const lb_db_driver_ops *drv, const lb_db_conn_opts *o,
     c->bmax = o->bulk_max ? (size_t)o->bulk_max : BULK_DEFAULT_MAX;
     c->result.c = c;
     pthread_mutex_init(&c->lock, NULL);
+    return c;
+}
+
+static void conn_free(lb_db_conn *c)
+{
+    pthread_mutex_destroy(&c->lock);
+    free(c->bulk);
+    free(c->strs);
+    free(c->dbg);
+    free(c);
+}
+
+static void debug_connect(lb_db_conn *c)
+{
     if (c->opts.debug)
-        dbgf(c, "connect: driver %s host %s port %d db %s", drv->name,
+        dbgf(c, "connect: driver %s host %s port %d db %s", c->ops->name,
              c->opts.host ? c->opts.host : "(default)", (int)c->opts.port,
              c->opts.db ? c->opts.db : "(none)");
+}
+
+lb_db_conn *lb_db_connect(const lb_db_driver_ops *drv, const lb_db_conn_opts *o,
+                          lb_db_stats *st, lb_db_error *err)
+{
+    lb_db_conn *c = conn_alloc(drv, o, st, err);
+    if (!c)
+        return NULL;
+    debug_connect(c);
     lb_db_error e;
     memset(&e, 0, sizeof e);
     void *d = drv->connect(&c->opts, &e);
@@ -608,14 +654,17 @@ lb_db_conn *lb_db_connect(const lb_db_driver_ops *drv, const lb_db_conn_opts *o,
             dbgf(c, "error %d (%s): %s", e.code, e.sqlstate, e.message);
         if (err)
             *err = e;
-        pthread_mutex_destroy(&c->lock);
-        free(c->strs);
-        free(c->dbg);
-        free(c);
+        conn_free(c);
         return NULL;
     }
     c->drv = d;
     return c;
+}
+
+lb_db_conn *lb_db_conn_new(const lb_db_driver_ops *drv, const lb_db_conn_opts *o,
+                           lb_db_stats *st, lb_db_error *err)
+{
+    return conn_alloc(drv, o, st, err);
 }
 
 /* Release the live result (query or statement), if any. */
@@ -670,13 +719,24 @@ static int stmt_setup_emulation(lb_db_stmt *s)
  * reconnect), falling back to emulation when the server refuses this kind
  * of statement.  Re-binds parameters the caller had bound.  0 or -code
  * (error in c->err, not yet counted). */
+static int stmt_after_prepare(lb_db_stmt *s, void *ds, int np);
+
 static int stmt_prepare_native(lb_db_stmt *s)
 {
     lb_db_conn *c = s->c;
     int np = 0;
     c->err.code = 0;
     c->err.message[0] = '\0';
-    s->drv = c->ops->prepare(c->drv, s->sql, s->len, &np, &c->err);
+    void *ds = c->ops->prepare(c->drv, s->sql, s->len, &np, &c->err);
+    return stmt_after_prepare(s, ds, np);
+}
+
+/* The second half of a prepare (blocking or not): `ds` is the driver
+ * statement or NULL after a failure (reason in c->err). */
+static int stmt_after_prepare(lb_db_stmt *s, void *ds, int np)
+{
+    lb_db_conn *c = s->c;
+    s->drv = ds;
     if (!s->drv) {
         if (c->err.code == LB_DB_E_UNSUPPORTED) {
             if (stmt_setup_emulation(s) != 0) {
@@ -736,6 +796,11 @@ void lb_db_disconnect(lb_db_conn *c)
     if (c->opts.debug)
         dbgf(c, "disconnect");
     close_server(c);
+    if (c->adrv) {
+        /* A connect that never completed. */
+        c->ops->disconnect(c->adrv);
+        c->adrv = NULL;
+    }
     lb_db_stmt *s = c->stmts;
     while (s) {
         lb_db_stmt *n = s->next;
@@ -745,11 +810,12 @@ void lb_db_disconnect(lb_db_conn *c)
         free(s);
         s = n;
     }
-    pthread_mutex_destroy(&c->lock);
-    free(c->bulk);
-    free(c->dbg);
-    free(c->strs);
-    free(c);
+    if (c->aop == AOP_PREPARE && c->astmt) {
+        /* A new statement whose prepare never completed (not yet listed). */
+        free(c->astmt->sql);
+        free(c->astmt);
+    }
+    conn_free(c);
 }
 
 void lb_db_conn_abort(lb_db_conn *c)
@@ -1245,4 +1311,289 @@ int lb_db_bulk_insert_done(lb_db_conn *c)
     c->bactive = 0;
     c->blen = c->bprefix = 0;
     return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Non-blocking operations                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* Each *_start records what is in progress in c->aop; async_done finishes
+ * it when the driver reports completion (at once or from lb_db_cont) with
+ * the same accounting as the blocking twin.  Drivers without non-blocking
+ * ops run the blocking op inside *_start, so callers need one code path. */
+
+static int async_done(lb_db_conn *c, int rc, lb__db_async *out);
+
+static int busy(lb_db_conn *c)
+{
+    return fail_code(c, LB_DB_E_INVALID, "another operation is in progress on this connection", NULL, 0, 0);
+}
+
+static int connect_begin(lb_db_conn *c, int op)
+{
+    c->err.code = 0;
+    c->err.message[0] = '\0';
+    c->aop = op;
+    if (!has_async(c->ops)) {
+        c->adrv = c->ops->connect(&c->opts, &c->err);
+        return async_done(c, c->adrv ? 0 : -1, NULL);
+    }
+    void *d = NULL;
+    int rc = c->ops->connect_start(&c->opts, &d, &c->err);
+    c->adrv = d;
+    return rc > 0 ? rc : async_done(c, rc, NULL);
+}
+
+int lb_db_connect_start(lb_db_conn *c)
+{
+    if (!c)
+        return -LB_DB_E_INVALID;
+    if (c->aop)
+        return busy(c);
+    if (c->drv)
+        return 0;
+    debug_connect(c);
+    return connect_begin(c, AOP_CONNECT);
+}
+
+int lb_db_reconnect_start(lb_db_conn *c)
+{
+    if (!c)
+        return -LB_DB_E_INVALID;
+    if (c->aop)
+        return busy(c);
+    close_server(c);
+    pthread_mutex_lock(&c->lock);
+    c->aborted = 0;
+    pthread_mutex_unlock(&c->lock);
+    if (c->opts.debug)
+        dbgf(c, "reconnect");
+    return connect_begin(c, AOP_RECONNECT);
+}
+
+static int query_begin(lb_db_conn *c, const char *sql, size_t len, int type, lb_db_result *target)
+{
+    if (c->cur)
+        release(c);
+    if (!c->drv)
+        return fail_code(c, LB_DB_E_NOTCONN, "not connected", sql, len, 1);
+    if (c->opts.debug)
+        dbgf(c, "query: %.*s", dlen(len), sql);
+    c->err.code = 0;
+    c->aop = AOP_QUERY;
+    c->atype = type;
+    c->atarget = target;
+    c->asql = sql;
+    c->alen = len;
+    lb__db_async out;
+    memset(&out, 0, sizeof out);
+    int rc = c->ops->query_start(c->drv, sql, len, &out, &c->err);
+    return rc > 0 ? rc : async_done(c, rc, &out);
+}
+
+int lb_db_query_start(lb_db_conn *c, const char *sql, size_t len)
+{
+    if (!c || !sql)
+        return c ? fail_code(c, LB_DB_E_INVALID, "NULL query", NULL, 0, 1) : -LB_DB_E_INVALID;
+    if (c->aop)
+        return busy(c);
+    if (!has_async(c->ops))
+        return lb_db_query(c, sql, len);
+    return query_begin(c, sql, len, lb_db_classify(sql, len), &c->result);
+}
+
+int lb_db_prepare_start(lb_db_conn *c, const char *sql, size_t len)
+{
+    if (!c)
+        return -LB_DB_E_INVALID;
+    if (c->aop)
+        return busy(c);
+    c->aprepared = NULL;
+    if (!has_async(c->ops) || c->opts.ps_mode == LB_DB_PS_DISABLE || !c->ops->prepare) {
+        /* Nothing to wait for: emulated statements only parse the SQL. */
+        c->aprepared = lb_db_prepare(c, sql, len);
+        return c->aprepared ? 0 : -(c->err.code > 0 ? c->err.code : LB_DB_E_UNKNOWN);
+    }
+    if (!sql)
+        return fail_code(c, LB_DB_E_INVALID, "NULL statement", NULL, 0, 1);
+    if (!c->drv)
+        return fail_code(c, LB_DB_E_NOTCONN, "not connected", sql, len, 1);
+    lb_db_stmt *s = calloc(1, sizeof *s);
+    char *copy = malloc(len + 1);
+    if (!s || !copy) {
+        free(s);
+        free(copy);
+        return fail_code(c, LB_DB_E_NOMEM, "out of memory", sql, len, 1);
+    }
+    memcpy(copy, sql, len);
+    copy[len] = '\0';
+    s->c = c;
+    s->sql = copy;
+    s->len = len;
+    s->type = lb_db_classify(sql, len);
+    s->result.c = c;
+    if (c->opts.debug)
+        dbgf(c, "prepare: %.*s", dlen(len), sql);
+    c->err.code = 0;
+    c->err.message[0] = '\0';
+    c->aop = AOP_PREPARE;
+    c->astmt = s;
+    lb__db_async out;
+    memset(&out, 0, sizeof out);
+    int rc = c->ops->prepare_start(c->drv, s->sql, s->len, &out, &c->err);
+    return rc > 0 ? rc : async_done(c, rc, &out);
+}
+
+lb_db_stmt *lb_db_prepared(lb_db_conn *c)
+{
+    return c ? c->aprepared : NULL;
+}
+
+static int exec_begin(lb_db_stmt *s)
+{
+    lb_db_conn *c = s->c;
+    if (c->opts.debug)
+        dbgf(c, "execute: %.*s", dlen(s->len), s->sql);
+    c->err.code = 0;
+    c->aop = AOP_EXECUTE;
+    c->astmt = s;
+    lb__db_async out;
+    memset(&out, 0, sizeof out);
+    int rc = c->ops->stmt_execute_start(s->drv, &out, &c->err);
+    return rc > 0 ? rc : async_done(c, rc, &out);
+}
+
+int lb_db_stmt_execute_start(lb_db_stmt *s)
+{
+    if (!s)
+        return -LB_DB_E_INVALID;
+    lb_db_conn *c = s->c;
+    if (c->aop)
+        return busy(c);
+    if (!has_async(c->ops))
+        return lb_db_stmt_execute(s);
+    if (c->cur)
+        release(c);
+    if (s->nparams > 0) {
+        if (!s->nbound)
+            return fail_code(c, LB_DB_E_INVALID, "parameters not bound", s->sql, s->len, 1);
+        const lb_db_bind *p = s->params;
+        for (int i = 0; i < s->nparams; i++)
+            if (!p[i].is_null && (!valid_type(p[i].type) ||
+                                  (is_text_type(p[i].type) && (p[i].len > p[i].cap || (!p[i].buf && p[i].len)))))
+                return fail_code(c, LB_DB_E_INVALID, "invalid parameter (type, or len > cap)", s->sql, s->len, 1);
+    }
+    if (!c->drv)
+        return fail_code(c, LB_DB_E_NOTCONN, "not connected", s->sql, s->len, 1);
+    if (s->emulated) {
+        size_t n;
+        if (emu_build(s, &n) != 0)
+            return fail(c, s->sql, s->len, 1);
+        return query_begin(c, s->ebuf, n, s->type, &s->result);
+    }
+    if (!s->drv) {
+        /* Unprepared since a reconnect: prepare it again first. */
+        if (c->opts.debug)
+            dbgf(c, "prepare: %.*s", dlen(s->len), s->sql);
+        c->err.code = 0;
+        c->err.message[0] = '\0';
+        c->aop = AOP_REPREPARE;
+        c->astmt = s;
+        lb__db_async out;
+        memset(&out, 0, sizeof out);
+        int rc = c->ops->prepare_start(c->drv, s->sql, s->len, &out, &c->err);
+        return rc > 0 ? rc : async_done(c, rc, &out);
+    }
+    return exec_begin(s);
+}
+
+static int async_done(lb_db_conn *c, int rc, lb__db_async *out)
+{
+    int op = c->aop;
+    lb_db_stmt *s = c->astmt;
+    c->aop = AOP_NONE;
+    c->astmt = NULL;
+    switch (op) {
+    case AOP_CONNECT:
+    case AOP_RECONNECT: {
+        void *d = c->adrv;
+        c->adrv = NULL;
+        if (rc < 0 || !d) {
+            if (d)
+                c->ops->disconnect(d);
+            if (c->err.code <= 0)
+                lb__db_error_set(&c->err, LB_DB_E_UNKNOWN, "HY000", "connect failed");
+            return fail(c, NULL, 0, 0);
+        }
+        pthread_mutex_lock(&c->lock);
+        c->drv = d;
+        if (c->aborted)         /* aborted while we were connecting */
+            c->ops->abort(d);
+        pthread_mutex_unlock(&c->lock);
+        if (op == AOP_RECONNECT && c->st)
+            st_add(&c->st->reconnects, 1);
+        return 0;
+    }
+    case AOP_QUERY:
+        if (rc < 0)
+            return fail(c, c->asql, c->alen, 1);
+        c->last_ds = NULL;
+        succeed(c, c->atype, &out->rs, c->atarget, c->ops->fetch, c->ops->free_result, 1);
+        return 0;
+    case AOP_PREPARE: {
+        int r = stmt_after_prepare(s, rc == 0 ? out->ds : NULL, rc == 0 ? out->nparams : 0);
+        if (r != 0) {
+            r = fail(c, s->sql, s->len, 1);
+            free(s->ph);
+            free(s->sql);
+            free(s);
+            return r;
+        }
+        s->next = c->stmts;
+        if (c->stmts)
+            c->stmts->prev = s;
+        c->stmts = s;
+        c->aprepared = s;
+        return 0;
+    }
+    case AOP_REPREPARE:
+        if (stmt_after_prepare(s, rc == 0 ? out->ds : NULL, rc == 0 ? out->nparams : 0) != 0)
+            return fail(c, s->sql, s->len, 1);
+        if (s->emulated)
+            return lb_db_stmt_execute_start(s);
+        return exec_begin(s);
+    case AOP_EXECUTE:
+        if (rc < 0)
+            return fail(c, s->sql, s->len, 1);
+        c->last_ds = s->drv;
+        succeed(c, s->type, &out->rs, &s->result, c->ops->stmt_fetch, c->ops->stmt_free_result, 1);
+        return 0;
+    default:
+        return fail_code(c, LB_DB_E_INVALID, "no operation in progress", NULL, 0, 0);
+    }
+}
+
+int lb_db_cont(lb_db_conn *c, int ready)
+{
+    if (!c)
+        return -LB_DB_E_INVALID;
+    if (!c->aop)
+        return fail_code(c, LB_DB_E_INVALID, "no operation in progress", NULL, 0, 0);
+    lb__db_async out;
+    memset(&out, 0, sizeof out);
+    void *dc = (c->aop == AOP_CONNECT || c->aop == AOP_RECONNECT) ? c->adrv : c->drv;
+    int rc = c->ops->cont(dc, ready, &out, &c->err);
+    return rc > 0 ? rc : async_done(c, rc, &out);
+}
+
+int lb_db_conn_fd(lb_db_conn *c)
+{
+    void *dc = c ? (c->adrv ? c->adrv : c->drv) : NULL;
+    return dc && has_async(c->ops) ? c->ops->fd(dc) : -1;
+}
+
+int lb_db_conn_timeout_ms(lb_db_conn *c)
+{
+    void *dc = c ? (c->adrv ? c->adrv : c->drv) : NULL;
+    return dc && has_async(c->ops) ? c->ops->timeout_ms(dc) : 0;
 }

@@ -321,6 +321,54 @@ int lb_db_bulk_insert_next(lb_db_conn *c, const char *values, size_t len);
 /* Send the remaining rows, if any, and end the bulk insert. */
 int lb_db_bulk_insert_done(lb_db_conn *c);
 
+/* ------------------------------------------------------------------------ */
+/* Non-blocking operations (async workers)                                  */
+/* ------------------------------------------------------------------------ */
+
+/* What a non-blocking operation waits for: the same bits as MariaDB's
+ * MYSQL_WAIT_* and lb_loop's LB_LOOP_*. */
+enum { LB_DB_WAIT_READ = 1, LB_DB_WAIT_WRITE = 2, LB_DB_WAIT_EXCEPT = 4, LB_DB_WAIT_TIMEOUT = 8 };
+
+/* The *_start calls begin an operation and return 0 when it completed, a
+ * negative value (-code, details in lb_db_conn_error) when it failed, or a
+ * positive LB_DB_WAIT_* mask: the caller waits until lb_db_conn_fd(c) is
+ * ready for that (and/or lb_db_conn_timeout_ms(c) passed, with
+ * LB_DB_WAIT_TIMEOUT) and calls lb_db_cont(c, what_happened), which has the
+ * same return convention.  Until the operation completes no other call may
+ * be made on the connection, except lb_db_conn_fd/timeout_ms and
+ * lb_db_conn_abort.  Accounting, results and errors are exactly those of
+ * the blocking twins.  Drivers without a non-blocking API (null) complete
+ * every operation at once.  Pointers passed to a *_start (SQL text) must
+ * stay valid until the operation completes. */
+
+/* A connection object with these options, not yet connected (the driver
+ * allocates nothing until lb_db_connect_start).  NULL with `err` filled on
+ * bad options or out of memory.  Free with lb_db_disconnect. */
+lb_db_conn *lb_db_conn_new(const lb_db_driver_ops *drv, const lb_db_conn_opts *o,
+                           lb_db_stats *st, lb_db_error *err);
+/* Connect a connection from lb_db_conn_new (connect errors are not counted
+ * as query errors, as with lb_db_connect). */
+int lb_db_connect_start(lb_db_conn *c);
+/* lb_db_reconnect, non-blocking: on success counts one reconnect; the
+ * statements are prepared again lazily, by their next execute. */
+int lb_db_reconnect_start(lb_db_conn *c);
+/* lb_db_query, non-blocking. */
+int lb_db_query_start(lb_db_conn *c, const char *sql, size_t len);
+/* lb_db_prepare, non-blocking; once it completed, lb_db_prepared(c)
+ * returns the statement (NULL after a failure). */
+int lb_db_prepare_start(lb_db_conn *c, const char *sql, size_t len);
+lb_db_stmt *lb_db_prepared(lb_db_conn *c);
+/* lb_db_stmt_execute, non-blocking (prepares the statement first when a
+ * reconnect left it unprepared). */
+int lb_db_stmt_execute_start(lb_db_stmt *s);
+/* Continue the operation in progress; `ready` is what happened
+ * (LB_DB_WAIT_READ/WRITE/TIMEOUT bits). */
+int lb_db_cont(lb_db_conn *c, int ready);
+/* The socket to wait on (-1 if none) and the timeout to wait for when the
+ * last wait mask had LB_DB_WAIT_TIMEOUT (ms). */
+int lb_db_conn_fd(lb_db_conn *c);
+int lb_db_conn_timeout_ms(lb_db_conn *c);
+
 /* FFI END */
 
 /* ------------------------------------------------------------------------ */
@@ -334,6 +382,13 @@ typedef struct lb__db_rs {
     int64_t nrows;
     int nfields;
 } lb__db_rs;
+
+/* What a non-blocking operation produced when it completed. */
+typedef struct lb__db_async {
+    lb__db_rs rs;       /* query / execute */
+    void *ds;           /* prepare: the driver statement */
+    int nparams;        /* prepare */
+} lb__db_async;
 
 /* The ops of one driver.  `dc` is driver connection state, `ds` driver
  * statement state.  Every op that can fail fills `err` and returns
@@ -374,6 +429,22 @@ struct lb_db_driver_ops {
     int  (*stmt_fetch)(void *h, const char *const **values, const unsigned long **lengths, lb_db_error *err);
     void (*stmt_free_result)(void *h);
     void (*stmt_close)(void *ds);
+
+    /* Non-blocking twins, optional as a group (connect_start NULL: db.c
+     * runs the blocking op, which completes at once).  Each *_start begins
+     * an operation on the connection and returns 0 done, <0 error (err
+     * filled), >0 an LB_DB_WAIT_* mask; `cont` continues the operation in
+     * progress after the wait, with the same convention.  Results are
+     * written to *out when the operation completes.  connect_start sets
+     * *dc at once (also while waiting); after a failed connect db.c calls
+     * disconnect(*dc).  Blocking ops stay usable on such a connection. */
+    int  (*connect_start)(const lb_db_conn_opts *o, void **dc, lb_db_error *err);
+    int  (*query_start)(void *dc, const char *sql, size_t len, lb__db_async *out, lb_db_error *err);
+    int  (*prepare_start)(void *dc, const char *sql, size_t len, lb__db_async *out, lb_db_error *err);
+    int  (*stmt_execute_start)(void *ds, lb__db_async *out, lb_db_error *err);
+    int  (*cont)(void *dc, int ready, lb__db_async *out, lb_db_error *err);
+    int  (*fd)(void *dc);
+    int  (*timeout_ms)(void *dc);
 };
 
 /* Fill an error record (message truncated to fit; sqlstate NULL = "HY000"). */

@@ -1,9 +1,15 @@
-/* MySQL/MariaDB driver on MariaDB Connector/C (libmariadb), blocking API.
+/* MySQL/MariaDB driver on MariaDB Connector/C (libmariadb), blocking and
+ * non-blocking APIs.
  *
  * Only protocol work lives here; classification, accounting, logging and
- * statement bookkeeping are db.c's.  Each op is one protocol step so that
- * a non-blocking twin built on mysql_*_start/_cont can be added to this
- * file later with the same state structs.
+ * statement bookkeeping are db.c's.  Each blocking op is one protocol step;
+ * the non-blocking twins (async workers) run the same steps through
+ * Connector/C's mysql_*_start / mysql_*_cont calls as a small state
+ * machine kept in the connection (one operation at a time per
+ * connection), with the same state structs.  Connector/C lets blocking
+ * calls be mixed in on a non-blocking connection (it switches the socket
+ * back), which the rare paths use (leftover multi-statement results of a
+ * CALL, closing).
  *
  * Performance choices:
  *  - results are stored client-side (mysql_store_result /
@@ -30,12 +36,28 @@ _Static_assert(sizeof(my_bool) == sizeof(char), "my_bool must alias lb_db_bind.i
 #define RESULT_BUF_MIN 64
 #define RESULT_BUF_MAX 4096     /* larger columns grow on demand */
 
+typedef struct my_stmt my_stmt;
+
 typedef struct my_conn {
     MYSQL m;
     int fd;             /* cached socket for abort(): never touch MYSQL from another thread */
+    /* the non-blocking operation in progress */
+    int op;             /* OP_* */
+    int step;           /* ST_*: the step to run, or the call waited for */
+    int pending;        /* the call of `step` returned a wait status: continue it */
+    int ssl_required;
+    const char *sql;
+    unsigned long len;
+    my_stmt *ast;       /* prepare / execute */
+    int iret;
+    my_bool bret;
+    MYSQL *cret;
+    MYSQL_RES *res;
 } my_conn;
 
-typedef struct my_stmt {
+enum { OP_NONE, OP_CONNECT, OP_QUERY, OP_PREPARE, OP_EXECUTE };
+
+struct my_stmt {
     my_conn *mc;        /* only dereferenced while the connection is live */
     MYSQL_STMT *st;
     /* parameters */
@@ -53,7 +75,7 @@ typedef struct my_stmt {
     my_bool *rnull;
     my_bool *rerr;
     const char **rval;
-} my_stmt;
+};
 
 static _Thread_local int thread_ready;
 
@@ -104,7 +126,8 @@ static void set_uint_opt(MYSQL *m, enum mysql_option opt, int32_t v)
     }
 }
 
-static void *my_connect(const lb_db_conn_opts *o, lb_db_error *err)
+/* Allocate and set up a MYSQL handle with the options (no I/O). */
+static my_conn *conn_init(const lb_db_conn_opts *o, lb_db_error *err)
 {
     thread_init();
     my_conn *mc = calloc(1, sizeof *mc);
@@ -112,6 +135,7 @@ static void *my_connect(const lb_db_conn_opts *o, lb_db_error *err)
         lb__db_error_set(err, LB_DB_E_NOMEM, "HY001", "out of memory");
         return NULL;
     }
+    mc->fd = -1;
     if (!mysql_init(&mc->m)) {
         free(mc);
         lb__db_error_set(err, LB_DB_E_NOMEM, "HY001", "mysql_init failed");
@@ -135,34 +159,60 @@ static void *my_connect(const lb_db_conn_opts *o, lb_db_error *err)
         if (o->ssl_mode >= LB_DB_SSL_VERIFY_CA)
             mysql_options(m, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &on);
     }
-    /* Multi statements as in sysbench: scenarios may send "a; b". */
+    mc->ssl_required = o->ssl_mode >= LB_DB_SSL_REQUIRED;
+    return mc;
+}
+
+/* After the handshake: Connector/C only refuses a TLS-less server when
+ * certificate verification is on; MYSQL_OPT_SSL_ENFORCE alone falls back
+ * to plain text.  "required" must not, so check what was negotiated. */
+static int connected(my_conn *mc, lb_db_error *err)
+{
+    if (mc->ssl_required && mysql_get_ssl_cipher(&mc->m) == NULL) {
+        lb__db_error_set(err, 2026, "HY000", "TLS/SSL error: SSL is required, but the server does not support it");
+        return -1;
+    }
+    mc->fd = (int)mysql_get_socket(&mc->m);
+    return 0;
+}
+
+/* Multi statements as in sysbench: scenarios may send "a; b". */
+#define CONNECT_FLAGS (CLIENT_MULTI_STATEMENTS | CLIENT_MULTI_RESULTS)
+
+static void *my_connect(const lb_db_conn_opts *o, lb_db_error *err)
+{
+    my_conn *mc = conn_init(o, err);
+    if (!mc)
+        return NULL;
+    MYSQL *m = &mc->m;
     if (!mysql_real_connect(m, o->host, o->user, o->password, o->db,
-                            o->port > 0 ? (unsigned int)o->port : 0, o->socket,
-                            CLIENT_MULTI_STATEMENTS | CLIENT_MULTI_RESULTS)) {
+                            o->port > 0 ? (unsigned int)o->port : 0, o->socket, CONNECT_FLAGS)) {
         conn_error(err, m);
         mysql_close(m);
         free(mc);
         return NULL;
     }
-    /* Connector/C only refuses a TLS-less server when certificate
-     * verification is on; MYSQL_OPT_SSL_ENFORCE alone falls back to plain
-     * text.  "required" must not, so check what was negotiated. */
-    if (o->ssl_mode >= LB_DB_SSL_REQUIRED && mysql_get_ssl_cipher(m) == NULL) {
-        lb__db_error_set(err, 2026, "HY000", "TLS/SSL error: SSL is required, but the server does not support it");
+    if (connected(mc, err) != 0) {
         mysql_close(m);
         free(mc);
         return NULL;
     }
-    mc->fd = (int)mysql_get_socket(m);
     return mc;
 }
+
+static void my_stmt_close(void *ds);
 
 static void my_disconnect(void *dc)
 {
     my_conn *mc = dc;
+    my_stmt *orphan = mc->op == OP_PREPARE ? mc->ast : NULL; /* a prepare that never completed */
+    if (mc->res)
+        mysql_free_result(mc->res);
     /* mysql_close detaches (invalidates) the connection's statements, so
      * their later mysql_stmt_close only frees client memory. */
     mysql_close(&mc->m);
+    if (orphan)
+        my_stmt_close(orphan);
     free(mc);
 }
 
@@ -194,22 +244,21 @@ static void drain(MYSQL *m)
     }
 }
 
+static void result_out(MYSQL_RES *r, lb__db_rs *out)
+{
+    out->h = r;
+    out->nrows = r ? (int64_t)mysql_num_rows(r) : 0;
+    out->nfields = r ? (int)mysql_num_fields(r) : 0;
+}
+
 static int store(MYSQL *m, lb__db_rs *out, lb_db_error *err)
 {
     MYSQL_RES *r = mysql_store_result(m);
-    if (!r) {
-        if (mysql_field_count(m) != 0) {
-            conn_error(err, m);
-            return -1;
-        }
-        out->h = NULL;
-        out->nrows = 0;
-        out->nfields = 0;
-        return 0;
+    if (!r && mysql_field_count(m) != 0) {
+        conn_error(err, m);
+        return -1;
     }
-    out->h = r;
-    out->nrows = (int64_t)mysql_num_rows(r);
-    out->nfields = (int)mysql_num_fields(r);
+    result_out(r, out);
     return 0;
 }
 
@@ -351,12 +400,9 @@ static int setup_result_binds(my_stmt *ms, lb_db_error *err)
     return 0;
 }
 
-static void *my_prepare(void *dc, const char *sql, size_t len, int *nparams, lb_db_error *err)
+static my_stmt *stmt_new(my_conn *mc, lb_db_error *err)
 {
-    my_conn *mc = dc;
     thread_init();
-    if (mysql_more_results(&mc->m))
-        drain(&mc->m);
     my_stmt *ms = calloc(1, sizeof *ms);
     if (!ms) {
         lb__db_error_set(err, LB_DB_E_NOMEM, "HY001", "out of memory");
@@ -369,6 +415,28 @@ static void *my_prepare(void *dc, const char *sql, size_t len, int *nparams, lb_
         free(ms);
         return NULL;
     }
+    return ms;
+}
+
+/* After a successful mysql_stmt_prepare: parameter count, result binds. */
+static int stmt_prepared_ok(my_stmt *ms, lb__db_async *out, lb_db_error *err)
+{
+    ms->np = (int)mysql_stmt_param_count(ms->st);
+    if (setup_result_binds(ms, err) != 0)
+        return -1;
+    out->ds = ms;
+    out->nparams = ms->np;
+    return 0;
+}
+
+static void *my_prepare(void *dc, const char *sql, size_t len, int *nparams, lb_db_error *err)
+{
+    my_conn *mc = dc;
+    if (mysql_more_results(&mc->m))
+        drain(&mc->m);
+    my_stmt *ms = stmt_new(mc, err);
+    if (!ms)
+        return NULL;
     if (mysql_stmt_prepare(ms->st, sql, (unsigned long)len) != 0) {
         /* ER_UNSUPPORTED_PS: the server cannot prepare this statement
          * type; tell db.c to emulate it instead of failing. */
@@ -380,8 +448,8 @@ static void *my_prepare(void *dc, const char *sql, size_t len, int *nparams, lb_
         free(ms);
         return NULL;
     }
-    ms->np = (int)mysql_stmt_param_count(ms->st);
-    if (setup_result_binds(ms, err) != 0) {
+    lb__db_async out;
+    if (stmt_prepared_ok(ms, &out, err) != 0) {
         mysql_stmt_close(ms->st);
         free(ms);
         return NULL;
@@ -461,18 +529,36 @@ static void stmt_drain(MYSQL_STMT *st)
     }
 }
 
+/* The caller swapped a parameter's buffer or type: bind again. */
+static int rebind_if_changed(my_stmt *ms, lb_db_error *err)
+{
+    const lb_db_bind *p = ms->params;
+    for (int i = 0; i < ms->np; i++)
+        if (p[i].type != ms->ptype[i] || p[i].buf != ms->pbuf[i])
+            return bind_params(ms, err);
+    return 0;
+}
+
+/* After mysql_stmt_store_result returned `mc->iret`/the blocking rc. */
+static int stmt_executed(my_stmt *ms, lb__db_rs *out, lb_db_error *err)
+{
+    if (ms->mc->iret != 0) {
+        stmt_error(err, ms->st);
+        return -1;
+    }
+    out->h = ms;
+    out->nrows = (int64_t)mysql_stmt_num_rows(ms->st);
+    out->nfields = ms->nf;
+    return 0;
+}
+
 static int my_stmt_execute(void *ds, lb__db_rs *out, lb_db_error *err)
 {
     my_stmt *ms = ds;
     if (mysql_more_results(&ms->mc->m))
         drain(&ms->mc->m);
-    const lb_db_bind *p = ms->params;
-    for (int i = 0; i < ms->np; i++)
-        if (p[i].type != ms->ptype[i] || p[i].buf != ms->pbuf[i]) {
-            if (bind_params(ms, err) != 0)
-                return -1;
-            break;
-        }
+    if (rebind_if_changed(ms, err) != 0)
+        return -1;
     if (mysql_stmt_execute(ms->st) != 0) {
         stmt_error(err, ms->st);
         return -1;
@@ -487,14 +573,8 @@ static int my_stmt_execute(void *ds, lb__db_rs *out, lb_db_error *err)
     }
     if (fc != ms->nf && setup_result_binds(ms, err) != 0)
         return -1;
-    if (mysql_stmt_store_result(ms->st) != 0) {
-        stmt_error(err, ms->st);
-        return -1;
-    }
-    out->h = ms;
-    out->nrows = (int64_t)mysql_stmt_num_rows(ms->st);
-    out->nfields = ms->nf;
-    return 0;
+    ms->mc->iret = mysql_stmt_store_result(ms->st);
+    return stmt_executed(ms, out, err);
 }
 
 static int my_stmt_fetch(void *h, const char *const **values, const unsigned long **lengths, lb_db_error *err)
@@ -561,6 +641,252 @@ static void my_stmt_close(void *ds)
     free(ms);
 }
 
+/* ---- non-blocking operations ---- */
+
+/* Steps of the state machine.  A step that starts a call moves `step` to
+ * the step that handles its completion; if the call must wait, `pending`
+ * is set and the status goes back to the caller, and the next cont()
+ * continues that call with what happened.  Every operation first drains
+ * result sets left over from an earlier multi-statement query. */
+enum {
+    ST_IDLE, ST_CONNECT_DONE,
+    ST_DRAIN, ST_DRAIN_NEXT_DONE, ST_DRAIN_STORE_DONE,
+    ST_QUERY, ST_QUERY_DONE, ST_STORE_DONE,
+    ST_PREPARE, ST_PREPARE_DONE,
+    ST_EXECUTE, ST_EXECUTE_DONE, ST_SSTORE_DONE
+};
+
+static int op_end(my_conn *mc, int rc)
+{
+    mc->op = OP_NONE;
+    mc->step = ST_IDLE;
+    mc->pending = 0;
+    mc->ast = NULL;
+    return rc;
+}
+
+/* Start a call: `expr` returns a wait status or 0. */
+#define START(next, expr)                       \
+    do {                                        \
+        mc->step = (next);                      \
+        int st_ = (expr);                       \
+        if (st_) {                              \
+            mc->pending = 1;                    \
+            return st_;                         \
+        }                                       \
+    } while (0)
+
+/* Continue the call this step waits for, if it had to wait. */
+#define CONT(expr)                              \
+    do {                                        \
+        if (mc->pending) {                      \
+            mc->pending = 0;                    \
+            int st_ = (expr);                   \
+            if (st_) {                          \
+                mc->pending = 1;                \
+                return st_;                     \
+            }                                   \
+        }                                       \
+    } while (0)
+
+static int stmt_prepared_ok(my_stmt *ms, lb__db_async *out, lb_db_error *err);
+static int stmt_executed(my_stmt *ms, lb__db_rs *out, lb_db_error *err);
+static void result_out(MYSQL_RES *r, lb__db_rs *out);
+
+static int advance(my_conn *mc, int ready, lb__db_async *out, lb_db_error *err)
+{
+    MYSQL *m = &mc->m;
+    my_stmt *ms = mc->ast;
+    for (;;) {
+        switch (mc->step) {
+        case ST_CONNECT_DONE:
+            CONT(mysql_real_connect_cont(&mc->cret, m, ready));
+            if (!mc->cret) {
+                conn_error(err, m);
+                return op_end(mc, -1);
+            }
+            return op_end(mc, connected(mc, err));
+
+        case ST_DRAIN:
+            if (!mysql_more_results(m)) {
+                mc->step = mc->op == OP_QUERY ? ST_QUERY : mc->op == OP_PREPARE ? ST_PREPARE : ST_EXECUTE;
+                break;
+            }
+            START(ST_DRAIN_NEXT_DONE, mysql_next_result_start(&mc->iret, m));
+            break;
+        case ST_DRAIN_NEXT_DONE:
+            CONT(mysql_next_result_cont(&mc->iret, m, ready));
+            if (mc->iret != 0) {
+                /* A failed leftover statement ends the chain (as drain()). */
+                mc->step = mc->op == OP_QUERY ? ST_QUERY : mc->op == OP_PREPARE ? ST_PREPARE : ST_EXECUTE;
+                break;
+            }
+            START(ST_DRAIN_STORE_DONE, mysql_store_result_start(&mc->res, m));
+            break;
+        case ST_DRAIN_STORE_DONE:
+            CONT(mysql_store_result_cont(&mc->res, m, ready));
+            if (mc->res)
+                mysql_free_result(mc->res);
+            mc->res = NULL;
+            mc->step = ST_DRAIN;
+            break;
+
+        case ST_QUERY:
+            START(ST_QUERY_DONE, mysql_real_query_start(&mc->iret, m, mc->sql, mc->len));
+            break;
+        case ST_QUERY_DONE:
+            CONT(mysql_real_query_cont(&mc->iret, m, ready));
+            if (mc->iret != 0) {
+                conn_error(err, m);
+                return op_end(mc, -1);
+            }
+            START(ST_STORE_DONE, mysql_store_result_start(&mc->res, m));
+            break;
+        case ST_STORE_DONE:
+            CONT(mysql_store_result_cont(&mc->res, m, ready));
+            if (!mc->res && mysql_field_count(m) != 0) {
+                conn_error(err, m);
+                return op_end(mc, -1);
+            }
+            result_out(mc->res, &out->rs);
+            mc->res = NULL;
+            return op_end(mc, 0);
+
+        case ST_PREPARE:
+            START(ST_PREPARE_DONE, mysql_stmt_prepare_start(&mc->iret, ms->st, mc->sql, mc->len));
+            break;
+        case ST_PREPARE_DONE:
+            CONT(mysql_stmt_prepare_cont(&mc->iret, ms->st, ready));
+            if (mc->iret != 0) {
+                if (mysql_stmt_errno(ms->st) == 1295)
+                    lb__db_error_set(err, LB_DB_E_UNSUPPORTED, mysql_stmt_sqlstate(ms->st), mysql_stmt_error(ms->st));
+                else
+                    stmt_error(err, ms->st);
+                my_stmt_close(ms);
+                return op_end(mc, -1);
+            }
+            if (stmt_prepared_ok(ms, out, err) != 0) {
+                my_stmt_close(ms);
+                return op_end(mc, -1);
+            }
+            return op_end(mc, 0);
+
+        case ST_EXECUTE:
+            START(ST_EXECUTE_DONE, mysql_stmt_execute_start(&mc->iret, ms->st));
+            break;
+        case ST_EXECUTE_DONE: {
+            CONT(mysql_stmt_execute_cont(&mc->iret, ms->st, ready));
+            if (mc->iret != 0) {
+                stmt_error(err, ms->st);
+                return op_end(mc, -1);
+            }
+            int fc = (int)mysql_stmt_field_count(ms->st);
+            if (fc == 0) {
+                stmt_drain(ms->st);
+                out->rs.h = NULL;
+                out->rs.nrows = 0;
+                out->rs.nfields = 0;
+                return op_end(mc, 0);
+            }
+            if (fc != ms->nf && setup_result_binds(ms, err) != 0)
+                return op_end(mc, -1);
+            START(ST_SSTORE_DONE, mysql_stmt_store_result_start(&mc->iret, ms->st));
+            break;
+        }
+        case ST_SSTORE_DONE:
+            CONT(mysql_stmt_store_result_cont(&mc->iret, ms->st, ready));
+            return op_end(mc, stmt_executed(ms, &out->rs, err));
+
+        default:
+            lb__db_error_set(err, LB_DB_E_INVALID, "HY000", "no operation in progress");
+            return op_end(mc, -1);
+        }
+    }
+}
+
+static int my_connect_start(const lb_db_conn_opts *o, void **dc, lb_db_error *err)
+{
+    my_conn *mc = conn_init(o, err);
+    *dc = mc;
+    if (!mc)
+        return -1;
+    MYSQL *m = &mc->m;
+    /* 0: Connector/C's default stack for its internal coroutine. */
+    if (mysql_options(m, MYSQL_OPT_NONBLOCK, 0) != 0) {
+        lb__db_error_set(err, LB_DB_E_NOMEM, "HY001", "cannot enable the non-blocking API");
+        return -1;
+    }
+    mc->op = OP_CONNECT;
+    mc->pending = 0;
+    mc->step = ST_CONNECT_DONE;
+    int st = mysql_real_connect_start(&mc->cret, m, o->host, o->user, o->password, o->db,
+                                      o->port > 0 ? (unsigned int)o->port : 0, o->socket, CONNECT_FLAGS);
+    if (st) {
+        mc->pending = 1;
+        return st;
+    }
+    lb__db_async out;
+    return advance(mc, 0, &out, err);
+}
+
+static int my_query_start(void *dc, const char *sql, size_t len, lb__db_async *out, lb_db_error *err)
+{
+    my_conn *mc = dc;
+    mc->op = OP_QUERY;
+    mc->step = ST_DRAIN;
+    mc->pending = 0;
+    mc->sql = sql;
+    mc->len = (unsigned long)len;
+    return advance(mc, 0, out, err);
+}
+
+static my_stmt *stmt_new(my_conn *mc, lb_db_error *err);
+
+static int my_prepare_start(void *dc, const char *sql, size_t len, lb__db_async *out, lb_db_error *err)
+{
+    my_conn *mc = dc;
+    my_stmt *ms = stmt_new(mc, err);
+    if (!ms)
+        return -1;
+    mc->op = OP_PREPARE;
+    mc->step = ST_DRAIN;
+    mc->pending = 0;
+    mc->sql = sql;
+    mc->len = (unsigned long)len;
+    mc->ast = ms;
+    return advance(mc, 0, out, err);
+}
+
+static int rebind_if_changed(my_stmt *ms, lb_db_error *err);
+
+static int my_stmt_execute_start(void *ds, lb__db_async *out, lb_db_error *err)
+{
+    my_stmt *ms = ds;
+    my_conn *mc = ms->mc;
+    if (rebind_if_changed(ms, err) != 0)
+        return -1;
+    mc->op = OP_EXECUTE;
+    mc->step = ST_DRAIN;
+    mc->pending = 0;
+    mc->ast = ms;
+    return advance(mc, 0, out, err);
+}
+
+static int my_cont(void *dc, int ready, lb__db_async *out, lb_db_error *err)
+{
+    return advance(dc, ready, out, err);
+}
+
+static int my_fd(void *dc)
+{
+    return (int)mysql_get_socket(&((my_conn *)dc)->m);
+}
+
+static int my_timeout_ms(void *dc)
+{
+    return (int)mysql_get_timeout_value_ms(&((my_conn *)dc)->m);
+}
+
 const lb_db_driver_ops lb__db_mysql_ops = {
     .name = "mysql",
     .global_init = my_global_init,
@@ -583,4 +909,11 @@ const lb_db_driver_ops lb__db_mysql_ops = {
     .stmt_fetch = my_stmt_fetch,
     .stmt_free_result = my_stmt_free_result,
     .stmt_close = my_stmt_close,
+    .connect_start = my_connect_start,
+    .query_start = my_query_start,
+    .prepare_start = my_prepare_start,
+    .stmt_execute_start = my_stmt_execute_start,
+    .cont = my_cont,
+    .fd = my_fd,
+    .timeout_ms = my_timeout_ms,
 };

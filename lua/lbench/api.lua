@@ -8,6 +8,7 @@ local ffi = require("ffi")
 local C = require("lbench.ffi").C
 local util = require("lbench.util")
 local hist = require("lbench.hist")
+local async = require("lbench.async")
 
 local M = {}
 
@@ -123,8 +124,16 @@ function M.new(ctx)
     }
   end
   lb.histograms = named
+  -- Sleep `ms` milliseconds: a virtual user (async mode) yields to its
+  -- worker's event loop, so the thread serves the other users meanwhile
+  -- (and the sleep ends early once the run stops); otherwise the thread
+  -- sleeps.
   function lb.sleep(ms)
-    C.lb_clock_sleep_ns(ms * 1e6)
+    if async.active() then
+      async.sleep_ns(ms * 1e6)
+    else
+      C.lb_clock_sleep_ns(ms * 1e6)
+    end
   end
 
   -- ---- event types ---------------------------------------------------
@@ -216,6 +225,12 @@ end
 -- including assigning nil.  While the script's body runs (loading), an
 -- unknown name reads as nil and becomes known: sysbench's own scripts probe
 -- optional globals at load time (`oltp_prepare = prepare`).
+local set_loading = function() end
+
+-- Reading unknown globals is allowed again while `on` (virtual users run
+-- the script body once each, after the state's own load).
+function M.set_loading(on) set_loading(on) end
+
 function M.install(lb)
   rawset(_G, "lbench", lb)
   rawset(_G, "sysbench", lb)
@@ -236,6 +251,7 @@ function M.install(lb)
       error("undefined global '" .. tostring(k) .. "'", 2)
     end,
   })
+  set_loading = function(on) loading = on and true or false end
   return function() loading = false end
 end
 

@@ -13,6 +13,9 @@ local M = {}
 -- The core's options: {name, type, default, description[, choices]}.
 M.core = {
   { "threads", "int", 1, "number of worker threads", min = 1 },
+  { "connections", "int", 0, "virtual users (each with its own connection and script instance) over all threads; "
+    .. "at least --threads switches to async mode: every thread runs an event loop serving connections/threads users "
+    .. "(0: thread mode, one per thread)", min = 0 },
   { "time", "double", 10, "limit for total execution time in seconds (0: no limit)", min = 0 },
   { "events", "int", 0, "limit for the total number of events (0: no limit)", min = 0 },
   { "rate", "double", 0, "target events per second over all threads (0: unlimited)", min = 0 },
@@ -25,6 +28,8 @@ M.core = {
   { "output", "enum", "text", "report format", choices = { "text", "json", "csv" } },
   { "result-file", "string", nil, "write the result document (JSON) to this file" },
   { "config-file", "string", nil, "read options from this file (name=value per line)" },
+  { "metrics-addr", "string", nil, "serve Prometheus metrics at http://HOST:PORT/metrics during a run (HOST defaults to 127.0.0.1)" },
+  { "metrics-allow-remote", "bool", false, "allow --metrics-addr on an address other than loopback" },
   { "cpu-affinity", "string", nil, "pin worker threads to these CPUs, e.g. 0,1 or 0-3 (worker i -> i-th CPU, cycling)" },
   { "server-pid", "int", 0, "PID of a database server on this machine: report its CPU time per event (auto-detected for --mysql-socket)", min = 0 },
   { "verbosity", "int", 3, "verbosity level (0: only critical messages, 5: debug)", min = 0, max = 5 },

@@ -148,6 +148,14 @@ function M.final_text(r)
   line(out, "    events (avg/stddev):           %.4f/%.2f", f.events_avg, f.events_stddev)
   line(out, "    execution time (avg/stddev):   %.4f/%.2f", f.exec_time_avg_s, f.exec_time_stddev_s)
   line(out, "")
+  if f.connections then
+    local cf = f.connections
+    line(out, "Connections fairness (%d connections):", cf.count)
+    line(out, "    events (min/avg/max/stddev):   %d/%.2f/%d/%.2f", cf.events_min, cf.events_avg, cf.events_max,
+      cf.events_stddev)
+    if cf.unused > 0 then line(out, "    connections without events:    %d", cf.unused) end
+    line(out, "")
+  end
   if r.status ~= "ok" then
     line(out, "Run stopped on error: %s", (r.error or ""):match("^[^\n]*"))
     line(out, "")

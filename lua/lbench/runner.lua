@@ -302,8 +302,81 @@ local function emit_interval(ctx, iv, keys)
   return o, text_json
 end
 
+-- ---- metrics endpoint ------------------------------------------------------
+
+-- --metrics-addr: "HOST:PORT", "[V6]:PORT", ":PORT" or "PORT" -> host, port.
+function M.parse_metrics_addr(s, allow_remote)
+  local host, port = s:match("^%[([^%]]+)%]:(%d+)$")
+  if not host then host, port = s:match("^([^:]*):(%d+)$") end
+  if not host then port = s:match("^(%d+)$"); host = "" end
+  port = tonumber(port)
+  if not port or port > 65535 then
+    util.fail("--metrics-addr=%s: expected HOST:PORT, e.g. 127.0.0.1:9100", s)
+  end
+  if host == "" or host == "localhost" then host = "127.0.0.1" end
+  local loopback = host:match("^127%.%d+%.%d+%.%d+$") or host == "::1"
+  if not loopback and not allow_remote then
+    util.fail("--metrics-addr=%s: %s is not a loopback address; add --metrics-allow-remote to serve metrics to the network", s, host)
+  end
+  return host, port
+end
+
+local function metrics_start(ctx)
+  local addr = ctx.opt.metrics_addr
+  if not addr or addr == "" then return nil end
+  local host, port = M.parse_metrics_addr(addr, ctx.opt.metrics_allow_remote)
+  local err = ffi.new("char[256]")
+  local m = C.lb_metrics_start(ctx.rt, host, port, err, 256)
+  if m == nil then util.fail("--metrics-addr=%s: %s", addr, ffi.string(err)) end
+  return m
+end
+
+-- Publish the latency quantiles of histogram `h` (the last interval).
+local METRIC_QS = { 0.5, 0.9, 0.95, 0.99, 0.999 }
+local function metrics_publish(m, h, keys, secs)
+  if m == nil then return end
+  local qs, seen = {}, {}
+  for _, q in ipairs(METRIC_QS) do qs[#qs + 1] = q; seen[q] = true end
+  for _, k in ipairs(keys) do
+    local q = tonumber(k) / 100
+    if not seen[q] then qs[#qs + 1] = q; seen[q] = true end
+  end
+  local n = #qs
+  local qa, va = ffi.new("double[?]", n), ffi.new("double[?]", n)
+  local count = tonumber(C.lb_hist_count_all(h))
+  for i, q in ipairs(qs) do
+    qa[i - 1] = q
+    local v = C.lb_hist_percentile(h, q * 100)
+    va[i - 1] = (count > 0 and v ~= INT64_MAX and v >= 0) and tonumber(v) / 1e9 or -1
+  end
+  C.lb_metrics_publish(m, n, qa, va, count, secs)
+end
+
+-- Async mode: --connections=N (N >= --threads) virtual users.
+local function check_connections(opt)
+  local n = opt.connections or 0
+  if n > 0 and n < opt.threads then
+    util.fail("--connections=%d: must be at least --threads=%d (each thread serves connections/threads virtual users)",
+      n, opt.threads)
+  end
+  return n > 0
+end
+
 -- The "run" command.
 function M.run(ctx, lb)
+  check_connections(ctx.opt)
+  local metrics = metrics_start(ctx)
+  local ok, result, failed, err = pcall(M.run_measured, ctx, lb, metrics)
+  -- The endpoint goes before the run it reads is freed.
+  if metrics ~= nil then
+    C.lb_metrics_attach(metrics, nil, 0, 0)
+    C.lb_metrics_stop(metrics)
+  end
+  if not ok then error(result, 0) end
+  return result, failed, err
+end
+
+function M.run_measured(ctx, lb, metrics)
   local opt = ctx.opt
   local keys = M.percentile_keys(opt)
   local paced = opt.rate > 0
@@ -321,6 +394,11 @@ function M.run(ctx, lb)
   run = ffi.gc(run, C.lb_run_free)
   if opt.output == "text" and opt.verbosity >= 3 then
     local lines = { string.format("Running the test with following options:\nNumber of threads: %d", opt.threads) }
+    if (opt.connections or 0) > 0 then
+      lines[#lines + 1] = string.format("Number of connections: %d (async: %s per thread)", opt.connections,
+        opt.connections % opt.threads == 0 and tostring(opt.connections / opt.threads)
+          or string.format("%d-%d", math.floor(opt.connections / opt.threads), math.floor(opt.connections / opt.threads) + 1))
+    end
     if paced then lines[#lines + 1] = string.format("Target transaction rate: %g/sec (%s)", opt.rate, opt.rate_mode) end
     if opt.report_interval > 0 then lines[#lines + 1] = string.format("Report intermediate results every %g second(s)", opt.report_interval) end
     if opt.warmup_time > 0 then lines[#lines + 1] = string.format("Warm-up: %g second(s), excluded from results", opt.warmup_time) end
@@ -329,6 +407,9 @@ function M.run(ctx, lb)
     say(ctx, table.concat(lines, "\n") .. "\n")
   end
   local cpu_sampler = cpu.sampler(cpu.server_pid(opt, lb))
+  if metrics ~= nil then
+    C.lb_metrics_attach(metrics, run, opt.threads, (opt.connections or 0) > 0 and opt.connections or opt.threads)
+  end
   local ok_start = C.lb_run_start(run) == 0
   if ok_start and opt.output == "text" and opt.verbosity >= 3 then say(ctx, "Threads started!\n\n") end
   if ok_start and opt.output == "csv" and opt.report_interval > 0 then
@@ -357,6 +438,12 @@ function M.run(ctx, lb)
   if not has_warm then cpu_sampler.start() end
   local deadline = opt.time > 0 and warm_end + opt.time * 1e9 or nil
   local aborted = false
+  -- Without interval reports the endpoint still gets a latency interval
+  -- every second (a collection merges into the cumulative histograms
+  -- exactly as a report tick does).
+  local metrics_ns = (metrics ~= nil and interval_ns == 0) and 1e9 or nil
+  local next_metrics = metrics_ns and t0 + metrics_ns or nil
+  local last_metrics = t0
 
   local function collect()
     C.lb_run_collect(run, snap, 10)
@@ -370,6 +457,7 @@ function M.run(ctx, lb)
     local d = diff(c, last_report.c)
     local secs = tonumber(t - last_report.t) / 1e9
     local warm = has_warm and t <= warm_end + 1e6
+    metrics_publish(metrics, acc.lat, keys, secs)
     local iv = make_interval(ctx, tonumber(t - t0) / 1e9, secs, d, acc, snap.threads_running, warm, keys, paced)
     if #tnames > 0 then
       interval_types(iv, tnames, snap.sum, last_types, acc, keys)
@@ -397,6 +485,7 @@ function M.run(ctx, lb)
       local now = C.lb_clock_ns()
       local wake = now + 1e9
       if next_report and next_report < wake then wake = next_report end
+      if next_metrics and next_metrics < wake then wake = next_metrics end
       if warm_pending and warm_end < wake then wake = warm_end end
       if deadline and not aborted and deadline + 2e9 < wake then wake = deadline + 2e9 end
       local all_done = C.lb_run_wait(run, wake) ~= 0
@@ -422,6 +511,12 @@ function M.run(ctx, lb)
         -- A late tick (stalled machine) skips missed slots instead of bursting.
         while next_report <= C.lb_clock_ns() do next_report = next_report + interval_ns end
         if all_done then break end
+      end
+      if next_metrics and now >= next_metrics and not all_done then
+        collect()
+        metrics_publish(metrics, snap.lat, keys, tonumber(snap.t_ns - last_metrics) / 1e9)
+        last_metrics = snap.t_ns
+        next_metrics = now + metrics_ns
       end
       if deadline and not aborted and now >= deadline + 2e9 then
         -- Workers still inside an event 2 s past the deadline are stuck
@@ -493,6 +588,7 @@ function M.build_result(ctx, lb, a)
   r.status = a.failed and "error" or "ok"
   if a.error then r.error = a.error end
   r.threads = a.threads
+  if (opt.connections or 0) > 0 then r.connections = opt.connections end
   r.duration_s = a.duration_s
   r.warmup_s = a.warmup_s
   r.warmup_events = a.warmup_events
@@ -569,6 +665,27 @@ function M.build_result(ctx, lb, a)
   local f = json.object()
   f.events_avg, f.events_stddev = avgsd(evs)
   f.exec_time_avg_s, f.exec_time_stddev_s = avgsd(busy)
+  -- Async mode: events per connection (virtual user), over all workers
+  -- (cumulative, warm-up included, as the per-thread figures).
+  if (opt.connections or 0) > 0 then
+    local per, lo, hi = {}, math.huge, 0
+    for i = 0, opt.threads - 1 do
+      for j = 0, C.lb_run_lane_count(a.run, i) - 1 do
+        local n = tonumber(C.lb_run_lane_events(a.run, i, j))
+        per[#per + 1] = n
+        if n < lo then lo = n end
+        if n > hi then hi = n end
+      end
+    end
+    local cf = json.object()
+    cf.count = #per
+    cf.events_min = #per > 0 and lo or 0
+    cf.events_avg, cf.events_stddev = avgsd(per)
+    cf.events_max = hi
+    cf.unused = 0
+    for _, n in ipairs(per) do if n == 0 then cf.unused = cf.unused + 1 end end
+    f.connections = cf
+  end
   r.fairness = f
   r.intervals = a.intervals
   local hb = json.array()

@@ -7,9 +7,17 @@
 -- per code by the DB layer); a lost connection is reconnected (counted) and
 -- the event restarted; anything else stops the run with the server's
 -- message and the query.
+--
+-- In a virtual user (async mode, see lbench.async) connect, reconnect,
+-- query, prepare and execute use the DB layer's non-blocking calls: start,
+-- then yield to the worker's event loop until the socket is ready, then
+-- continue; scenario code still reads con:query(), stmt:execute().  Bulk
+-- inserts and con:next_result() stay blocking (prepare-time operations).
 local ffi = require("ffi")
 local C = require("lbench.ffi").C
 local util = require("lbench.util")
+local async = require("lbench.async")
+local band = require("bit").band
 
 local M = {}
 
@@ -68,6 +76,26 @@ function M.new(ctx, lb)
   local ssl = C.lb_db_ssl_mode_parse(opt.mysql_ssl or "disabled")
   local nconn = 0
 
+  -- Drive a non-blocking operation to its end: rc > 0 is what to wait for.
+  local function await(c, rc)
+    while rc > 0 do
+      local until_ns = -1
+      if band(rc, C.LB_DB_WAIT_TIMEOUT) ~= 0 then
+        until_ns = C.lb_clock_ns() + C.lb_db_conn_timeout_ms(c) * 1000000LL
+      end
+      local ready = async.wait(C.lb_db_conn_fd(c), rc, until_ns)
+      rc = C.lb_db_cont(c, ready)
+    end
+    return rc
+  end
+  local function reconnect(c)
+    if async.active() then
+      async.forget()
+      return await(c, C.lb_db_reconnect_start(c))
+    end
+    return C.lb_db_reconnect(c)
+  end
+
   -- ---- results -----------------------------------------------------------
   local RS = {}
   RS.__index = RS
@@ -111,7 +139,7 @@ function M.new(ctx, lb)
       local delay = 0.01
       while true do
         if lb.should_stop() then error(err, 0) end
-        if C.lb_db_reconnect(con.c) == 0 then break end
+        if reconnect(con.c) == 0 then break end
         lb.sleep(delay * 1000)
         delay = math.min(delay * 2, 0.5)
       end
@@ -150,13 +178,30 @@ function M.new(ctx, lb)
       o.debug_ud = ctx.rt
     end
     local err = ffi.new("lb_db_error")
-    local c = C.lb_db_connect(ops, o, stats, err)
+    local c
+    if async.active() then
+      -- Tracked while it connects, so the deadline watchdog can abort it.
+      c = C.lb_db_conn_new(ops, o, stats, err)
+      if c ~= nil then
+        if C.lb_worker_track_conn(W, c) ~= 0 then
+          C.lb_db_disconnect(c)
+          error("out of memory")
+        end
+        if await(c, C.lb_db_connect_start(c)) < 0 then
+          ffi.copy(err, C.lb_db_conn_error(c), ffi.sizeof("lb_db_error"))
+          C.lb_worker_disconnect(W, c)
+          c = nil
+        end
+      end
+    else
+      c = C.lb_db_connect(ops, o, stats, err)
+    end
     if c == nil then
       local where = o.socket ~= nil and ffi.string(o.socket) or (ffi.string(o.host) .. ":" .. o.port)
       util.fail("cannot connect to %s as '%s' (%s): error %d: %s", driver_name == "mysql" and where or driver_name,
         ffi.string(o.user), driver_name, err.code, ffi.string(err.message))
     end
-    if W ~= nil and C.lb_worker_track_conn(W, c) ~= 0 then
+    if not async.active() and W ~= nil and C.lb_worker_track_conn(W, c) ~= 0 then
       C.lb_db_disconnect(c)
       error("out of memory")
     end
@@ -164,8 +209,11 @@ function M.new(ctx, lb)
   end
 
   function Con:query(q)
-    if C.lb_db_query(self.c, q, #q) < 0 then return raise(self, q) end
-    return wrap_rs(C.lb_db_conn_result(self.c), self)
+    local c = self.c
+    local rc
+    if async.active() then rc = await(c, C.lb_db_query_start(c, q, #q)) else rc = C.lb_db_query(c, q, #q) end
+    if rc < 0 then return raise(self, q) end
+    return wrap_rs(C.lb_db_conn_result(c), self)
   end
 
   function Con:query_row(q)
@@ -194,12 +242,13 @@ function M.new(ctx, lb)
   end
 
   function Con:reconnect()
-    if C.lb_db_reconnect(self.c) < 0 then raise(self, nil) end
+    if reconnect(self.c) < 0 then raise(self, nil) end
   end
 
   function Con:disconnect()
     if self.c == nil then return end
     for st in pairs(self.stmts) do st.s = nil end
+    async.forget()
     if W ~= nil then C.lb_worker_disconnect(W, self.c) else C.lb_db_disconnect(self.c) end
     self.c = nil
   end
@@ -216,7 +265,13 @@ function M.new(ctx, lb)
   Param.__index = Param
 
   function Con:prepare(q)
-    local s = C.lb_db_prepare(self.c, q, #q)
+    local s
+    if async.active() then
+      local c = self.c
+      if await(c, C.lb_db_prepare_start(c, q, #q)) >= 0 then s = C.lb_db_prepared(c) end
+    else
+      s = C.lb_db_prepare(self.c, q, #q)
+    end
     if s == nil then return raise(self, q) end
     local st = setmetatable({ s = s, con = self, sql = q, nparams = C.lb_db_stmt_param_count(s) }, Stmt)
     self.stmts[st] = true
@@ -252,8 +307,11 @@ function M.new(ctx, lb)
   end
 
   function Stmt:execute()
-    if C.lb_db_stmt_execute(self.s) < 0 then return raise(self.con, self.sql) end
-    return wrap_rs(C.lb_db_stmt_result(self.s), self)
+    local s = self.s
+    local rc
+    if async.active() then rc = await(self.con.c, C.lb_db_stmt_execute_start(s)) else rc = C.lb_db_stmt_execute(s) end
+    if rc < 0 then return raise(self.con, self.sql) end
+    return wrap_rs(C.lb_db_stmt_result(s), self)
   end
 
   function Stmt:close()

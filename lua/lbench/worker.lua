@@ -5,8 +5,12 @@ local ffi = require("ffi")
 local C = require("lbench.ffi").C
 local api = require("lbench.api")
 local scenario = require("lbench.scenario")
+local async = require("lbench.async")
+local vu = require("lbench.vu")
 
 local M = {}
+
+local INT64_MAX = 9223372036854775807LL
 
 -- The event loop.  One pcall around the whole loop (not one per event):
 -- an error that restarts the event (ignored SQL errors) leaves the loop,
@@ -48,6 +52,174 @@ local function run_events(W, lb, tid)
   end
 end
 
+-- ---- async mode: many virtual users per worker -------------------------
+
+-- Virtual users of worker `tid`: connections / threads each, the first
+-- (connections % threads) workers one more; and the global index of the
+-- first one.
+function M.vus_of(connections, threads, tid)
+  local base, rem = math.floor(connections / threads), connections % threads
+  return base + (tid < rem and 1 or 0), tid * base + math.min(tid, rem)
+end
+
+-- One VU's events (inside its coroutine).  As in thread mode, an error
+-- that restarts the event leaves the loop and re-enters it with
+-- `resumed` set.  Two FFI calls per event (begin, end) rather than one:
+-- the time a VU then spends in the run queue before its next event is not
+-- part of any event.  A VU whose event never waited (the null driver, a
+-- CPU-only event) lets the others run before its next event.
+local function vu_loop(W, event, tid, resumed)
+  if resumed then
+    if event(tid) then C.lb_ev_end(W) return end
+    C.lb_ev_end(W)
+  end
+  while true do
+    local r = C.lb_ev_begin(W)
+    if r == 0 then return end
+    if r == 2 then
+      -- Under --rate: wait for this event's intended start.
+      async.wait(-1, async.TIMEOUT, C.lb_ev_intended(W))
+      if C.lb_ev_go(W) == 0 then return end
+    end
+    local y0 = async.yields
+    if event(tid) then C.lb_ev_end(W) return end
+    C.lb_ev_end(W)
+    if async.yields == y0 then async.pass() end
+  end
+end
+
+local function vu_events(W, inst, tid)
+  local event = inst.fn("event")
+  if not event then error("the scenario does not define event()", 0) end
+  local resumed = false
+  while true do
+    local ok, err = pcall(vu_loop, W, event, tid, resumed)
+    if ok then return end
+    if api.is_restart(err) then
+      C.lb_ev_restart(W)
+      local hook = inst.lb.hooks.before_restart_event
+      if hook then hook(err) end
+      resumed = true
+    elseif C.lb_worker_should_stop(W) ~= 0 then
+      return
+    else
+      error(err, 0)
+    end
+  end
+end
+
+local function vu_main(W, inst, tid)
+  local thread_init = inst.fn("thread_init")
+  if thread_init then thread_init(tid) end
+  if async.park() then vu_events(W, inst, tid) end
+  local thread_done = inst.fn("thread_done")
+  if thread_done then thread_done(tid) end
+end
+
+local function vu_error(co, e)
+  if type(e) == "table" and e.lbench_message then return e.lbench_message end
+  return debug.traceback(co, tostring(e), 0)
+end
+
+-- The worker's scheduler: VU coroutines on one event loop.  It resumes
+-- the VUs the loop reports ready, one FFI call per batch, and arms the
+-- loop with what each VU yields for (socket, timer, or "again").
+local function run_async(W, lb, tid, cfg)
+  local nvu, first = M.vus_of(cfg.opt.connections, cfg.opt.threads, tid)
+  if nvu < 1 then
+    -- More threads than connections cannot happen (the runner refuses it).
+    C.lb_worker_ready(W)
+    return
+  end
+  if C.lb_worker_set_lanes(W, nvu) ~= 0 then error("out of memory for " .. nvu .. " virtual users", 0) end
+  local loop = C.lb_loop_new(nvu)
+  if loop == nil then error("cannot create the event loop of worker " .. tid, 0) end
+  -- Freed at the end of run_async, after the reporter can no longer wake
+  -- it; the gc handler covers an error on the way.
+  loop = ffi.gc(loop, function(l) C.lb_worker_set_loop(W, nil); C.lb_loop_free(l) end)
+  C.lb_worker_set_loop(W, loop)
+  async.loop = loop
+
+  local new_vu = vu.factory(cfg.script, lb)
+  local cos = {}
+  for i = 0, nvu - 1 do
+    local inst = new_vu(tid, first + i)
+    cos[i] = coroutine.create(function() return vu_main(W, inst, tid) end)
+  end
+
+  local slots, masks = ffi.new("int32_t[?]", nvu), ffi.new("int32_t[?]", nvu)
+  local alive, parked = nvu, {}
+  local nparked = 0
+  local sleeping = {}   -- VUs in a pure timer wait (sleep, intended start)
+  local stopping = false
+  local resume, status = coroutine.resume, coroutine.status
+
+  local function step(i, mask)
+    local co = cos[i]
+    sleeping[i] = nil
+    C.lb_worker_lane(W, i)
+    async.current, async.slot = co, i
+    local ok, kind, fd, wmask, until_ns = resume(co, mask)
+    async.current = nil
+    if not ok then
+      alive = alive - 1
+      C.lb_loop_forget(loop, i)
+      C.lb_worker_fail(W, vu_error(co, kind))
+      return
+    end
+    if status(co) == "dead" then
+      alive = alive - 1
+      C.lb_loop_forget(loop, i)
+    elseif kind == async.WAIT then
+      if fd < 0 and stopping then
+        C.lb_loop_ready(loop, i, async.TIMEOUT)
+      else
+        if C.lb_loop_wait(loop, i, fd, wmask, until_ns or -1) ~= 0 then
+          error("virtual user " .. (first + i) .. ": cannot wait on fd " .. tostring(fd), 0)
+        end
+        if fd < 0 then sleeping[i] = true end
+      end
+    elseif kind == async.PASS then
+      C.lb_loop_ready(loop, i, 0)
+    elseif kind == async.PARK then
+      parked[i] = true
+      nparked = nparked + 1
+    end
+  end
+
+  -- The loop blocks without a timeout when nothing is timed: the
+  -- reporter wakes it for histogram swaps and stops (lb_worker_set_loop),
+  -- and the deadline is passed as the wait limit so that sleeping users
+  -- are woken when the time is up.
+  local function drive(done)
+    while not done() do
+      local dl = C.lb_worker_deadline(W)
+      local n = C.lb_loop_run(loop, slots, masks, nvu, (stopping or dl == INT64_MAX) and -1 or dl)
+      if n < 0 then error("event loop of worker " .. tid .. " failed", 0) end
+      C.lb_worker_poll(W)
+      if not stopping and C.lb_worker_should_stop(W) ~= 0 then
+        -- Cut sleeps short: the run is over (or failed).
+        stopping = true
+        for i in pairs(sleeping) do
+          if C.lb_loop_waiting(loop, i) ~= 0 then C.lb_loop_ready(loop, i, async.TIMEOUT) end
+        end
+      end
+      for k = 0, n - 1 do step(slots[k], masks[k]) end
+    end
+  end
+
+  -- thread_init of every VU (connects overlap), then the barrier.
+  for i = 0, nvu - 1 do C.lb_loop_ready(loop, i, 0) end
+  drive(function() return nparked >= alive end)
+  async.go = C.lb_worker_ready(W) ~= 0
+  for i in pairs(parked) do C.lb_loop_ready(loop, i, 0) end
+  -- Events, then thread_done of every VU.
+  drive(function() return alive == 0 end)
+  async.loop = nil
+  C.lb_worker_set_loop(W, nil)
+  C.lb_loop_free(ffi.gc(loop, nil))
+end
+
 local function traceback(e)
   if type(e) == "table" and e.lbench_message then return e.lbench_message end
   return debug.traceback(tostring(e), 2)
@@ -59,8 +231,12 @@ function M.main(wptr, boot, rtptr)
   local tid = C.lb_worker_tid(W)
   local ctx = { rt = ffi.cast("lb_runtime *", rtptr), W = W, tid = tid, opt = cfg.opt,
                 command = cfg.command, script = cfg.script, argv = cfg.argv }
+  vu.snapshot_preloaded()
   local ok, err = xpcall(function()
     local lb = scenario.load(cfg.script, ctx)
+    if cfg.mode == "run" and (cfg.opt.connections or 0) > 0 then
+      return run_async(W, lb, tid, cfg)
+    end
     if cfg.mode == "command" then
       local fn = lb.cmdline.commands[cfg.command]
       fn = type(fn) == "table" and fn[1] or fn
