@@ -7,6 +7,9 @@ cd "$(dirname "$0")/../.." || exit 1
 . test/lib.sh
 export LB_SANDBOX_DIR=${LB_SANDBOX_DIR_TPCC:-/tmp/lbench-test-tpcc} LB_SANDBOX_PORT=${LB_SANDBOX_PORT_TPCC:-3347}
 export LB_SANDBOX_BUFFER_POOL=512M
+# One run of this suite at a time on the machine (they share the sandbox).
+exec 9>"/tmp/lbench-test-tpcc.lock"
+flock -w 500 9 || { fail tpcc_lock "another run of the TPC-C suite holds /tmp/lbench-test-tpcc.lock"; exit 1; }
 if ! contrib/mariadb-sandbox.sh start >"$T/sandbox.log" 2>&1; then
   fail tpcc_sandbox_start "$(tail -5 "$T/sandbox.log")"; exit 1
 fi
