@@ -36,13 +36,11 @@ lb_hist *lb_stats_type_hist(lb_stats_hists *sh, int type)
 {
     lb_hist *h = sh->type_lat[sh->cur][type];
     if (!h) {
-        /* Allocate both buffers of this type at once; the reporter only
-         * ever reads the buffer the worker released, and the release store
-         * in lb_stats_hists_poll publishes these pointers. */
-        for (int b = 0; b < 2; b++)
-            if (!sh->type_lat[b][type])
-                sh->type_lat[b][type] = lb_hist_new(sh->cfg);
-        h = sh->type_lat[sh->cur][type];
+        /* Only the buffer this worker owns: the reporter may be reading
+         * the other one's slot right now (a data race TSan reported when
+         * both were allocated here).  The release store in
+         * lb_stats_hists_poll publishes the pointer with the buffer. */
+        h = sh->type_lat[sh->cur][type] = lb_hist_new(sh->cfg);
     }
     return h;
 }

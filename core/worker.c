@@ -267,7 +267,8 @@ int lb_ev_go(lb_worker *w)
     if (!ln->waiting)
         return ln->in_event;
     ln->waiting = 0;
-    if (atomic_load_explicit(&w->run->stop, memory_order_relaxed))
+    /* Woken early because the run stops (or late, past the deadline). */
+    if (lb_worker_should_stop(w))
         return 0;
     ln->t_real = lb_clock_ns_inline();
     ln->in_event = 1;

@@ -74,6 +74,7 @@ suite spec ./lbench test/spec/run.lua
 suite cli env LB=./lbench bash test/cli/core.sh
 suite fileio env LB=./lbench bash test/cli/fileio.sh
 suite tools env LB=./lbench bash test/cli/tools.sh
+suite async env LB=./lbench bash test/cli/async.sh
 suite embed bash -c embed_test
 suite install bash -c install_test
 
@@ -83,6 +84,7 @@ if [ -x test/e2e/run.sh ]; then
 fi
 [ -x test/e2e/tpcc.sh ] && suite tpcc test/e2e/tpcc.sh
 suite slap test/e2e/slap.sh
+suite e2e_async test/e2e/async.sh
 
 # ---- 3. sanitizers -----------------------------------------------------
 if [ "${LB_SKIP_SANITIZERS:-0}" != 1 ]; then
@@ -93,6 +95,7 @@ if [ "${LB_SKIP_SANITIZERS:-0}" != 1 ]; then
     export LSAN_OPTIONS=suppressions=$PWD/test/lsan.supp
     suite asan_unit bash -c 'rc=0; for t in build-asan/test/test_*; do timeout -k 5 600 "$t" || rc=1; done; exit $rc'
     suite asan_cli env LB=build-asan/lbench TEST_TIMEOUT=300 bash test/cli/core.sh
+    suite asan_async env LB=build-asan/lbench TEST_TIMEOUT=300 bash test/cli/async.sh
     unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
   else
     failed=$((failed + 1)); echo "  FAIL asan build:"; tail -20 "$LOG/asan-build.log"

@@ -21,9 +21,18 @@ local M = {
   go = false,      -- the barrier's answer, read by VUs after M.park()
   -- Yield kinds understood by the scheduler.
   WAIT = 1, PASS = 2, PARK = 3,
-  -- Wait masks (LB_LOOP_* = LB_DB_WAIT_*).
-  READ = 1, WRITE = 2, TIMEOUT = 8,
+  -- Wait masks (LB_LOOP_* = LB_DB_WAIT_*), and STOP: a sleep cut short
+  -- because the run stops.
+  READ = 1, WRITE = 2, TIMEOUT = 8, STOP = 16,
 }
+
+-- Raised by a sleep cut short by the end of the run: the event in
+-- progress is abandoned (not recorded), as an event cut off by the
+-- deadline watchdog is in thread mode.
+M.STOPPED = setmetatable({ lbench_stopped = true }, {
+  __tostring = function() return "the run stopped during lbench.sleep" end })
+
+local band = require("bit").band
 
 -- Is the running code a VU that may yield to the scheduler?
 function M.active()
@@ -38,10 +47,14 @@ function M.wait(fd, mask, until_ns)
   return co_yield(1, fd, mask, until_ns)
 end
 
--- Sleep `ns` nanoseconds in the event loop.  Returns early once the run
--- is stopping, so that a long think time does not hold up the end.
+-- Sleep `ns` nanoseconds in the event loop.  Once the run is stopping a
+-- sleep inside an event ends at once and abandons the event (M.STOPPED),
+-- so that long think times neither hold up the end of the run nor record
+-- events with cut-short latencies.
 function M.sleep_ns(ns)
-  return M.wait(-1, 8, C.lb_clock_ns() + ns)
+  local m = M.wait(-1, 8, C.lb_clock_ns() + ns)
+  if band(m, 16) ~= 0 then error(M.STOPPED, 0) end
+  return m
 end
 
 -- The running VU is about to close or replace its socket (disconnect,

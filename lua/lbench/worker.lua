@@ -95,7 +95,9 @@ local function vu_events(W, inst, tid)
   while true do
     local ok, err = pcall(vu_loop, W, event, tid, resumed)
     if ok then return end
-    if api.is_restart(err) then
+    if err == async.STOPPED then
+      return
+    elseif api.is_restart(err) then
       C.lb_ev_restart(W)
       local hook = inst.lb.hooks.before_restart_event
       if hook then hook(err) end
@@ -108,10 +110,16 @@ local function vu_events(W, inst, tid)
   end
 end
 
-local function vu_main(W, inst, tid)
+-- `phase[i]` is true while VU i runs events: only then does the end of
+-- the run cut its sleeps short.
+local function vu_main(W, inst, tid, phase, i)
   local thread_init = inst.fn("thread_init")
   if thread_init then thread_init(tid) end
-  if async.park() then vu_events(W, inst, tid) end
+  if async.park() then
+    phase[i] = true
+    vu_events(W, inst, tid)
+    phase[i] = nil
+  end
   local thread_done = inst.fn("thread_done")
   if thread_done then thread_done(tid) end
 end
@@ -141,10 +149,10 @@ local function run_async(W, lb, tid, cfg)
   async.loop = loop
 
   local new_vu = vu.factory(cfg.script, lb)
-  local cos = {}
+  local cos, phase = {}, {}
   for i = 0, nvu - 1 do
     local inst = new_vu(tid, first + i)
-    cos[i] = coroutine.create(function() return vu_main(W, inst, tid) end)
+    cos[i] = coroutine.create(function() return vu_main(W, inst, tid, phase, i) end)
   end
 
   local slots, masks = ffi.new("int32_t[?]", nvu), ffi.new("int32_t[?]", nvu)
@@ -171,8 +179,8 @@ local function run_async(W, lb, tid, cfg)
       alive = alive - 1
       C.lb_loop_forget(loop, i)
     elseif kind == async.WAIT then
-      if fd < 0 and stopping then
-        C.lb_loop_ready(loop, i, async.TIMEOUT)
+      if fd < 0 and stopping and phase[i] then
+        C.lb_loop_ready(loop, i, async.TIMEOUT + async.STOP)
       else
         if C.lb_loop_wait(loop, i, fd, wmask, until_ns or -1) ~= 0 then
           error("virtual user " .. (first + i) .. ": cannot wait on fd " .. tostring(fd), 0)
@@ -201,7 +209,7 @@ local function run_async(W, lb, tid, cfg)
         -- Cut sleeps short: the run is over (or failed).
         stopping = true
         for i in pairs(sleeping) do
-          if C.lb_loop_waiting(loop, i) ~= 0 then C.lb_loop_ready(loop, i, async.TIMEOUT) end
+          if phase[i] and C.lb_loop_waiting(loop, i) ~= 0 then C.lb_loop_ready(loop, i, async.TIMEOUT + async.STOP) end
         end
       end
       for k = 0, n - 1 do step(slots[k], masks[k]) end
