@@ -68,7 +68,10 @@ end
 
 function thread_init(tid)
   local p = opt.slap_plan
-  if not p then return end
+  if not p then
+    -- Started by something other than slap's own run command (lbench sweep).
+    fail("slap runs its rounds itself: use 'lbench slap ... run' (--concurrency=1,2,4 is its thread sweep)")
+  end
   -- Every client walks the statement list from the top, as mysqlslap's do,
   -- and runs its own share of the round's statements.
   W = { p = p, stmts = p.stmts, n = #p.stmts, i = 0, sent = 0, pending = 0, con = client_connect(p),
