@@ -215,4 +215,147 @@ function Buf:flush(con)
   return rows
 end
 
+-- ---- the prepared multi-row INSERT ------------------------------------------
+-- Rows sent in the binary protocol: one statement of `per` rows (and one
+-- for the tail), whose parameters are written straight into the C bind
+-- array, random strings by the C generator into the bind buffers.  The
+-- server then neither parses nor converts text literals: about half its
+-- CPU per loaded row compared with a text INSERT of the same rows.
+local Rows = {}
+Rows.__index = Rows
+
+local T_INT, T_VARCHAR = 3, 12
+
+-- `cols`: list of parameter kinds per row: "int", or a string capacity
+-- (number) for text; `tuple` is the row's SQL with its placeholders.
+function M.rows(con, R, prefix, tuple, cols, max_params)
+  local ncols = #cols
+  local per = math.floor((max_params or 6000) / ncols)
+  return setmetatable({ con = con, R = R, prefix = prefix, tuple = tuple, cols = cols, ncols = ncols,
+                        per = per, full = nil, cur = nil, k = 0, left = 0, base = 0, col = 0, sent = 0 }, Rows)
+end
+
+function Rows:stmt(n)
+  local st = self.con:prepare(self.prefix .. " " .. string.rep(self.tuple, n, ","))
+  local ps = {}
+  local T = lbench.sql.type
+  for _ = 1, n do
+    for _, c in ipairs(self.cols) do
+      if c == "int" then ps[#ps + 1] = st:bind_create(T.INT) else ps[#ps + 1] = st:bind_create(T.VARCHAR, c) end
+    end
+  end
+  st:bind_param(unpack(ps))
+  return { st = st, B = st.binds, n = n, ps = ps }
+end
+
+-- Expect `total` rows from now on (the last statement holds the remainder).
+function Rows:start(total)
+  self.left = total
+  self.cur = nil
+end
+
+function Rows:row()
+  if not self.cur then
+    local n = math.min(self.per, self.left)
+    if n == self.per then
+      self.full = self.full or self:stmt(n)
+      self.cur = self.full
+    else
+      self.cur = self:stmt(n)
+    end
+    self.k = 0
+  end
+  self.base = self.k * self.ncols
+  self.col = 0
+  self.k = self.k + 1
+  self.left = self.left - 1
+end
+
+-- Close the row; sends the statement when full.  Returns rows sent (or 0).
+function Rows:endrow()
+  local cur = self.cur
+  if self.k < cur.n then return 0 end
+  cur.st:execute()
+  if cur ~= self.full then cur.st:close() end
+  self.cur = nil
+  return cur.n
+end
+
+local function slot(self)
+  local b = self.cur.B[self.base + self.col]
+  self.col = self.col + 1
+  b.is_null = 0
+  return b
+end
+
+function Rows:int(v) slot(self).i = v end
+function Rows:null() local b = slot(self); b.is_null = 1 end
+
+function Rows:str(s)
+  local b = slot(self)
+  local n = #s
+  copy(b.buf, s, n)
+  b.len = n
+end
+
+function Rows:astr(min, max, original)
+  local b = slot(self)
+  local R = self.R
+  local len = tonumber(C.lb_rand_varstring(R, min, max, b.buf))
+  if original then copy(b.buf + C.lb_rand_uniform(R, 0, len - 8), "ORIGINAL", 8) end
+  b.len = len
+end
+
+function Rows:tmpl(t)
+  local b = slot(self)
+  local n = #t
+  C.lb_rand_string(self.R, t, n, b.buf)
+  b.len = n
+end
+
+-- Cents as "d.dd" (non-negative).
+function Rows:money(c)
+  local b = slot(self)
+  local p = b.buf
+  local whole = math.floor(c / 100)
+  local frac = c - whole * 100
+  local n = 0
+  if whole == 0 then
+    p[0] = 48; n = 1
+  else
+    local d, k = self.digits or ffi.new("char[24]"), 0
+    self.digits = d
+    while whole > 0 do
+      local q = math.floor(whole / 10)
+      d[k] = 48 + (whole - q * 10)
+      k = k + 1
+      whole = q
+    end
+    for i = k - 1, 0, -1 do p[n] = d[i]; n = n + 1 end
+  end
+  p[n] = 46
+  p[n + 1] = 48 + math.floor(frac / 10)
+  p[n + 2] = 48 + frac % 10
+  b.len = n + 3
+end
+
+-- Ten-thousandths as "0.dddd".
+function Rows:rate4(v)
+  local b = slot(self)
+  local p = b.buf
+  p[0] = 48; p[1] = 46
+  local div = 1000
+  for i = 2, 5 do
+    p[i] = 48 + math.floor(v / div) % 10
+    div = div / 10
+  end
+  b.len = 6
+end
+
+function Rows:close()
+  if self.full then self.full.st:close() end
+  self.full = nil
+end
+
+local _ = T_INT + T_VARCHAR
 return M

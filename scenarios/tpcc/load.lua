@@ -79,29 +79,68 @@ local L -- per-thread loader state: buffer, rand, connection
 
 local function uni(a, b) return C.lb_rand_uniform(L.R, a, b) end
 
-local function send(con, b)
-  local n = b:flush(con)
-  if n > 0 then lbench.progress.add(n) end
+-- The prepared multi-row INSERTs of this thread, one per table.
+local function rows_of(con, name)
+  local rs = L.rows[name]
+  if rs then return rs end
+  local R = L.R
+  if name == "item" then
+    rs = gen.rows(con, R, "INSERT INTO item (i_id, i_im_id, i_name, i_price, i_data) VALUES",
+      "(?,?,?,?,?)", { "int", "int", 24, 8, 50 })
+  elseif name == "stock" then
+    rs = gen.rows(con, R, "INSERT INTO stock (s_i_id, s_w_id, s_quantity, s_dist_01, s_dist_02, s_dist_03, "
+      .. "s_dist_04, s_dist_05, s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10, s_ytd, s_order_cnt, "
+      .. "s_remote_cnt, s_data) VALUES", "(?,?,?,?,?,?,?,?,?,?,?,?,?,0,0,0,?)",
+      { "int", "int", "int", 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 50 })
+  elseif name == "customer" then
+    rs = gen.rows(con, R, "INSERT INTO customer (c_id, c_d_id, c_w_id, c_first, c_middle, c_last, c_street_1, "
+      .. "c_street_2, c_city, c_state, c_zip, c_phone, c_since, c_credit, c_credit_lim, c_discount, c_balance, "
+      .. "c_ytd_payment, c_payment_cnt, c_delivery_cnt, c_data) VALUES",
+      "(?,?,?,?,'OE',?,?,?,?,?,?,?,?,?,50000.00,?,-10.00,10.00,1,0,?)",
+      { "int", "int", "int", 16, 16, 20, 20, 20, 2, 9, 16, 19, 2, 6, 500 })
+  elseif name == "history" then
+    rs = gen.rows(con, R, "INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, "
+      .. "h_data) VALUES", "(?,?,?,?,?,?,10.00,?)", { "int", "int", "int", "int", "int", 19, 24 })
+  elseif name == "orders" then
+    rs = gen.rows(con, R, "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, "
+      .. "o_all_local) VALUES", "(?,?,?,?,?,?,?,1)", { "int", "int", "int", "int", 19, "int", "int" })
+  elseif name == "order_line" then
+    rs = gen.rows(con, R, "INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, "
+      .. "ol_delivery_d, ol_quantity, ol_amount, ol_dist_info) VALUES", "(?,?,?,?,?,?,?,5,?,?)",
+      { "int", "int", "int", "int", "int", "int", 19, 8, 24 })
+  elseif name == "new_orders" then
+    rs = gen.rows(con, R, "INSERT INTO new_orders (no_o_id, no_d_id, no_w_id) VALUES", "(?,?,?)",
+      { "int", "int", "int" })
+  end
+  L.rows[name] = rs
+  return rs
 end
 
-local function gen_item(con, b, u)
-  b:start("INSERT INTO item (i_id, i_im_id, i_name, i_price, i_data) VALUES")
+local function sent(n) if n > 0 then lbench.progress.add(n) end end
+
+local function gen_item(con, _, u)
+  local r = rows_of(con, "item")
+  r:start(u.hi - u.lo + 1)
   for i = u.lo, u.hi do
-    b:row()
-    b:int(i)
-    b:int(uni(1, 10000))
-    b:astr(14, 24)
-    b:money(uni(100, 10000))
-    b:astr(26, 50, true, uni(1, 10) == 1)
-    if b:endrow() then send(con, b) end
+    r:row()
+    r:int(i)
+    r:int(uni(1, 10000))
+    r:astr(14, 24)
+    r:money(uni(100, 10000))
+    r:astr(26, 50, uni(1, 10) == 1)
+    sent(r:endrow())
   end
-  send(con, b)
 end
 
 local function address(b)
   b:astr(10, 20); b:astr(10, 20); b:astr(10, 20)
   b:tmpl("@@")
   b:tmpl("####11111")
+end
+
+local function send(con, b)
+  local n = b:flush(con)
+  if n > 0 then lbench.progress.add(n) end
 end
 
 local function gen_warehouse(con, b, u)
@@ -120,57 +159,49 @@ local function gen_warehouse(con, b, u)
   send(con, b)
 end
 
-local function gen_stock(con, b, u)
+local function gen_stock(con, _, u)
   local w = u.w
-  b:start("INSERT INTO stock (s_i_id, s_w_id, s_quantity, s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, "
-    .. "s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10, s_ytd, s_order_cnt, s_remote_cnt, s_data) VALUES")
+  local r = rows_of(con, "stock")
+  r:start(u.hi - u.lo + 1)
   for i = u.lo, u.hi do
-    b:row()
-    b:int(i); b:int(w); b:int(uni(10, 100))
-    for _ = 1, 10 do b:astr(24, 24) end
-    b:raw("0,0,0")
-    b:astr(26, 50, true, uni(1, 10) == 1)
-    if b:endrow() then send(con, b) end
+    r:row()
+    r:int(i); r:int(w); r:int(uni(10, 100))
+    for _ = 1, 10 do r:astr(24, 24) end
+    r:astr(26, 50, uni(1, 10) == 1)
+    sent(r:endrow())
   end
-  send(con, b)
 end
 
-local function gen_district(con, b, u)
+local function gen_district(con, _, u)
   local w, d = u.w, u.d
   local now = now_literal()
   local c_last = L.c_last
   -- CUSTOMER: names 0..999 in order for the first 1000, NURand for the rest.
-  b:start("INSERT INTO customer (c_id, c_d_id, c_w_id, c_first, c_middle, c_last, c_street_1, c_street_2, c_city, "
-    .. "c_state, c_zip, c_phone, c_since, c_credit, c_credit_lim, c_discount, c_balance, c_ytd_payment, "
-    .. "c_payment_cnt, c_delivery_cnt, c_data) VALUES")
+  local r = rows_of(con, "customer")
+  r:start(CUST)
   for c = 1, CUST do
-    b:row()
-    b:int(c); b:int(d); b:int(w)
-    b:astr(8, 16)
-    b:str("OE")
-    b:str(gen.last_name(c <= 1000 and c - 1 or C.lb_rand_nurand(L.R, 255, 0, 999, c_last)))
-    address(b)
-    b:tmpl("################")
-    b:str(now)
-    b:str(uni(1, 10) == 1 and "BC" or "GC")
-    b:raw("50000.00")
-    b:rate4(uni(0, 5000))
-    b:raw("-10.00,10.00,1,0")
-    b:astr(300, 500, true)
-    if b:endrow() then send(con, b) end
+    r:row()
+    r:int(c); r:int(d); r:int(w)
+    r:astr(8, 16)
+    r:str(gen.last_name(c <= 1000 and c - 1 or C.lb_rand_nurand(L.R, 255, 0, 999, c_last)))
+    address(r)
+    r:tmpl("################")
+    r:str(now)
+    r:str(uni(1, 10) == 1 and "BC" or "GC")
+    r:rate4(uni(0, 5000))
+    r:astr(300, 500)
+    sent(r:endrow())
   end
-  send(con, b)
   -- HISTORY: one row per customer.
-  b:start("INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data) VALUES")
+  r = rows_of(con, "history")
+  r:start(CUST)
   for c = 1, CUST do
-    b:row()
-    b:int(c); b:int(d); b:int(w); b:int(d); b:int(w)
-    b:str(now)
-    b:raw("10.00")
-    b:astr(12, 24, true)
-    if b:endrow() then send(con, b) end
+    r:row()
+    r:int(c); r:int(d); r:int(w); r:int(d); r:int(w)
+    r:str(now)
+    r:astr(12, 24)
+    sent(r:endrow())
   end
-  send(con, b)
   -- ORDER: customers in a random permutation.
   local perm = {}
   for i = 1, CUST do perm[i] = i end
@@ -178,46 +209,44 @@ local function gen_district(con, b, u)
     local j = uni(1, i)
     perm[i], perm[j] = perm[j], perm[i]
   end
-  local cnt = {}
-  b:start("INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local) VALUES")
+  local cnt, lines = {}, 0
+  r = rows_of(con, "orders")
+  r:start(ORDERS)
   for o = 1, ORDERS do
-    b:row()
-    b:int(o); b:int(d); b:int(w); b:int(perm[o])
-    b:str(now)
-    if o < NEW_FROM then b:int(uni(1, 10)) else b:raw("NULL") end
+    r:row()
+    r:int(o); r:int(d); r:int(w); r:int(perm[o])
+    r:str(now)
+    if o < NEW_FROM then r:int(uni(1, 10)) else r:null() end
     local n = uni(5, 15)
     cnt[o] = n
-    b:int(n)
-    b:int(1, true)
-    if b:endrow() then send(con, b) end
+    lines = lines + n
+    r:int(n)
+    sent(r:endrow())
   end
-  send(con, b)
   -- ORDER-LINE
-  b:start("INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_delivery_d, "
-    .. "ol_quantity, ol_amount, ol_dist_info) VALUES")
+  r = rows_of(con, "order_line")
+  r:start(lines)
   for o = 1, ORDERS do
     local delivered = o < NEW_FROM
     for n = 1, cnt[o] do
-      b:row()
-      b:int(o); b:int(d); b:int(w); b:int(n)
-      b:int(uni(1, M.ITEMS))
-      b:int(w)
-      if delivered then b:str(now) else b:raw("NULL") end
-      b:int(5)
-      if delivered then b:raw("0.00") else b:money(uni(1, 999999)) end
-      b:astr(24, 24, true)
-      if b:endrow() then send(con, b) end
+      r:row()
+      r:int(o); r:int(d); r:int(w); r:int(n)
+      r:int(uni(1, M.ITEMS))
+      r:int(w)
+      if delivered then r:str(now) else r:null() end
+      if delivered then r:str("0.00") else r:money(uni(1, 999999)) end
+      r:astr(24, 24)
+      sent(r:endrow())
     end
   end
-  send(con, b)
   -- NEW-ORDER: the last 900 orders.
-  b:start("INSERT INTO new_orders (no_o_id, no_d_id, no_w_id) VALUES")
+  r = rows_of(con, "new_orders")
+  r:start(ORDERS - NEW_FROM + 1)
   for o = NEW_FROM, ORDERS do
-    b:row()
-    b:int(o); b:int(d); b:int(w, true)
-    b:endrow()
+    r:row()
+    r:int(o); r:int(d); r:int(w)
+    sent(r:endrow())
   end
-  send(con, b)
 end
 
 -- Rows a half-loaded unit may have left (non-transactional engines):
@@ -272,7 +301,7 @@ function M.load_thread(names, warehouses, c_last, threads, tid)
   local W = lbench.worker_ptr()
   local con = lbench.sql.driver():connect()
   con:query("SET SESSION foreign_key_checks = 0")
-  L = { R = C.lb_worker_rand(W), c_last = c_last }
+  L = { R = C.lb_worker_rand(W), c_last = c_last, rows = {} }
   local b = gen.buffer(L.R)
   for _, u in ipairs(mine) do
     if lbench.should_stop() then break end
@@ -282,6 +311,7 @@ function M.load_thread(names, warehouses, c_last, threads, tid)
     con:query(string.format("INSERT INTO tpcc_loaded (unit, w_id, finished_at) VALUES ('%s', %d, NOW())", u.name, u.w))
     con:query("COMMIT")
   end
+  for _, r in pairs(L.rows) do r:close() end
   con:disconnect()
 end
 
