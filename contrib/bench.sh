@@ -8,7 +8,7 @@ LB=./lbench
 ROUNDS=${ROUNDS:-3}
 SECS=${SECS:-5}
 sections=("$@")
-[ ${#sections[@]} -gt 0 ] || sections=(core oltp fileio tpcc)
+[ ${#sections[@]} -gt 0 ] || sections=(core oltp fileio tpcc async)
 W=$(mktemp -d /tmp/lbench-bench.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 
@@ -116,16 +116,19 @@ io_run() {
 
 bench_fileio() {
   local D=${FILEIO_DIR:-/tmp/lbench-bench-fileio} size=${FILEIO_SIZE:-2G}
+  # The shared disk drifts by tens of % within minutes: many short rounds,
+  # each alternating the three tools, and ratios taken within each round.
+  local ROUNDS=${FILEIO_ROUNDS:-$((ROUNDS * 2 + 1))} SECS=${FILEIO_SECS:-3}
   command -v fio >/dev/null || { echo "(fileio: fio not installed; run contrib/install-deps.sh bench)"; return; }
   echo "== fileio: 4 KiB random I/O, O_DIRECT, libaio, one $size file in $D (the same file for all three tools);"
-  echo "   ${SECS}s runs, median of $ROUNDS rounds alternating lbench / fio / sysbench"
+  echo "   ${SECS}s runs, medians of $ROUNDS rounds, each round runs lbench, fio and sysbench (order rotating)"
   $LB fileio --target-dir="$D" cleanup >/dev/null 2>&1 || true
   $LB fileio --target-dir="$D" --file-num=1 --file-total-size="$size" --file-block-size=4K --verbosity=1 prepare | tail -1
   local LBF="$LB fileio --target-dir=$D --file-block-size=4K --file-extra-flags=direct --file-io-mode=async --file-fsync-freq=0 --file-fsync-end=off --time=$SECS --verbosity=0 --result-file=$W/lb.json"
   local FIO="fio --name=bench --filename=$D/test_file.0 --size=$size --bs=4k --direct=1 --ioengine=libaio --runtime=$SECS --time_based --output-format=json --output=$W/fio.json"
   local SB="sysbench fileio --file-num=1 --file-total-size=$size --file-block-size=4096 --file-io-mode=async --file-extra-flags=direct --file-fsync-freq=0 --file-fsync-end=off --time=$SECS"
-  printf '%-15s %11s %11s %11s %8s %9s %9s %9s %8s\n' test "lbench IOPS" "fio IOPS" "sysb IOPS" "lb/best" \
-    "lb us/IO" "fio us/IO" "sb us/IO" "lb/best"
+  printf '%-15s %11s %11s %11s %8s %9s %9s %9s %8s\n' test "lbench IOPS" "fio IOPS" "sysb IOPS" "IOPS" \
+    "lb us/IO" "fio us/IO" "sb us/IO" "CPU"
   local mode qd
   for mode in randread randwrite; do
     local sbm=rndrd; [ $mode = randwrite ] && sbm=rndwr
@@ -155,7 +158,8 @@ bench_fileio() {
     done
     fileio_row "null QD$qd" -
   done
-  echo "   lb/best: lbench IOPS / the better of fio and sysbench (target >= 0.97); CPU: lbench us/IO / the better (target <= 1)"
+  echo "   IOPS: median over rounds of lbench IOPS / the better of fio and sysbench in that round (target >= 0.97)"
+  echo "   CPU: median over rounds of lbench us/IO / the better of fio and sysbench in that round (target <= 1)"
   echo "   us/IO = client CPU (user + sys of the tool's process, bash time) per completed I/O"
   echo "   lbench: lbench fileio --target-dir=$D --file-test-mode=rndrd|rndwr --file-block-size=4K --file-io-mode=async --iodepth=Q --file-extra-flags=direct --file-fsync-freq=0 --file-fsync-end=off --time=$SECS run"
   echo "   fio:    fio --name=bench --filename=$D/test_file.0 --size=$size --rw=randread|randwrite --bs=4k --direct=1 --ioengine=libaio --iodepth=Q --runtime=$SECS --time_based"
@@ -165,17 +169,21 @@ bench_fileio() {
 
 # fileio_row LABEL s|-: medians of $W/l, $W/f (and $W/s) as one table row.
 fileio_row() {
-  local li fo si lc fc sc best bestc
+  local li fo si lc fc sc
   li=$(awk '{print $1}' "$W/l" | median); fo=$(awk '{print $1}' "$W/f" | median)
   lc=$(awk '$2>0 {print $3/$2*1e6}' "$W/l" | median); fc=$(awk '$2>0 {print $3/$2*1e6}' "$W/f" | median)
   if [ "$2" = s ]; then
     si=$(awk '{print $1}' "$W/s" | median); sc=$(awk '$2>0 {print $3/$2*1e6}' "$W/s" | median)
   else si=0; sc=0; fi
-  best=$(awk -v a="$fo" -v b="$si" 'BEGIN {print (a > b ? a : b)}')
-  bestc=$(awk -v a="$fc" -v b="$sc" 'BEGIN {if (b <= 0) print a; else print (a < b ? a : b)}')
-  printf '%-15s %11.0f %11.0f %11s %8s %9.2f %9.2f %9s %8s\n' "$1" "$li" "$fo" \
-    "$( [ "$2" = s ] && printf %.0f "$si" || echo -)" "$(ratio "$li" "$best")" "$lc" "$fc" \
-    "$( [ "$2" = s ] && printf %.2f "$sc" || echo -)" "$(ratio "$lc" "$bestc")"
+  [ "$2" = s ] || awk '{print 0, 0, 0}' "$W/f" > "$W/s"
+  # Per-round ratios: line i of each file is round i.
+  local rr rc
+  rr=$(paste -d' ' "$W/l" "$W/f" "$W/s" | awk '{b = ($1 > 0 && $4 > $7) ? $4 : $7; if (b > 0) print $1 / b}' | median)
+  rc=$(paste -d' ' "$W/l" "$W/f" "$W/s" | awk '{lc = $3 / $2; fc = $6 / $5; sc = $8 > 0 ? $9 / $8 : 0;
+       b = (sc > 0 && sc < fc) ? sc : fc; if (b > 0) print lc / b}' | median)
+  printf '%-15s %11.0f %11.0f %11s %8.2f %9.2f %9.2f %9s %8.2f\n' "$1" "$li" "$fo" \
+    "$( [ "$2" = s ] && printf %.0f "$si" || echo -)" "$rr" "$lc" "$fc" \
+    "$( [ "$2" = s ] && printf %.2f "$sc" || echo -)" "$rc"
 }
 
 # TPC-C: load time of 2 warehouses (2 loader threads), then tpmC with the
@@ -230,6 +238,82 @@ bench_tpcc() {
   echo "   commands: lbench tpcc $M $W2 --threads=2 prepare; lbench tpcc ... $W2 --threads=4 --time=$secs run"
   echo "   tx = any of the five transactions; client/server CPU = user + sys of lbench / of mariadbd during the run"
   $LB tpcc $M cleanup >/dev/null
+  contrib/mariadb-sandbox.sh stop
+  trap 'rm -rf "$W"' EXIT
+}
+
+# Many connections: 1,000 point-select connections at a fixed rate, as
+# lbench async (2 threads), lbench thread mode and sysbench (1,000 threads
+# each).  Client peak RSS (VmHWM) and CPU per query (user + sys / queries),
+# median of ROUNDS; then the largest connection count tried (MAX_CONNS).
+bench_async() {
+  local conns=${CONNS:-1000} rate=${RATE:-5000} maxc=${MAX_CONNS:-3900}
+  export LB_SANDBOX_DIR=/tmp/lbench-bench-async LB_SANDBOX_PORT=3387 LB_SANDBOX_BUFFER_POOL=512M
+  contrib/mariadb-sandbox.sh start
+  trap 'contrib/mariadb-sandbox.sh stop; rm -rf "$W"' EXIT
+  set -a; . "$LB_SANDBOX_DIR/env"; set +a
+  local M="--mysql-host=127.0.0.1 --mysql-port=$LB_MYSQL_PORT --mysql-user=sbtest --mysql-password=sbtest --mysql-db=sbtest"
+  local D="--tables=4 --table-size=100000"
+  $LB oltp_point_select $M $D cleanup >/dev/null 2>&1 || true
+  $LB oltp_point_select $M $D --threads=2 prepare >/dev/null
+  # mem_run OUTFILE CMD...: appends "<queries> <cpu s> <peak RSS KiB>"; CPU
+  # from bash's time, the peak from /proc/PID/status polled meanwhile.
+  mem_run() {
+    local out=$1; shift
+    rm -f "$W/pid" "$W/hwm"
+    ( while [ ! -s "$W/pid" ]; do sleep 0.05; done; local p h; p=$(cat "$W/pid")
+      while kill -0 "$p" 2>/dev/null; do
+        h=$(awk '/^VmHWM:/ {print $2}' "/proc/$p/status" 2>/dev/null); [ -n "$h" ] && echo "$h" > "$W/hwm"; sleep 0.2
+      done ) &
+    local poller=$! t q
+    t=$( { TIMEFORMAT='%U %S'; time sh -c 'echo $$ > "$0"; exec "$@"' "$W/pid" "$@" > "$W/cmd.out" 2>&1; } 2>&1 ) ||
+      { echo "   failed: $*" >&2; tail -3 "$W/cmd.out" >&2; wait $poller; return 1; }
+    wait $poller
+    q=$(awk '/^ *queries: / {print $2; exit}' "$W/cmd.out")
+    echo "$q $t $(cat "$W/hwm" 2>/dev/null || echo 0)" | awk '{print $1, $2 + $3, $4}' >> "$out"
+  }
+  echo "== $conns connections doing point selects at $rate/s for ${SECS}s, median of $ROUNDS alternating rounds"
+  : > "$W/aa"; : > "$W/at"; : > "$W/as"
+  for _ in $(seq "$ROUNDS"); do
+    mem_run "$W/aa" $LB oltp_point_select $M $D --threads=2 --connections="$conns" --rate="$rate" --time="$SECS" run
+    mem_run "$W/at" $LB oltp_point_select $M $D --threads="$conns" --rate="$rate" --time="$SECS" run
+    mem_run "$W/as" sysbench oltp_point_select $M $D --threads="$conns" --rate="$rate" --time="$SECS" run
+  done
+  printf '%-34s %10s %12s %12s %10s %10s\n' client qps "RSS MiB" "CPU us/q" "RSS vs sb" "CPU vs sb"
+  local sr sc
+  sr=$(awk '{print $3 / 1024}' "$W/as" | median); sc=$(awk '$1 > 0 {print $2 / $1 * 1e6}' "$W/as" | median)
+  for row in "aa:lbench async, 2 threads" "at:lbench thread mode, $conns threads" "as:sysbench, $conns threads"; do
+    local f=${row%%:*} name=${row#*:} q r c
+    q=$(awk -v s="$SECS" '{print $1 / s}' "$W/$f" | median)
+    r=$(awk '{print $3 / 1024}' "$W/$f" | median); c=$(awk '$1 > 0 {print $2 / $1 * 1e6}' "$W/$f" | median)
+    printf '%-34s %10.0f %12.1f %12.2f %10s %10s\n' "$name" "$q" "$r" "$c" "$(ratio "$r" "$sr")" "$(ratio "$c" "$sc")"
+  done
+  echo "   commands: lbench oltp_point_select $M $D --threads=2 --connections=$conns --rate=$rate --time=$SECS run"
+  echo "             lbench|sysbench oltp_point_select ... --threads=$conns --rate=$rate --time=$SECS run"
+  echo "   RSS = peak resident set (VmHWM) of the client; CPU us/q = client user+sys per query; ratios: lower is better"
+  echo "== the same connections, unpaced: CPU per query of async vs thread mode (2 and 8 connections on 2 threads)"
+  printf '%-12s %14s %14s %14s %14s %8s\n' connections "thread qps" "async qps" "thread us/q" "async us/q" ratio
+  for c in 2 8; do
+    : > "$W/ut"; : > "$W/ua"
+    for _ in $(seq "$ROUNDS"); do
+      cpu_run "$W/ut" $LB oltp_point_select $M $D --threads="$c" --time="$SECS" run
+      cpu_run "$W/ua" $LB oltp_point_select $M $D --threads=2 --connections="$c" --time="$SECS" run
+    done
+    local tq aq tc ac
+    tq=$(awk -v s="$SECS" '{print $1 / s}' "$W/ut" | median); aq=$(awk -v s="$SECS" '{print $1 / s}' "$W/ua" | median)
+    tc=$(awk '$1 > 0 {print $2 / $1 * 1e6}' "$W/ut" | median); ac=$(awk '$1 > 0 {print $2 / $1 * 1e6}' "$W/ua" | median)
+    printf '%-12s %14.0f %14.0f %14.2f %14.2f %8s\n' "$c" "$tq" "$aq" "$tc" "$ac" "$(ratio "$ac" "$tc")"
+  done
+  echo "   thread: --threads=C; async: --threads=2 --connections=C; ratio = async/thread CPU per query (lower is better)"
+  echo "== the largest connection count tried: $maxc connections on 2 threads at $rate/s (server max_connections=4000)"
+  : > "$W/am"
+  if mem_run "$W/am" $LB oltp_point_select $M $D --threads=2 --connections="$maxc" --rate="$rate" --time="$SECS" \
+       --result-file="$W/max.json" run; then
+    printf '   %d connections: %.0f qps, peak RSS %.1f MiB, %.2f us CPU per query, %s connections without events\n' "$maxc" \
+      "$(awk -v s="$SECS" '{print $1 / s}' "$W/am")" "$(awk '{print $3 / 1024}' "$W/am")" \
+      "$(awk '$1 > 0 {print $2 / $1 * 1e6}' "$W/am")" "$(jget "$W/max.json" 'r.fairness.connections.unused')"
+  fi
+  $LB oltp_point_select $M $D cleanup >/dev/null
   contrib/mariadb-sandbox.sh stop
   trap 'rm -rf "$W"' EXIT
 }

@@ -38,7 +38,7 @@ lbench.cmdline.options = {
   -- fio-like additions
   ioengine = { "I/O engine: sync (psync), libaio, io_uring, mmap, null; default from --file-io-mode", "" },
   iodepth = { "I/Os in flight per thread (0: 1, or --file-async-backlog in async mode)", 0 },
-  iodepth_batch = { "submit at most this many I/Os per system call (0: up to --iodepth)", 0 },
+  iodepth_batch = { "submit at most this many I/Os per system call (0: 1 for libaio, the whole queue for io_uring)", 0 },
   rwmixread = { "share of reads in % for rndrw (-1: from --file-rw-ratio)", -1, lbench.cmdline.ARG_DOUBLE },
   bssplit = { "block size split, e.g. 4k/50:64k/30:1m/20 (overrides --file-block-size)", "" },
   random_distribution = { "offsets of random I/O: uniform, zipf[:theta], pareto[:h], normal[:sigma%]", "uniform" },
@@ -465,6 +465,11 @@ local function precondition()
   local steps = lib.precondition_steps(opt.precondition)
   local started = os.date("!%Y-%m-%dT%H:%M:%SZ")
   for _, st in ipairs(steps) do
+    if st.kind == "workload" and opt.file_test_mode == "" then
+      -- No workload named: random writes, the usual SSD preconditioning.
+      opt.file_test_mode = "rndwr"
+      if opt.output == "text" then print("Workload: rndwr (no --file-test-mode given)") end
+    end
     if st.kind == "workload" then
       lib.check_run(opt, opt.file_test_mode)
       if not writes(opt.file_test_mode) then

@@ -1077,6 +1077,9 @@ int lb_io_job_step(lb_io_job *j, lb_worker *w)
             if (rc > 0)
                 j->uncommitted -= rc;
             now = t;
+            /* Batches smaller than the depth: fill the queue before waiting. */
+            if (j->inflight < j->depth && npend == j->batch && !j->fsync_pending && can_issue(j) && !j->retry)
+                continue;
         }
         if (j->inflight > 0) {
             int n = reap_some(j, w, 1, &st, &now);
