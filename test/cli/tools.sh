@@ -10,7 +10,7 @@ trap 'rm -rf "$T"' EXIT
 # threads 1,2,4: one point each, scale factors = recorded totals / first point
 expect_ok sweep_threads '^ +4 +[0-9.]+ .* [0-9.]+ +[0-9.]+$' \
   $LB sweep --threads=1,2,4 --time=0.3 $S/empty.lua --result-file="$T/sweep.json"
-check sweep_threads_header grep -Eq '^ +threads +events/s +p95 ms +p99 ms +errors +scale +efficiency$' "$T/sweep_threads.out"
+check sweep_threads_header grep -Eq '^ +threads +events/s +p95 ms +p99 ms +errors +scale +efficiency +client us/ev$' "$T/sweep_threads.out"
 json_assert sweep_file "$T/sweep.json" '#r.points == 3 and r.tool == "sweep" and r.scenario == "empty"
   and r.sweep.dimensions[1].name == "threads" and r.sweep.dimensions[1].kind == "threads"
   and r.points[1].threads == 1 and r.points[2].threads == 2 and r.points[3].threads == 4
