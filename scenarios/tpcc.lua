@@ -159,6 +159,14 @@ function init()
   meta_set(con, "ol_i_id_run", u(0, 8191))
   meta_set(con, "runs", (tonumber(meta_get(con, "runs")) or 0) + 1)
   con:disconnect()
+  if opt.terminal_mode == "fixed" and opt.think_time ~= "spec" and opt.threads < opt.warehouses then
+    io.stderr:write(string.format("note: --terminal-mode=fixed with %d connection(s) works on warehouses 1..%d of %d "
+      .. "(use --terminal-mode=random to spread over all)\n", opt.threads, opt.threads, opt.warehouses))
+  end
+  if opt.think_time == "spec" and opt.threads > 10 * opt.warehouses then
+    io.stderr:write(string.format("note: %d threads emulate %d terminals per warehouse (the spec has 10)\n",
+      opt.threads, math.ceil(opt.threads / opt.warehouses)))
+  end
 end
 
 local txn, con
