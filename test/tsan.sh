@@ -8,7 +8,7 @@ expect_ok tsan_run 'total number of events' $LB $S/typed.lua run --threads=4 --t
 expect_ok tsan_rate 'total number of events' $LB $S/sleep.lua run --ms=1 --threads=3 --time=2 --rate=300 --report-interval=0.5 --warmup-time=0.5
 expect_ok tsan_events 'total number of events: +20000' $LB $S/empty.lua run --threads=4 --events=20000 --time=0
 expect_ok tsan_parallel 'worker 3 of 4' $LB $S/opts.lua par --threads=4
-expect_ok tsan_sql_null 'transactions:' $LB oltp_read_write --db-driver=null --threads=4 --time=2 --report-interval=0.5 run run
+expect_ok tsan_sql_null 'transactions:' $LB oltp_read_write --db-driver=null --threads=4 --time=2 --report-interval=0.5 run
 # async workers (event loops, wakeups) with the metrics thread scraped meanwhile
 mport=$((20000 + RANDOM % 20000)); ( for _ in $(seq 20); do sleep 0.25; curl -sf "http://127.0.0.1:$mport/metrics" >/dev/null 2>&1; done ) &
 expect_ok tsan_async 'Connections fairness' $LB oltp_read_write --db-driver=null --threads=3 --connections=60 --time=3 --rate=3000 --report-interval=0.5 --metrics-addr=127.0.0.1:$mport run
