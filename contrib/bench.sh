@@ -268,7 +268,7 @@ bench_async() {
     local poller=$! t q
     t=$( { TIMEFORMAT='%U %S'; time sh -c 'echo $$ > "$0"; exec "$@"' "$W/pid" "$@" > "$W/cmd.out" 2>&1; } 2>&1 ) ||
       { echo "   failed: $*" >&2; tail -3 "$W/cmd.out" >&2; wait $poller; return 1; }
-    wait $poller
+    wait $poller || true
     q=$(awk '/^ *queries: / {print $2; exit}' "$W/cmd.out")
     echo "$q $t $(cat "$W/hwm" 2>/dev/null || echo 0)" | awk '{print $1, $2 + $3, $4}' >> "$out"
   }
