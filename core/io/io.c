@@ -873,8 +873,9 @@ static inline void mark_written(lb_io_job *j, const lb__io_unit *u)
     uint64_t c = (uint64_t)u->file * j->chunks_per_file + u->off / j->p.vbs;
     uint64_t n = u->len / j->p.vbs;
     uint16_t *m = j->gmap->map;
+    /* Relaxed atomic stores: threads may complete writes to the same chunk. */
     for (uint64_t i = 0; i < n && c + i < j->gmap->n; i++)
-        m[c + i] = v;
+        __atomic_store_n(&m[c + i], v, __ATOMIC_RELAXED);
 }
 
 static void complete(lb_io_job *j, lb_worker *w, lb__io_unit *u, int64_t lat, lb_io_counters *st)
@@ -983,7 +984,8 @@ static void account(lb_io_job *j, lb_worker *w, const lb_io_counters *st, int64_
 /* Reap at least `min` completions and account them. */
 static int reap_some(lb_io_job *j, lb_worker *w, int min, lb_io_counters *st, int64_t *now)
 {
-    int n = j->ops->reap(j->eng, min, j->inflight, j->done);
+    int max = j->p.reap_max > 0 && j->p.reap_max < j->inflight ? j->p.reap_max : j->inflight;
+    int n = j->ops->reap(j->eng, min, max, j->done);
     if (n < 0) {
         if (n == -EINTR)
             return 0;
@@ -1028,7 +1030,7 @@ int lb_io_job_step(lb_io_job *j, lb_worker *w)
         }
         /* Fill the queue. */
         int npend = 0;
-        while (!j->fsync_pending && j->inflight + npend < j->depth && npend < j->batch) {
+        while ((j->retry || !j->fsync_pending) && j->inflight + npend < j->depth && npend < j->batch) {
             lb__io_unit *u = j->retry;
             if (u) {
                 j->retry = NULL;
@@ -1135,8 +1137,17 @@ void lb_io_job_free(lb_io_job *j)
 {
     if (!j)
         return;
-    if (j->eng)
-        j->ops->cleanup(j->eng);   /* in-flight I/O is waited for or cancelled by the engine */
+    if (j->eng) {
+        /* A job abandoned after an error may still have I/O in flight: wait
+         * for it before its buffers go back to the allocator. */
+        while (j->inflight - j->uncommitted > 0) {
+            int n = j->ops->reap(j->eng, 1, j->inflight - j->uncommitted, j->done);
+            if (n <= 0)
+                break;
+            j->inflight -= n;
+        }
+        j->ops->cleanup(j->eng);
+    }
     for (int i = 0; i < j->nfiles; i++) {
         close(j->files[i].fd);
         free(j->files[i].path);

@@ -218,6 +218,10 @@ function M.new_job(t, m, opt, tid, threads, o)
   -- do); measured on virtio disks it keeps the device busier than batches.
   -- io_uring: the whole queue per io_uring_enter.
   p.batch = (opt.iodepth_batch or 0) > 0 and opt.iodepth_batch or (o.engine == "libaio" and 1 or 0)
+  -- Completions taken per reap: libaio one at a time, like fio (each is
+  -- replaced at once; the AIO ring is read without a system call).
+  local rm = opt.iodepth_batch_complete_max or 0
+  p.reap_max = rm > 0 and rm or (o.engine == "libaio" and 1 or 0)
   local seq = o.mode:sub(1, 3) == "seq"
   p.pattern = seq and C.LB_IO_SEQ or C.LB_IO_RAND
   local d, darg = M.distribution(o.dist or opt.random_distribution)
