@@ -141,9 +141,17 @@ local function ol_stmt(n)
   return dyn[k]
 end
 
-local function exec(s, ...)
+-- Bind up to 7 parameters and execute (fixed arity: the JIT compiles it).
+local function exec(s, a, b, c, d, e, f, g)
   local p = s.p
-  for i = 1, select("#", ...) do p[i]:set((select(i, ...))) end
+  local n = #p
+  if n >= 1 then p[1]:set(a) end
+  if n >= 2 then p[2]:set(b) end
+  if n >= 3 then p[3]:set(c) end
+  if n >= 4 then p[4]:set(d) end
+  if n >= 5 then p[5]:set(e) end
+  if n >= 6 then p[6]:set(f) end
+  if n >= 7 then p[7]:set(g) end
   return s.st:execute()
 end
 

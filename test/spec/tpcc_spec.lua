@@ -122,7 +122,7 @@ describe("tpcc summary", function()
                 delivery = ty(400, 0, 30), stock_level = ty(400, 0, 6000) } }
     local t = report.summary(r, { warehouses = 2, threads = 4, terminal_mode = "fixed", think_time = "0" })
     assert.are.equal(2250, t.tpmC)
-    assert.are.equal((4500 - 45) / 2, t.new_order_commits_per_min)
+    assert.are.equal((4500 - 45) / 2, t.notpm)
     assert.are.equal(5000, t.tpm_total)
     assert.is_true(math.abs(t.efficiency_pct - 100 * 2250 / 25.72) < 1e-9)
     assert.is_true(t.mix_ok)
