@@ -39,6 +39,7 @@ lbench.cmdline.options = {
   ioengine = { "I/O engine: sync (psync), libaio, io_uring, mmap, null; default from --file-io-mode", "" },
   iodepth = { "I/Os in flight per thread (0: 1, or --file-async-backlog in async mode)", 0 },
   iodepth_batch = { "submit at most this many I/Os per system call (0: 1 for libaio, the whole queue for io_uring)", 0 },
+  iodepth_batch_complete_min = { "when no completion is there, wait for this many (0: 1)", 0 },
   iodepth_batch_complete_max = { "take at most this many completions at once (0: 1 for libaio, all for io_uring)", 0 },
   rwmixread = { "share of reads in % for rndrw (-1: from --file-rw-ratio)", -1, lbench.cmdline.ARG_DOUBLE },
   bssplit = { "block size split, e.g. 4k/50:64k/30:1m/20 (overrides --file-block-size)", "" },

@@ -985,6 +985,8 @@ static void account(lb_io_job *j, lb_worker *w, const lb_io_counters *st, int64_
 static int reap_some(lb_io_job *j, lb_worker *w, int min, lb_io_counters *st, int64_t *now)
 {
     int max = j->p.reap_max > 0 && j->p.reap_max < j->inflight ? j->p.reap_max : j->inflight;
+    if (max < min)
+        max = min;
     int n = j->ops->reap(j->eng, min, max, j->done);
     if (n < 0) {
         if (n == -EINTR)
@@ -1084,7 +1086,15 @@ int lb_io_job_step(lb_io_job *j, lb_worker *w)
                 continue;
         }
         if (j->inflight > 0) {
-            int n = reap_some(j, w, 1, &st, &now);
+            /* Wait for reap_min completions (never more than can come:
+             * units not yet accepted by the engine do not complete). */
+            int want = j->p.reap_min > 1 ? j->p.reap_min : 1;
+            int can = j->inflight - j->uncommitted;
+            if (want > can)
+                want = can > 0 ? can : 1;
+            if (!can_issue(j) && !j->retry)
+                want = 1;   /* draining: take what comes */
+            int n = reap_some(j, w, want, &st, &now);
             if (n < 0)
                 break;
             completed += n;

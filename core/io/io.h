@@ -59,7 +59,7 @@ typedef struct lb_io_params {
     int32_t iodepth;          /* I/Os in flight; engines without LB_IO_ENG_ASYNC use 1 */
     int32_t batch;            /* at most this many I/Os per commit (0: iodepth) */
     int32_t reap_max;         /* at most this many completions per reap (0: all there are) */
-    int32_t pad0;
+    int32_t reap_min;         /* wait for this many completions when none is there (0: 1) */
     int32_t pattern;          /* LB_IO_SEQ or LB_IO_RAND */
     int32_t dist;             /* offset distribution of random I/O (LB_IO_DIST_*) */
     double dist_arg;          /* zipf theta, pareto h, normal sigma in % of the set */

@@ -222,6 +222,7 @@ function M.new_job(t, m, opt, tid, threads, o)
   -- replaced at once; the AIO ring is read without a system call).
   local rm = opt.iodepth_batch_complete_max or 0
   p.reap_max = rm > 0 and rm or (o.engine == "libaio" and 1 or 0)
+  p.reap_min = opt.iodepth_batch_complete_min or 0
   local seq = o.mode:sub(1, 3) == "seq"
   p.pattern = seq and C.LB_IO_SEQ or C.LB_IO_RAND
   local d, darg = M.distribution(o.dist or opt.random_distribution)
