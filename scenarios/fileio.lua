@@ -227,6 +227,12 @@ local function prepare()
   local last = t0
   local tty = C.lb_io_isatty(1) == 1 and opt.verbosity >= 3 and opt.output == "text"
   local counters = C.lb_io_job_counters(job)
+  local function progress(now)
+    local done = tonumber(counters.bytes_written)
+    local rate = done / math.max(now - t0, 1e-9)
+    print(string.format("  %s of %s (%.0f %%), %.1f MiB/s, ETA %ds", lib.fmt_size(done), lib.fmt_size(total),
+      done / total * 100, rate / 1048576, math.floor((total - done) / math.max(rate, 1) + 0.5)))
+  end
   while true do
     local n = C.lb_io_job_step(job, nil)
     if n < 0 then fail("prepare: %s", ffi.string(C.lb_io_job_error(job))) end
@@ -234,14 +240,12 @@ local function prepare()
     local now = C.lb_clock_now()
     if tty and now - last >= 1 then
       last = now
-      local done = tonumber(counters.bytes_written)
-      local rate = done / (now - t0)
-      print(string.format("  %s of %s (%.0f %%), %.1f MiB/s, ETA %ds", lib.fmt_size(done), lib.fmt_size(total),
-        done / total * 100, rate / 1048576, math.floor((total - done) / math.max(rate, 1) + 0.5)))
+      progress(now)
     end
     if lbench.should_stop() then fail("prepare interrupted; run prepare again") end
   end
   if C.lb_io_job_finish(job, nil) < 0 then fail("prepare: %s", ffi.string(C.lb_io_job_error(job))) end
+  if tty then progress(C.lb_clock_now()) end
   local secs = C.lb_clock_now() - t0
   local written = tonumber(counters.bytes_written)
   m.state = "ready"

@@ -19,6 +19,11 @@ expect_ok prepare 'bytes written in' $F --file-num=4 --file-total-size=16M --fil
 check prepare_files test -f "$D/test_file.3" -a -f "$D/lbench-fileio.manifest" -a -f "$D/lbench-fileio.genmap"
 json_assert manifest "$D/lbench-fileio.manifest" 'r.tool == "lbench fileio" and r.file_num == 4 and r.file_size == 4194304 and r.state == "ready" and r.vbs == 4096'
 check prepare_no_progress_off_tty bash -c "! grep -q 'ETA' '$T/prepare.out'"
+if command -v script >/dev/null; then
+  # On a terminal (a pty from script(1)) prepare shows MiB/s and an ETA.
+  run prepare_tty script -qec "$LB fileio --target-dir=$T/tty --file-num=2 --file-total-size=4M prepare" /dev/null
+  check prepare_progress_on_tty grep -Eq 'of 4 MiB \(100 %\), [0-9.]+ MiB/s, ETA 0s' "$T/prepare_tty.out"
+fi
 
 expect_ok sysbench_layout 'reads/s: +[0-9.]+' $F --file-test-mode=rndrw --file-block-size=4K --events=2000 --time=0 run
 check sysbench_throughput grep -Eq 'written, MiB/s: +[0-9.]+' "$T/sysbench_layout.out"
