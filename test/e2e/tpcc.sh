@@ -63,15 +63,16 @@ expect_ok tpcc_run 'new-order transactions per minute \(NOTPM\)' \
 grep -Eq '^\[ [0-9.]+s \].* tpmC: [0-9]+ \| NO [0-9]+ P [0-9]+ OS [0-9]+ D [0-9]+ SL [0-9]+ \| NO ms \(95%/99%/max\): ' "$T/tpcc_run.out" \
   && pass tpcc_interval_lines || fail tpcc_interval_lines "$(grep '^\[' "$T/tpcc_run.out" | head -2)"
 for s in 'Response Time \(s\)' ' New Order ' 'minute duration' 'total unknown errors' 'second\(s\) ramping up' \
-         '^tpmTotal:' '^efficiency:' 'Response time constraints .*: OK' 'Mix constraints .*: OK'; do
+         '^tpmTotal:' '^efficiency:' 'Response time constraints .*: OK' 'Mix constraints .*: (OK|FAILED)'; do
   grep -Eq "$s" "$T/tpcc_run.out" || { fail tpcc_summary_text "missing /$s/"; s=; break; }
 done
 [ -n "$s" ] && pass tpcc_summary_text
-json_assert tpcc_json "$T/run.json" 'r.status == "ok" and r.tpcc.tpmC > 0 and r.tpcc.tpm_total > r.tpcc.tpmC and r.tpcc.rampup_s > 0 and r.tpcc.efficiency_pct > 0 and r.tpcc.response_time_ok == true and r.tpcc.mix_ok == true and r.tpcc.unknown_errors == 0'
+json_assert tpcc_json "$T/run.json" 'r.status == "ok" and r.tpcc.tpmC > 0 and r.tpcc.tpm_total > r.tpcc.tpmC and r.tpcc.rampup_s > 0 and r.tpcc.efficiency_pct > 0 and r.tpcc.response_time_ok == true and type(r.tpcc.mix_ok) == "boolean" and r.tpcc.unknown_errors == 0'
 json_assert tpcc_json_types "$T/run.json" 'r.types.new_order.events == r.tpcc.transactions.new_order.count and r.types.delivery.events > 0 and r.types.stock_level.events > 0 and r.tpcc.transactions.payment.p90_s > 0'
 json_assert tpcc_json_tpmc "$T/run.json" 'math.abs(r.tpcc.tpmC - r.types.new_order.events * 60 / r.duration_s) < 1e-6'
 json_assert tpcc_json_intervals "$T/run.json" '#r.intervals >= 6 and r.intervals[#r.intervals].types.new_order.events > 0 and r.intervals[#r.intervals].types.new_order.latency_ms.percentiles["99"] ~= nil'
-# the mix: the deck gives 45/43/4/4/4 up to the transactions in flight
+# the mix: the deck gives 45/43/4/4/4 up to the partial decks at the window's ends (the default
+# weights sit exactly on the spec's minimums, so a run this short may round to 42.9 % and report FAILED)
 json_assert tpcc_mix "$T/run.json" '(function() local t = r.tpcc.transactions; return math.abs(t.new_order.share_pct - 45) < 1 and math.abs(t.payment.share_pct - 43) < 1 and math.abs(t.order_status.share_pct - 4) < 0.5 and math.abs(t.delivery.share_pct - 4) < 0.5 and math.abs(t.stock_level.share_pct - 4) < 0.5 end)()'
 # New-Order rolls back about 1 % (on an unused item), counted as rollbacks, not errors
 json_assert tpcc_rollbacks "$T/run.json" 'r.types.new_order.rollbacks > 0 and r.types.new_order.rollbacks < 0.03 * r.types.new_order.events and r.totals.errors == r.totals.ignored_errors'
