@@ -52,6 +52,16 @@ bench_oltp() {
   set -a; . "$LB_SANDBOX_DIR/env"; set +a
   local M="--mysql-host=127.0.0.1 --mysql-port=$LB_MYSQL_PORT --mysql-user=sbtest --mysql-password=sbtest --mysql-db=sbtest"
   local D="--tables=4 --table-size=100000"
+  # Fixed placement, as the seeds do with taskset: the server on CPU 1, every
+  # client on CPU 0.  Unpinned, where the scheduler happens to wake the two
+  # sides decides most of the client's kernel time, and runs of the same
+  # tool differ by 3x.  BENCH_PIN=0 leaves placement to the scheduler.
+  local PIN=()
+  if [ "${BENCH_PIN:-1}" = 1 ] && [ "$(nproc)" -ge 2 ]; then
+    taskset -a -p -c 1 "$LB_SANDBOX_PID" >/dev/null
+    PIN=(taskset -c 0)
+    echo "   placement: server on CPU 1, clients on CPU 0 (BENCH_PIN=0 to disable)"
+  fi
   make --no-print-directory build/bare_point_select >/dev/null
   echo "== prepare of 4 x 100k rows (1 thread for sysbench as in its docs; lbench with 2 threads), median of $ROUNDS"
   : > "$W/plb"; : > "$W/psb"
@@ -72,10 +82,10 @@ bench_oltp() {
     for t in 1 2 8; do
       : > "$W/l"; : > "$W/s"; : > "$W/b"
       for _ in $(seq "$ROUNDS"); do
-        cpu_run "$W/l" $LB $test $M $D --threads=$t --time="$SECS" run
-        cpu_run "$W/s" sysbench $test $M $D --threads=$t --time="$SECS" run
+        cpu_run "$W/l" "${PIN[@]}" $LB $test $M $D --threads=$t --time="$SECS" run
+        cpu_run "$W/s" "${PIN[@]}" sysbench $test $M $D --threads=$t --time="$SECS" run
         if [ $test = oltp_point_select ]; then
-          cpu_run "$W/b" build/bare_point_select -h 127.0.0.1 -P "$LB_MYSQL_PORT" -u sbtest -p sbtest -d sbtest \
+          cpu_run "$W/b" "${PIN[@]}" build/bare_point_select -h 127.0.0.1 -P "$LB_MYSQL_PORT" -u sbtest -p sbtest -d sbtest \
             -t $t -T "$SECS" -n 100000
         fi
       done
@@ -118,7 +128,7 @@ bench_fileio() {
   local D=${FILEIO_DIR:-/tmp/lbench-bench-fileio} size=${FILEIO_SIZE:-2G}
   # The shared disk drifts by tens of % within minutes: many short rounds,
   # each alternating the three tools, and ratios taken within each round.
-  local ROUNDS=${FILEIO_ROUNDS:-$((ROUNDS * 2 + 1))} SECS=${FILEIO_SECS:-3}
+  local ROUNDS=${FILEIO_ROUNDS:-$((ROUNDS * 2 + 1))} SECS=${FILEIO_SECS:-$SECS}
   command -v fio >/dev/null || { echo "(fileio: fio not installed; run contrib/install-deps.sh bench)"; return; }
   echo "== fileio: 4 KiB random I/O, O_DIRECT, libaio, one $size file in $D (the same file for all three tools);"
   echo "   ${SECS}s runs, medians of $ROUNDS rounds, each round runs lbench, fio and sysbench (order rotating)"

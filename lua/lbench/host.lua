@@ -23,14 +23,17 @@ local cached
 function M.collect()
   if cached then return cached end
   local h = json.object()
-  h.hostname = first_line("uname -n")
+  -- /proc first: no fork+exec (a few ms of CPU that I/O benchmarks count).
+  local function proc1(path) local v = read(path); return v and v:match("^([^\n]*)") end
+  h.hostname = proc1("/proc/sys/kernel/hostname") or first_line("uname -n")
   local cpuinfo = read("/proc/cpuinfo") or ""
   h.cpu_model = cpuinfo:match("model name%s*:%s*([^\n]+)")
   local cores = 0
   for _ in cpuinfo:gmatch("\nprocessor%s*:") do cores = cores + 1 end
   if cpuinfo:match("^processor%s*:") then cores = cores + 1 end
   h.cores = cores
-  h.kernel = first_line("uname -sr")
+  local ost, rel = proc1("/proc/sys/kernel/ostype"), proc1("/proc/sys/kernel/osrelease")
+  h.kernel = (ost and rel) and (ost .. " " .. rel) or first_line("uname -sr")
   local mem = (read("/proc/meminfo") or ""):match("MemTotal:%s*(%d+) kB")
   h.memory_bytes = mem and tonumber(mem) * 1024 or nil
   cached = h
