@@ -114,6 +114,12 @@ local function parse_weights()
   return ws
 end
 
+-- Emulated terminals: one per connection (async mode: --connections
+-- virtual users; thread mode: one per thread).
+local function terminals()
+  return (opt.connections or 0) > 0 and opt.connections or opt.threads
+end
+
 local function check_run_options()
   check_warehouses()
   parse_weights()
@@ -123,10 +129,11 @@ local function check_run_options()
   if opt.think_time ~= "spec" and opt.think_time ~= "0" then
     util.fail("--think-time=%s: expected spec or 0", opt.think_time)
   end
-  if opt.think_time == "spec" and opt.threads < 10 * opt.warehouses then
-    util.fail("--think-time=spec emulates the spec's 10 terminals per warehouse with one thread (and connection) "
-      .. "each: it needs --threads >= %d for %d warehouse(s), got --threads=%d", 10 * opt.warehouses,
-      opt.warehouses, opt.threads)
+  local terms = terminals()
+  if opt.think_time == "spec" and terms < 10 * opt.warehouses then
+    util.fail("--think-time=spec emulates the spec's 10 terminals per warehouse, each with its own connection: "
+      .. "it needs %d connections for %d warehouse(s), got %d (use --connections=%d for async mode, "
+      .. "or --threads=%d)", 10 * opt.warehouses, opt.warehouses, terms, 10 * opt.warehouses, 10 * opt.warehouses)
   end
 end
 
@@ -159,13 +166,14 @@ function init()
   meta_set(con, "ol_i_id_run", u(0, 8191))
   meta_set(con, "runs", (tonumber(meta_get(con, "runs")) or 0) + 1)
   con:disconnect()
-  if opt.terminal_mode == "fixed" and opt.think_time ~= "spec" and opt.threads < opt.warehouses then
+  local terms = terminals()
+  if opt.terminal_mode == "fixed" and opt.think_time ~= "spec" and terms < opt.warehouses then
     io.stderr:write(string.format("note: --terminal-mode=fixed with %d connection(s) works on warehouses 1..%d of %d "
-      .. "(use --terminal-mode=random to spread over all)\n", opt.threads, opt.threads, opt.warehouses))
+      .. "(use --terminal-mode=random to spread over all)\n", terms, terms, opt.warehouses))
   end
-  if opt.think_time == "spec" and opt.threads > 10 * opt.warehouses then
-    io.stderr:write(string.format("note: %d threads emulate %d terminals per warehouse (the spec has 10)\n",
-      opt.threads, math.ceil(opt.threads / opt.warehouses)))
+  if opt.think_time == "spec" and terms > 10 * opt.warehouses then
+    io.stderr:write(string.format("note: %d connections emulate %d terminals per warehouse (the spec has 10)\n",
+      terms, math.ceil(terms / opt.warehouses)))
   end
 end
 
@@ -204,7 +212,8 @@ function thread_init()
   txn.init(con, { warehouses = opt.warehouses, c_last = meta("c_last_run"), c_id = meta("c_id_run"),
     ol_i_id = meta("ol_i_id_run") })
   con:query("COMMIT")
-  local tid = lbench.tid
+  -- The terminal: the virtual user in async mode, else the thread.
+  local tid = lbench.vu or lbench.tid
   think_mode = opt.think_time == "spec"
   if think_mode then
     -- One terminal per thread: 10 per warehouse, one per district.

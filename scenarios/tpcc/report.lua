@@ -42,7 +42,8 @@ function M.summary(r, opt)
   local no_n = no and no.events or 0
   local no_rb = no and no.rollbacks or 0
   t.warehouses = opt.warehouses
-  t.connections = opt.threads
+  t.connections = (opt.connections or 0) > 0 and opt.connections or opt.threads
+  t.threads = opt.threads
   t.terminal_mode = opt.terminal_mode
   t.think_time = opt.think_time
   t.duration_s = r.duration_s

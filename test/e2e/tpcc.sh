@@ -81,6 +81,10 @@ expect_ok tpcc_run_random 'NOTPM' $LB tpcc $M $W2 --threads=3 --time=3 --termina
 expect_ok tpcc_run_csv '^tpcc_tpmC,[0-9.e+]+$' $LB tpcc $M $W2 --threads=2 --time=2 --output=csv run
 expect_ok tpcc_run_weights 'Payment +100.00 ' $LB tpcc $M $W2 --threads=2 --time=2 --weights=0,1,0,0,0 run
 expect_ok tpcc_think_time 'NOTPM' $LB tpcc $M --warehouses=1 --threads=10 --time=2 --think-time=spec run
+# async mode: the terminals are virtual users (one connection each) on 2 threads
+expect_ok tpcc_async 'Connections fairness \(8 connections\)' $LB tpcc $M $W2 --threads=2 --connections=8 --time=3 --result-file="$T/async.json" run
+json_assert tpcc_async_json "$T/async.json" 'r.tpcc.tpmC > 0 and r.tpcc.connections == 8 and r.tpcc.threads == 2 and r.types.new_order.events > 0'
+expect_ok tpcc_async_think_time 'NOTPM' $LB tpcc $M $W2 --threads=2 --connections=20 --time=2 --think-time=spec run
 
 expect_ok tpcc_check_after_run 'Warehouse 1: PASSED \(conditions 1,2,3,4,5,6,7,8,9,10,12\)' \
   $LB tpcc $M $W2 --threads=2 check
@@ -102,7 +106,7 @@ expect_ok tpcc_check_repaired 'PASSED on all 2' $LB tpcc $M $W2 --threads=2 chec
 # ---- bad options ---------------------------------------------------------------
 expect_fail tpcc_bad_weights '--weights=1,2: expected 5' $LB tpcc $M $W2 --weights=1,2 --time=1 run
 expect_fail tpcc_bad_mode '--terminal-mode=foo' $LB tpcc $M $W2 --terminal-mode=foo --time=1 run
-expect_fail tpcc_think_needs_threads 'needs --threads >= 20' $LB tpcc $M $W2 --threads=4 --think-time=spec --time=1 run
+expect_fail tpcc_think_needs_threads 'it needs 20 connections for 2 warehouse' $LB tpcc $M $W2 --threads=4 --think-time=spec --time=1 run
 expect_fail tpcc_too_many_warehouses 'holds 2 warehouse' $LB tpcc $M --warehouses=3 --time=1 run
 
 # ---- foreign keys, cleanup, table options --------------------------------------
