@@ -165,6 +165,7 @@ function init()
   meta_set(con, "c_id_run", u(0, 1023))
   meta_set(con, "ol_i_id_run", u(0, 8191))
   meta_set(con, "runs", (tonumber(meta_get(con, "runs")) or 0) + 1)
+  meta_set(con, "delivery_skipped", 0)
   con:disconnect()
   local terms = terminals()
   if opt.terminal_mode == "fixed" and opt.think_time ~= "spec" and terms < opt.warehouses then
@@ -228,9 +229,20 @@ function thread_init()
   shuffle_deck()
 end
 
+local skipped = 0       -- Delivery: districts without an outstanding order
+
 function thread_done()
   if txn then txn.close() end
-  if con then con:disconnect() end
+  if con then
+    -- Skipped deliveries are rare: add this terminal's count to the run's.
+    if skipped > 0 then
+      pcall(function()
+        con:query("UPDATE tpcc_meta SET value = value + " .. skipped .. " WHERE name = 'delivery_skipped'")
+        con:query("COMMIT")
+      end)
+    end
+    con:disconnect()
+  end
 end
 
 -- Keying time (s) and mean think time (s) per type (5.2.5.2, 5.2.5.4).
@@ -275,12 +287,20 @@ function event()
     txn.recover()
     error(err, 0)
   end
+  if t == 4 then skipped = skipped + err end
   pending = nil
   if think_mode then thinking = true end
 end
 
 lbench.hooks.result = function(r)
   r.tpcc = report.summary(r, opt)
+  local ok, n = pcall(function()
+    local c = connect()
+    local v = tonumber(meta_get(c, "delivery_skipped"))
+    c:disconnect()
+    return v
+  end)
+  if ok and n then report.set_skipped(r.tpcc, n) end
 end
 lbench.hooks.report_extra = function(r, fmt)
   if fmt == "text" then return report.text(r.tpcc) end

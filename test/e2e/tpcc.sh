@@ -67,7 +67,7 @@ for s in 'Response Time \(s\)' ' New Order ' 'minute duration' 'total unknown er
   grep -Eq "$s" "$T/tpcc_run.out" || { fail tpcc_summary_text "missing /$s/"; s=; break; }
 done
 [ -n "$s" ] && pass tpcc_summary_text
-json_assert tpcc_json "$T/run.json" 'r.status == "ok" and r.tpcc.tpmC > 0 and r.tpcc.tpm_total > r.tpcc.tpmC and r.tpcc.rampup_s > 0 and r.tpcc.efficiency_pct > 0 and r.tpcc.response_time_ok == true and type(r.tpcc.mix_ok) == "boolean" and r.tpcc.unknown_errors == 0'
+json_assert tpcc_json "$T/run.json" 'r.status == "ok" and r.tpcc.tpmC > 0 and r.tpcc.tpm_total > r.tpcc.tpmC and r.tpcc.rampup_s > 0 and r.tpcc.efficiency_pct > 0 and r.tpcc.response_time_ok == true and type(r.tpcc.mix_ok) == "boolean" and r.tpcc.unknown_errors == 0 and r.tpcc.delivery_skipped_districts == 0'
 json_assert tpcc_json_types "$T/run.json" 'r.types.new_order.events == r.tpcc.transactions.new_order.count and r.types.delivery.events > 0 and r.types.stock_level.events > 0 and r.tpcc.transactions.payment.p90_s > 0'
 json_assert tpcc_json_tpmc "$T/run.json" 'math.abs(r.tpcc.tpmC - r.types.new_order.events * 60 / r.duration_s) < 1e-6'
 json_assert tpcc_json_intervals "$T/run.json" '#r.intervals >= 6 and r.intervals[#r.intervals].types.new_order.events > 0 and r.intervals[#r.intervals].types.new_order.latency_ms.percentiles["99"] ~= nil'
