@@ -191,6 +191,8 @@ function M.csv_header(iv)
   for _, p in ipairs(iv.latency_ms.pct_list) do cols[#cols + 1] = "lat_p" .. p.key .. "_ms" end
   -- I/O scenarios (fileio): file operations and throughput per interval.
   for _, c in ipairs(IO_COLS) do cols[#cols + 1] = c end
+  -- Scenarios with event types: events/s of each type.
+  for _, n in ipairs(iv.type_order or {}) do cols[#cols + 1] = n .. "_per_sec" end
   return table.concat(cols, ",")
 end
 
@@ -210,6 +212,7 @@ function M.csv_row(iv)
   local io = iv.io or {}
   for _, k in ipairs({ "reads_per_sec", "writes_per_sec", "fsyncs_per_sec", "read_mib_per_sec",
                        "written_mib_per_sec" }) do out[#out + 1] = csvnum(io[k] or 0) end
+  for _, n in ipairs(iv.type_order or {}) do out[#out + 1] = csvnum(iv.types[n].events_per_sec) end
   return table.concat(out, ",")
 end
 

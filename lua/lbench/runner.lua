@@ -255,18 +255,16 @@ end
 
 -- Per-type counts and latencies of one interval (scenarios with event
 -- types): `cur`/`prev` are lb_stats, `acc` the interval's histograms.
-local function interval_types(iv, names, cur, prev, acc, keys)
+local function interval_types(iv, names, cur, prev, acc, keys, secs)
   iv.types, iv.type_order = {}, {}
   for i, name in ipairs(names) do
     local tc, tp = cur.types[i - 1], prev.types[i - 1]
     local h = acc.type_lat[i - 1]
     local ev = tonumber(tc.events - tp.events)
-    if ev > 0 or h ~= nil then
-      iv.types[name] = { events = ev, restarts = tonumber(tc.restarts - tp.restarts),
-        rollbacks = tonumber(tc.rollbacks - tp.rollbacks),
-        latency_ms = h ~= nil and summary(h, keys, true) or nil }
-      iv.type_order[#iv.type_order + 1] = name
-    end
+    iv.types[name] = { events = ev, events_per_sec = ev / secs, restarts = tonumber(tc.restarts - tp.restarts),
+      rollbacks = tonumber(tc.rollbacks - tp.rollbacks),
+      latency_ms = h ~= nil and summary(h, keys, true) or nil }
+    iv.type_order[#iv.type_order + 1] = name
   end
   -- Types without a histogram this interval get an empty summary.
   for _, name in ipairs(iv.type_order) do
@@ -415,6 +413,7 @@ function M.run_measured(ctx, lb, metrics)
   if ok_start and opt.output == "csv" and opt.report_interval > 0 then
     local dummy = { latency_ms = { pct_list = {} } }
     for _, k in ipairs(keys) do dummy.latency_ms.pct_list[#dummy.latency_ms.pct_list + 1] = { key = k } end
+    dummy.type_order = type_names(ctx.rt) -- per-type columns (events/s)
     say(ctx, report.csv_header(dummy) .. "\n")
   end
 
@@ -460,7 +459,7 @@ function M.run_measured(ctx, lb, metrics)
     metrics_publish(metrics, acc.lat, keys, secs)
     local iv = make_interval(ctx, tonumber(t - t0) / 1e9, secs, d, acc, snap.threads_running, warm, keys, paced)
     if #tnames > 0 then
-      interval_types(iv, tnames, snap.sum, last_types, acc, keys)
+      interval_types(iv, tnames, snap.sum, last_types, acc, keys, secs)
       ffi.copy(last_types, snap.sum, ffi.sizeof("lb_stats"))
     end
     -- A scenario may add to the interval (text: iv.types_line).

@@ -124,8 +124,11 @@ $LB oltp_point_select $M --tables=1 cleanup >/dev/null 2>&1
 
 # host lists spread connections round-robin: the second thread gets the
 # second host (127.0.0.2, where the sandbox does not listen)
+# (prepare: the main state creates the tables over the first host, then the
+# second loader thread fails to reach the second host)
 expect_fail host_round_robin "cannot connect to 127.0.0.2:$LB_MYSQL_PORT" $LB oltp_point_select --mysql-host=127.0.0.1,127.0.0.2 \
-  --mysql-port=$LB_MYSQL_PORT --mysql-password=sbtest --threads=2 run --time=1
+  --mysql-port=$LB_MYSQL_PORT --mysql-password=sbtest --threads=2 --tables=2 --table-size=100 prepare
+$LB oltp_point_select $M --tables=2 cleanup >/dev/null 2>&1
 expect_ok host_list_one_thread "Creating table 'sbtest1'" $LB oltp_point_select --mysql-host=127.0.0.1,127.0.0.2 \
   --mysql-port=$LB_MYSQL_PORT --mysql-password=sbtest --threads=1 --tables=1 --table-size=1000 prepare
 $LB oltp_point_select $M --tables=1 cleanup >/dev/null 2>&1

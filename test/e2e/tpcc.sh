@@ -78,7 +78,9 @@ json_assert tpcc_mix "$T/run.json" '(function() local t = r.tpcc.transactions; r
 json_assert tpcc_rollbacks "$T/run.json" 'r.types.new_order.rollbacks > 0 and r.types.new_order.rollbacks < 0.03 * r.types.new_order.events and r.totals.errors == r.totals.ignored_errors'
 
 expect_ok tpcc_run_random 'NOTPM' $LB tpcc $M $W2 --threads=3 --time=3 --terminal-mode=random run
-expect_ok tpcc_run_csv '^tpcc_tpmC,[0-9.e+]+$' $LB tpcc $M $W2 --threads=2 --time=2 --output=csv run
+expect_ok tpcc_run_csv '^tpcc_tpmC,[0-9.e+]+$' $LB tpcc $M $W2 --threads=2 --time=2 --report-interval=1 --output=csv run
+grep -q '^time_s,.*,new_order_per_sec,payment_per_sec,order_status_per_sec,delivery_per_sec,stock_level_per_sec$' "$T/tpcc_run_csv.out" \
+  && pass tpcc_csv_interval_types || fail tpcc_csv_interval_types "$(head -2 "$T/tpcc_run_csv.out")"
 expect_ok tpcc_run_weights 'Payment +100.00 ' $LB tpcc $M $W2 --threads=2 --time=2 --weights=0,1,0,0,0 run
 expect_ok tpcc_think_time 'NOTPM' $LB tpcc $M --warehouses=1 --threads=10 --time=2 --think-time=spec run
 # async mode: the terminals are virtual users (one connection each) on 2 threads
