@@ -332,6 +332,7 @@ function init()
     end
   end
   S.run = { t = t, m = m, engine = engine, depth = lib.iodepth(opt, engine), mode = mode }
+  if S.sh ~= nil then C.lb_io_shared_close(S.sh); S.sh = nil end   -- left by a failed run
   if opt.report_every_ios > 0 then S.sh = C.lb_io_shared_open(t.key, opt.report_every_ios) end
   if opt.output == "text" and opt.verbosity >= 3 then
     print(describe(opt, m, engine, S.run.depth, mode) .. "\n")

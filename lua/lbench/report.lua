@@ -26,8 +26,8 @@ function M.interval_line(iv)
     parts[#parts + 1] = string.format("tps: %.2f qps: %.2f (r/w/o: %.2f/%.2f/%.2f)", iv.events_per_sec,
       iv.queries_per_sec, iv.reads_per_sec, iv.writes_per_sec, iv.other_per_sec)
   elseif iv.io then
-    parts[#parts + 1] = string.format("reads: %.2f MiB/s writes: %.2f MiB/s fsyncs: %.2f/s", iv.io.read_mib_per_sec,
-      iv.io.written_mib_per_sec, iv.io.fsyncs_per_sec)
+    parts[#parts + 1] = string.format("reads/s: %.2f writes/s: %.2f fsyncs/s: %.2f read: %.2f MiB/s written: %.2f MiB/s",
+      iv.io.reads_per_sec, iv.io.writes_per_sec, iv.io.fsyncs_per_sec, iv.io.read_mib_per_sec, iv.io.written_mib_per_sec)
   else
     parts[#parts + 1] = string.format("eps: %.2f", iv.events_per_sec)
   end
