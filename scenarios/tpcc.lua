@@ -78,6 +78,14 @@ local function cmd_prepare()
     opt._tpcc_c_last = c_last
     lbench.run_parallel("_load")
     opt._tpcc_units = nil
+    local total = #load.units(opt.warehouses)
+    local n = 0
+    for _, u in ipairs(load.units(opt.warehouses)) do
+      if con:query_row("SELECT 1 FROM tpcc_loaded WHERE unit = '" .. u.name .. "'") then n = n + 1 end
+    end
+    if n < total then
+      util.fail("prepare stopped with %d of %d load units done: run it again to load the rest", n, total)
+    end
     print(string.format("Loaded in %.1f s.", lbench.clock.now() - t0))
   end
   local prev = tonumber(meta_get(con, "warehouses")) or 0
