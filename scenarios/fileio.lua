@@ -394,6 +394,24 @@ function thread_done()
   if rc < 0 then error("fileio: " .. ffi.string(C.lb_io_job_error(job)), 0) end
 end
 
+-- Interval lines: read and write latencies apart (the interval JSON and
+-- the result carry every percentile per type).
+lbench.hooks.interval_extra = function(iv)
+  if not iv.types or not iv.io then return end
+  local vals = {}
+  for _, name in ipairs({ "read", "write" }) do
+    local ty = iv.types[name]
+    if ty and ty.events > 0 then
+      local v = {}
+      for _, p in ipairs(ty.latency_ms.pct_list or {}) do
+        v[#v + 1] = p.ms and string.format("%.2f", p.ms) or "overflow"
+      end
+      vals[#vals + 1] = (name == "read" and "rd" or "wr") .. " lat: " .. table.concat(v, "/")
+    end
+  end
+  if #vals > 0 then iv.types_line = table.concat(vals, " ") end
+end
+
 lbench.hooks.result = function(r)
   if S.in_precondition or not S.run then return end
   local opt, run = lbench.opt, S.run

@@ -30,6 +30,10 @@ check sysbench_throughput grep -Eq 'written, MiB/s: +[0-9.]+' "$T/sysbench_layou
 check sysbench_fsyncs grep -Eq 'fsyncs/s: +[1-9]' "$T/sysbench_layout.out"
 check per_type_read_write grep -Eq '^ +read +[0-9]+' "$T/sysbench_layout.out"
 
+run intervals $F --file-test-mode=rndrw --file-block-size=4K --time=2 --report-interval=1 --percentiles=50,99 --result-file="$T/iv.json" run
+check interval_line grep -Eq '^\[ 1s \] thds: 1 reads/s: [0-9.]+ writes/s: [0-9.]+ fsyncs/s: [0-9.]+ read: [0-9.]+ MiB/s written: [0-9.]+ MiB/s lat \(ms,50%/99%\): [0-9./]+ rd lat: [0-9.]+/[0-9.]+ wr lat: ' "$T/intervals.out"
+json_assert interval_read_write_latency "$T/iv.json" 'r.intervals[1].io.reads_per_sec > 0 and r.intervals[1].types.read.latency_ms.percentiles["99"] > 0 and r.intervals[1].types.write.events > 0'
+
 # ---- every mode on every engine: exact I/O counts -------------------------
 for eng in sync libaio io_uring mmap null; do
   if [ "$eng" = io_uring ] && ! $F --file-test-mode=rndrd --ioengine=io_uring --events=10 --time=0 run >/dev/null 2>&1; then
