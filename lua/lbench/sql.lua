@@ -97,32 +97,41 @@ function M.new(ctx, lb)
   end
 
   -- ---- results -----------------------------------------------------------
-  local RS = {}
-  RS.__index = RS
-  local function wrap_rs(r, owner)
-    if r == nil then return nil end
+  -- One result-set object per connection or statement, reused by every
+  -- query or execute.  It keeps only its owner; the C result is looked up
+  -- when the script reads it, so an execute whose result is never read (the
+  -- OLTP hot path) allocates nothing.
+  local RS_methods = {}
+  local RS = { __index = function(t, k)
+    if k == "nrows" then return tonumber(C.lb_db_result_nrows(t.get(t.owner))) end
+    if k == "nfields" then return C.lb_db_result_nfields(t.get(t.owner)) end
+    if k == "r" then return t.get(t.owner) end
+    return RS_methods[k]
+  end }
+  local function stmt_result(st) return C.lb_db_stmt_result(st.s) end
+  local function conn_result(con) return C.lb_db_conn_result(con.c) end
+  local function wrap_rs(has, owner, get)
+    if not has then return nil end
     local rs = owner.rs
     if not rs then
-      rs = setmetatable({}, RS)
+      rs = setmetatable({ owner = owner, get = get }, RS)
       owner.rs = rs
     end
-    rs.r = r
-    rs.nrows = tonumber(C.lb_db_result_nrows(r))
-    rs.nfields = C.lb_db_result_nfields(r)
     return rs
   end
   local vals, lens = vals_t(), lens_t()
-  function RS:fetch_row()
-    local n = C.lb_db_result_fetch(self.r, vals, lens)
+  function RS_methods:fetch_row()
+    local r = self.get(self.owner)
+    local n = C.lb_db_result_fetch(r, vals, lens)
     if n <= 0 then return nil end
     local row = {}
     local v, l = vals[0], lens[0]
-    for i = 0, self.nfields - 1 do
+    for i = 0, C.lb_db_result_nfields(r) - 1 do
       if v[i] ~= nil then row[i + 1] = ffi.string(v[i], l[i]) end
     end
     return row
   end
-  function RS:free() C.lb_db_result_free(self.r) end
+  function RS_methods:free() C.lb_db_result_free(self.get(self.owner)) end
 
   -- ---- connections ---------------------------------------------------
   local Con = {}
@@ -213,7 +222,7 @@ function M.new(ctx, lb)
     local rc
     if async.active() then rc = await(c, C.lb_db_query_start(c, q, #q)) else rc = C.lb_db_query(c, q, #q) end
     if rc < 0 then return raise(self, q) end
-    return wrap_rs(C.lb_db_conn_result(c), self)
+    return wrap_rs(C.lb_db_conn_result(c) ~= nil, self, conn_result)
   end
 
   function Con:query_row(q)
@@ -228,7 +237,7 @@ function M.new(ctx, lb)
     local n = C.lb_db_next_result(self.c)
     if n < 0 then return raise(self, nil) end
     if n == 0 then return nil end
-    return wrap_rs(C.lb_db_conn_result(self.c), self) or true
+    return wrap_rs(C.lb_db_conn_result(self.c) ~= nil, self, conn_result) or true
   end
 
   function Con:bulk_insert_init(prefix)
@@ -311,7 +320,7 @@ function M.new(ctx, lb)
     local rc
     if async.active() then rc = await(self.con.c, C.lb_db_stmt_execute_start(s)) else rc = C.lb_db_stmt_execute(s) end
     if rc < 0 then return raise(self.con, self.sql) end
-    return wrap_rs(C.lb_db_stmt_result(s), self)
+    return wrap_rs(C.lb_db_stmt_result(s) ~= nil, self, stmt_result)
   end
 
   function Stmt:close()
