@@ -870,8 +870,9 @@ static inline void mark_written(lb_io_job *j, const lb__io_unit *u)
     if (!j->gmap)
         return;
     uint16_t v = j->stamp ? j->gval : GEN_UNVERIFIABLE;
+    /* Every chunk the write touches (unstamped writes need not be aligned). */
     uint64_t c = (uint64_t)u->file * j->chunks_per_file + u->off / j->p.vbs;
-    uint64_t n = u->len / j->p.vbs;
+    uint64_t n = (u->off + u->len - 1) / j->p.vbs - u->off / j->p.vbs + 1;
     uint16_t *m = j->gmap->map;
     /* Relaxed atomic stores: threads may complete writes to the same chunk. */
     for (uint64_t i = 0; i < n && c + i < j->gmap->n; i++)

@@ -73,8 +73,17 @@ expect_fail missing_mode 'file-test-mode' $F run --events=10 --time=0
 expect_fail unknown_engine 'unknown I/O engine' $F --file-test-mode=rndrd --ioengine=nosuch run
 expect_fail no_set 'no prepared file set' $LB fileio --target-dir="$T/none" --file-test-mode=rndrd run
 
+expect_fail small_block_needs_stamp_off 'verify chunk' $F --file-test-mode=rndwr --file-block-size=1K --events=10 --time=0 run
+run unstamped $F --file-test-mode=rndwr --file-block-size=1K --stamp=off --events=200 --time=0 run
+expect_ok verify_unstamped_skipped '0 lost, 0 torn, 0 misplaced, 0 newer than recorded; [1-9][0-9]* unverifiable' $F verify
+
 # ---- verify finds a flipped byte ---------------------------------------------
-printf '\x5a' | dd of="$D/test_file.2" bs=1 seek=$((3 * 4096 + 777)) conv=notrunc status=none
+flip_byte() { # flip_byte FILE OFFSET: invert one bit of the byte there
+  local b
+  b=$(dd if="$1" bs=1 skip="$2" count=1 status=none | od -An -tu1 | tr -d ' ')
+  printf "\\x$(printf %02x $((b ^ 0x40)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
+flip_byte "$D/test_file.2" $((3 * 4096 + 777))
 expect_fail verify_flipped_byte 'verify: 1 mismatched block' $F verify
 check verify_names_block grep -q 'test_file.2 offset 12288: torn' "$T/verify_flipped_byte.out"
 
