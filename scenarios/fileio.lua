@@ -439,9 +439,32 @@ lbench.hooks.result = function(r)
     f.points = lib.points(S.sh)
     C.lb_io_shared_close(S.sh)
     S.sh = nil
-    if opt.output == "csv" then print("\n" .. lib.points_csv(f.points) .. "\n") end
   end
   r.fileio = f
+end
+
+-- The text report's own section, and the points as a CSV block after the
+-- totals (--output=csv).
+lbench.hooks.report_extra = function(r, kind)
+  local f = r.fileio
+  if not f then return nil end
+  if kind == "csv" then
+    return f.points and ("\n" .. lib.points_csv(f.points)) or nil
+  end
+  local bs = {}
+  for _, e in ipairs(f.block_sizes) do bs[#bs + 1] = lib.fmt_size(e.bytes) .. (#f.block_sizes > 1 and string.format("/%g%%", e.pct) or "") end
+  local out = {
+    "fileio:",
+    string.format("    %s, engine %s, iodepth %d, block size %s, reads %.0f %%, offsets %s", f.mode, f.engine, f.iodepth,
+      table.concat(bs, ":"), f.read_pct, f.random_distribution),
+    string.format("    set: %d file%s of %s (%s%s) in %s, generation %d", f.files, f.files == 1 and "" or "s",
+      lib.fmt_size(f.file_size), lib.fmt_size(f.total_size), f.fill_pct and string.format(", %g %% fill", f.fill_pct) or "",
+      f.target, f.generation),
+  }
+  if f.points then
+    out[#out + 1] = string.format("    data points: %d, one per %d I/Os (result file: fileio.points)", #f.points, f.report_every_ios)
+  end
+  return table.concat(out, "\n") .. "\n"
 end
 
 -- ---- precondition ------------------------------------------------------------
