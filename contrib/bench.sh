@@ -52,18 +52,8 @@ bench_oltp() {
   set -a; . "$LB_SANDBOX_DIR/env"; set +a
   local M="--mysql-host=127.0.0.1 --mysql-port=$LB_MYSQL_PORT --mysql-user=sbtest --mysql-password=sbtest --mysql-db=sbtest"
   local D="--tables=4 --table-size=100000"
-  # Fixed placement, as the seeds do with taskset: the server on CPU 1, every
-  # client on CPU 0.  Unpinned, where the scheduler happens to wake the two
-  # sides decides most of the client's kernel time, and runs of the same
-  # tool differ by 3x.  BENCH_PIN=0 leaves placement to the scheduler.
-  local PIN=()
-  if [ "${BENCH_PIN:-1}" = 1 ] && [ "$(nproc)" -ge 2 ]; then
-    taskset -a -p -c 1 "$LB_SANDBOX_PID" >/dev/null
-    PIN=(taskset -c 0)
-    echo "   placement: server on CPU 1, clients on CPU 0 (BENCH_PIN=0 to disable)"
-  fi
   make --no-print-directory build/bare_point_select >/dev/null
-  echo "== prepare of 4 x 100k rows (1 thread for sysbench as in its docs; lbench with 2 threads), median of $ROUNDS"
+  echo "== prepare of 4 x 100k rows (1 thread for sysbench as in its docs; lbench with 2 threads), median of $ROUNDS; no pinning"
   : > "$W/plb"; : > "$W/psb"
   for _ in $(seq "$ROUNDS"); do
     sysbench oltp_read_only $M $D cleanup >/dev/null 2>&1 || true
@@ -75,6 +65,16 @@ bench_oltp() {
   a=$(median < "$W/plb"); b=$(median < "$W/psb")
   printf '   lbench %.2f s (%.0f rows/s)   sysbench %.2f s (%.0f rows/s)   speed ratio %s\n' "$a" \
     "$(awk -v t="$a" 'BEGIN{print 400000/t}')" "$b" "$(awk -v t="$b" 'BEGIN{print 400000/t}')" "$(ratio "$b" "$a")"
+  # Fixed placement, as the seeds do with taskset: the server on CPU 1, every
+  # client on CPU 0.  Unpinned, where the scheduler happens to wake the two
+  # sides decides most of the client's kernel time, and runs of the same
+  # tool differ by 3x.  BENCH_PIN=0 leaves placement to the scheduler.
+  local PIN=()
+  if [ "${BENCH_PIN:-1}" = 1 ] && [ "$(nproc)" -ge 2 ]; then
+    taskset -a -p -c 1 "$LB_SANDBOX_PID" >/dev/null
+    PIN=(taskset -c 0)
+    echo "   placement: server on CPU 1, clients on CPU 0 (BENCH_PIN=0 to disable)"
+  fi
   echo "== OLTP against the same server, ${SECS}s runs, median of $ROUNDS alternating rounds"
   printf '%-18s %4s %12s %12s %7s %11s %11s %11s %9s %9s\n' test thr "lbench qps" "sysb qps" ratio \
     "lb us/q" "sb us/q" "bare us/q" "lb/sb" "lb/bare"
