@@ -30,16 +30,18 @@ local function event_loop(W, event, tid, resumed)
   end
 end
 
-local function run_events(W, lb, tid)
-  local event = scenario.fn("event")
-  if not event then error("the scenario does not define event()", 0) end
+-- Run an event loop `loop(W, event, tid, resumed)` (thread or virtual
+-- user) under one pcall, re-entering it after each restart error: the
+-- restart is counted, the scenario's before_restart_event hook runs, and
+-- the interrupted event is retried with its original start time.
+local function with_restarts(loop, W, event, tid, hooks)
   local resumed = false
   while true do
-    local ok, err = pcall(event_loop, W, event, tid, resumed)
-    if ok then return end
+    local ok, err = pcall(loop, W, event, tid, resumed)
+    if ok or err == async.STOPPED then return end
     if api.is_restart(err) then
       C.lb_ev_restart(W)
-      local hook = lb.hooks.before_restart_event
+      local hook = hooks.before_restart_event
       if hook then hook(err) end
       resumed = true
     elseif C.lb_worker_should_stop(W) ~= 0 then
@@ -50,6 +52,12 @@ local function run_events(W, lb, tid)
       error(err, 0)
     end
   end
+end
+
+local function run_events(W, lb, tid)
+  local event = scenario.fn("event")
+  if not event then error("the scenario does not define event()", 0) end
+  with_restarts(event_loop, W, event, tid, lb.hooks)
 end
 
 -- ---- async mode: many virtual users per worker -------------------------
@@ -91,23 +99,7 @@ end
 local function vu_events(W, inst, tid)
   local event = inst.fn("event")
   if not event then error("the scenario does not define event()", 0) end
-  local resumed = false
-  while true do
-    local ok, err = pcall(vu_loop, W, event, tid, resumed)
-    if ok then return end
-    if err == async.STOPPED then
-      return
-    elseif api.is_restart(err) then
-      C.lb_ev_restart(W)
-      local hook = inst.lb.hooks.before_restart_event
-      if hook then hook(err) end
-      resumed = true
-    elseif C.lb_worker_should_stop(W) ~= 0 then
-      return
-    else
-      error(err, 0)
-    end
-  end
+  with_restarts(vu_loop, W, event, tid, inst.lb.hooks)
 end
 
 -- `phase[i]` is true while VU i runs events: only then does the end of
