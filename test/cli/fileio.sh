@@ -76,6 +76,9 @@ expect_fail no_set 'no prepared file set' $LB fileio --target-dir="$T/none" --fi
 expect_fail small_block_needs_stamp_off 'verify chunk' $F --file-test-mode=rndwr --file-block-size=1K --events=10 --time=0 run
 run unstamped $F --file-test-mode=rndwr --file-block-size=1K --stamp=off --events=200 --time=0 run
 expect_ok verify_unstamped_skipped '0 lost, 0 torn, 0 misplaced, 0 newer than recorded; [1-9][0-9]* unverifiable' $F verify
+# One sequential pass stamps every chunk again (and --seq-passes ends the run).
+run restamp $F --file-test-mode=seqwr --file-block-size=64K --seq-passes=1 --time=0 run
+expect_ok verify_restamped ' 0 lost, 0 torn, 0 misplaced, 0 newer than recorded; 0 unverifiable' $F verify
 
 # ---- verify finds a flipped byte ---------------------------------------------
 flip_byte() { # flip_byte FILE OFFSET: invert one bit of the byte there
