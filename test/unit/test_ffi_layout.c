@@ -11,6 +11,7 @@
 #include "check.h"
 #include "db/db.h"
 #include "hist.h"
+#include "io/io.h"
 #include "lbench.h"
 #include "rand.h"
 #include "stats.h"
@@ -104,6 +105,21 @@ int main(void)
     OFF(lb_run_config, rand_seed);
     OFF(lb_run_config, cpus);
     OFF(lb_run_config, boot);
+    SIZE(lb_io_params);
+    OFF(lb_io_params, bs_pct);
+    OFF(lb_io_params, fsync_freq);
+    OFF(lb_io_params, seed);
+    OFF(lb_io_params, step_ns);
+    SIZE(lb_io_counters);
+    SIZE(lb_io_point);
+    OFF(lb_io_point, read_lat_avg_ms);
+    SIZE(lb_io_verify_result);
+    OFF(lb_io_verify_result, nbad);
+    SIZE(lb_io_bad_block);
+    OFF(lb_io_bad_block, found_offset);
+    SIZE(lb_io_space);
+    SIZE(lb_io_steady);
+    OFF(lb_io_steady, excursion_pct);
     SIZE(lb_interval);
     OFF(lb_interval, lat_ms);
     OFF(lb_interval, json);
