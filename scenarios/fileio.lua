@@ -494,16 +494,6 @@ local function write_doc(path, doc)
   f:close()
 end
 
-local function options_json(opt)
-  local o = json.object()
-  for _, k in ipairs(util.sorted_keys(opt)) do
-    local v = opt[k]
-    if k:find("password") and v ~= nil and v ~= "" then v = "***" end
-    if type(v) == "table" then v = json.array(v) end
-    o[k] = v
-  end
-  return o
-end
 
 local function precondition()
   local opt = lbench.opt
@@ -633,7 +623,7 @@ local function precondition()
   doc.lbench_version = lbench.version
   doc.scenario = "fileio"
   doc.command = "precondition"
-  doc.options = options_json(opt)
+  doc.options = lbench.result_options()
   doc.started_at = started
   doc.status = "ok"
   local p = json.object()
@@ -719,7 +709,7 @@ local function verify()
     doc.lbench_version = lbench.version
     doc.scenario = "fileio"
     doc.command = "verify"
-    doc.options = options_json(opt)
+    doc.options = lbench.result_options()
     doc.status = nbad == 0 and "ok" or "mismatch"
     local v = json.object()
     for _, k in ipairs({ "chunks", "ok", "lost", "torn", "misplaced", "newer", "unverifiable", "unwritten" }) do

@@ -333,16 +333,6 @@ local function secs3(s)
   return string.format("%d.%03d", math.floor(ms / 1000), ms % 1000)
 end
 
-local function options_json()
-  local o = json.object()
-  for _, k in ipairs(util.sorted_keys(opt)) do
-    local v = opt[k]
-    if k:find("password") and v ~= nil and v ~= "" then v = "***" end
-    if type(v) == "table" then v = json.array(v) end
-    o[k] = v
-  end
-  return o
-end
 
 -- ---- the job -----------------------------------------------------------
 
@@ -527,7 +517,7 @@ local function run_job()
     doc.scenario = "slap"
     doc.scenario_path = lbench.cmdline.script_path
     doc.command = "run"
-    doc.options = options_json()
+    doc.options = lbench.result_options()
     doc.host = require("lbench.host").collect()
     doc.started_at = started
     doc.status = status

@@ -1160,6 +1160,24 @@ static int emu_build(lb_db_stmt *s, size_t *out_len)
     return 0;
 }
 
+/* Parameters come from the caller before every execute (blocking or not):
+ * check that they are bound and that text lengths fit their buffers,
+ * rather than trusting them blindly. */
+static int check_params(lb_db_stmt *s)
+{
+    lb_db_conn *c = s->c;
+    if (s->nparams == 0)
+        return 0;
+    if (!s->nbound)
+        return fail_code(c, LB_DB_E_INVALID, "parameters not bound", s->sql, s->len, 1);
+    const lb_db_bind *p = s->params;
+    for (int i = 0; i < s->nparams; i++)
+        if (!p[i].is_null && (!valid_type(p[i].type) ||
+                              (is_text_type(p[i].type) && (p[i].len > p[i].cap || (!p[i].buf && p[i].len)))))
+            return fail_code(c, LB_DB_E_INVALID, "invalid parameter (type, or len > cap)", s->sql, s->len, 1);
+    return 0;
+}
+
 int lb_db_stmt_execute(lb_db_stmt *s)
 {
     if (!s)
@@ -1167,17 +1185,9 @@ int lb_db_stmt_execute(lb_db_stmt *s)
     lb_db_conn *c = s->c;
     if (c->cur)
         release(c);
-    if (s->nparams > 0) {
-        if (!s->nbound)
-            return fail_code(c, LB_DB_E_INVALID, "parameters not bound", s->sql, s->len, 1);
-        /* Text lengths come from the caller on every execute: check them
-         * here once for both paths rather than trusting them blindly. */
-        const lb_db_bind *p = s->params;
-        for (int i = 0; i < s->nparams; i++)
-            if (!p[i].is_null && (!valid_type(p[i].type) ||
-                                  (is_text_type(p[i].type) && (p[i].len > p[i].cap || (!p[i].buf && p[i].len)))))
-                return fail_code(c, LB_DB_E_INVALID, "invalid parameter (type, or len > cap)", s->sql, s->len, 1);
-    }
+    int prc = check_params(s);
+    if (prc != 0)
+        return prc;
     if (s->emulated) {
         if (!c->drv)
             return fail_code(c, LB_DB_E_NOTCONN, "not connected", s->sql, s->len, 1);
@@ -1474,15 +1484,9 @@ int lb_db_stmt_execute_start(lb_db_stmt *s)
         return lb_db_stmt_execute(s);
     if (c->cur)
         release(c);
-    if (s->nparams > 0) {
-        if (!s->nbound)
-            return fail_code(c, LB_DB_E_INVALID, "parameters not bound", s->sql, s->len, 1);
-        const lb_db_bind *p = s->params;
-        for (int i = 0; i < s->nparams; i++)
-            if (!p[i].is_null && (!valid_type(p[i].type) ||
-                                  (is_text_type(p[i].type) && (p[i].len > p[i].cap || (!p[i].buf && p[i].len)))))
-                return fail_code(c, LB_DB_E_INVALID, "invalid parameter (type, or len > cap)", s->sql, s->len, 1);
-    }
+    int prc = check_params(s);
+    if (prc != 0)
+        return prc;
     if (!c->drv)
         return fail_code(c, LB_DB_E_NOTCONN, "not connected", s->sql, s->len, 1);
     if (s->emulated) {

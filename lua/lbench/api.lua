@@ -157,6 +157,10 @@ function M.new(ctx)
   lb.stat = stat
   lb.event_type = stat.event
 
+  -- Every effective option with passwords redacted, as a result document's
+  -- `options` (for commands that write their own documents).
+  function lb.result_options() return ctx.redacted_options end
+
   -- This thread's lb_worker* (nil in the main state), for C extensions
   -- that record operations themselves (lb_worker_record).
   function lb.worker_ptr() return W end
