@@ -217,6 +217,9 @@ function M.new(ctx)
     if k == "sql" then
       local sql = require("lbench.sql").new(ctx, lb)
       rawset(t, "sql", sql)
+      -- Reports use the SQL layout (tps/qps, SQL statistics) even for an
+      -- interval in which no query completed.
+      ctx.sql_used = true
       return sql
     end
   end })
