@@ -73,19 +73,64 @@ local function load_units()
   return units
 end
 
+-- Rows per load statement: a prepared multi-row INSERT whose values go
+-- into the C bind array (binary protocol: the server parses no text and
+-- the client builds no strings).
+local LOAD_ROWS = 100
+
+local function load_statement(con, t, rows)
+  local T = lbench.sql.type
+  local id_type = big() and T.BIGINT or T.INT
+  local st = con:prepare(string.format("INSERT INTO sbtest%d(id, k, c, pad) VALUES ", t) ..
+    string.rep("(?,?,?,?),", rows - 1) .. "(?,?,?,?)")
+  local ps = {}
+  for _ = 1, rows do
+    ps[#ps + 1] = st:bind_create(id_type)
+    ps[#ps + 1] = st:bind_create(id_type)
+    ps[#ps + 1] = st:bind_create(T.CHAR, #C_TMPL)
+    ps[#ps + 1] = st:bind_create(T.CHAR, #PAD_TMPL)
+  end
+  st:bind_param(unpack(ps))
+  return st, ps
+end
+
+-- Rows lo..hi of table t: first the remainder (fewer than LOAD_ROWS) with a
+-- statement of its own size, then full statements.
 local function load_unit(con, u)
   local t, lo, hi = u[1], u[2], u[3]
-  local rand = lbench.rand
-  con:bulk_insert_init(string.format("INSERT INTO sbtest%d(id, k, c, pad) VALUES", t))
-  local n, fmt, size = 0, string.format, opt.table_size
-  for id = lo, hi do
-    con:bulk_insert_next(fmt("(%.0f,%.0f,'%s','%s')", id, rand.default(1, size), rand.string(C_TMPL),
-      rand.string(PAD_TMPL)))
-    n = n + 1
-    if n == 10000 then lbench.progress.add(n); n = 0 end
+  local rand, size = lbench.rand, opt.table_size
+  local total = hi - lo + 1
+  local rem = total % LOAD_ROWS
+  local id = lo
+  local function fill(ps, rows)
+    for r = 0, rows - 1 do
+      local b = r * 4
+      ps[b + 1]:set(id)
+      ps[b + 2]:set(rand.default(1, size))
+      ps[b + 3]:set_rand_str(C_TMPL)
+      ps[b + 4]:set_rand_str(PAD_TMPL)
+      id = id + 1
+    end
   end
-  con:bulk_insert_done()
-  lbench.progress.add(n)
+  if rem > 0 then
+    local st, ps = load_statement(con, t, rem)
+    fill(ps, rem)
+    st:execute()
+    st:close()
+    lbench.progress.add(rem)
+  end
+  if total >= LOAD_ROWS then
+    local st, ps = load_statement(con, t, LOAD_ROWS)
+    local n = 0
+    while id <= hi do
+      fill(ps, LOAD_ROWS)
+      st:execute()
+      n = n + LOAD_ROWS
+      if n >= 10000 then lbench.progress.add(n); n = 0 end
+    end
+    st:close()
+    lbench.progress.add(n)
+  end
 end
 
 local function create_index(con, t)
