@@ -970,18 +970,11 @@ void lb_db_result_free(lb_db_result *r)
 /* Prepared statements                                                      */
 /* ------------------------------------------------------------------------ */
 
-lb_db_stmt *lb_db_prepare(lb_db_conn *c, const char *sql, size_t len)
+/* A statement object holding its own copy of the SQL, classified once
+ * (blocking and non-blocking prepare share it).  NULL on ENOMEM, with the
+ * error recorded on the connection. */
+static lb_db_stmt *stmt_alloc(lb_db_conn *c, const char *sql, size_t len)
 {
-    if (!c)
-        return NULL;
-    if (!sql) {
-        fail_code(c, LB_DB_E_INVALID, "NULL statement", NULL, 0, 1);
-        return NULL;
-    }
-    if (!c->drv) {
-        fail_code(c, LB_DB_E_NOTCONN, "not connected", sql, len, 1);
-        return NULL;
-    }
     lb_db_stmt *s = calloc(1, sizeof *s);
     char *copy = malloc(len + 1);
     if (!s || !copy) {
@@ -999,6 +992,24 @@ lb_db_stmt *lb_db_prepare(lb_db_conn *c, const char *sql, size_t len)
     s->result.c = c;
     if (c->opts.debug)
         dbgf(c, "prepare: %.*s", dlen(len), sql);
+    return s;
+}
+
+lb_db_stmt *lb_db_prepare(lb_db_conn *c, const char *sql, size_t len)
+{
+    if (!c)
+        return NULL;
+    if (!sql) {
+        fail_code(c, LB_DB_E_INVALID, "NULL statement", NULL, 0, 1);
+        return NULL;
+    }
+    if (!c->drv) {
+        fail_code(c, LB_DB_E_NOTCONN, "not connected", sql, len, 1);
+        return NULL;
+    }
+    lb_db_stmt *s = stmt_alloc(c, sql, len);
+    if (!s)
+        return NULL;
     int rc;
     if (c->opts.ps_mode == LB_DB_PS_DISABLE || !c->ops->prepare) {
         rc = stmt_setup_emulation(s);
@@ -1428,22 +1439,9 @@ int lb_db_prepare_start(lb_db_conn *c, const char *sql, size_t len)
         return fail_code(c, LB_DB_E_INVALID, "NULL statement", NULL, 0, 1);
     if (!c->drv)
         return fail_code(c, LB_DB_E_NOTCONN, "not connected", sql, len, 1);
-    lb_db_stmt *s = calloc(1, sizeof *s);
-    char *copy = malloc(len + 1);
-    if (!s || !copy) {
-        free(s);
-        free(copy);
-        return fail_code(c, LB_DB_E_NOMEM, "out of memory", sql, len, 1);
-    }
-    memcpy(copy, sql, len);
-    copy[len] = '\0';
-    s->c = c;
-    s->sql = copy;
-    s->len = len;
-    s->type = lb_db_classify(sql, len);
-    s->result.c = c;
-    if (c->opts.debug)
-        dbgf(c, "prepare: %.*s", dlen(len), sql);
+    lb_db_stmt *s = stmt_alloc(c, sql, len);
+    if (!s)
+        return -LB_DB_E_NOMEM;
     c->err.code = 0;
     c->err.message[0] = '\0';
     c->aop = AOP_PREPARE;

@@ -139,17 +139,6 @@ static int uring_reap(void *eng, int min, int max, lb__io_unit **done)
     return n;
 }
 
-const lb__io_engine_ops lb__io_uring_ops = {
-    .name = "io_uring",
-    .flags = LB_IO_ENG_ASYNC,
-    .probe = uring_probe,
-    .init = uring_init,
-    .cleanup = uring_cleanup,
-    .queue = uring_queue,
-    .commit = uring_commit,
-    .reap = uring_reap,
-};
-
 #else /* !LB_HAVE_URING */
 
 static int uring_probe(char *err, size_t errlen)
@@ -175,6 +164,9 @@ static int uring_reap(void *eng, int min, int max, lb__io_unit **done)
     return -ENOSYS;
 }
 
+#endif
+
+/* One table for both builds: without liburing every op explains why. */
 const lb__io_engine_ops lb__io_uring_ops = {
     .name = "io_uring",
     .flags = LB_IO_ENG_ASYNC,
@@ -186,4 +178,3 @@ const lb__io_engine_ops lb__io_uring_ops = {
     .reap = uring_reap,
 };
 
-#endif
