@@ -121,13 +121,12 @@ size_t lb_hist_size(const lb_hist_config *cfg)
     return sizeof(lb_hist) + (size_t)cfg->counts_len * sizeof(int64_t);
 }
 
-static void set_empty(lb_hist *h)
+static void set_empty_scalars(lb_hist *h)
 {
     h->total = h->underflow = h->overflow = 0;
     h->min = INT64_MAX;
     h->max = INT64_MIN;
     h->sum = 0.0;
-    memset(h->counts, 0, (size_t)h->cfg.counts_len * sizeof(int64_t));
 }
 
 void lb_hist_init(lb_hist *h, const lb_hist_config *cfg)
@@ -136,7 +135,8 @@ void lb_hist_init(lb_hist *h, const lb_hist_config *cfg)
         return;
     memset(h, 0, sizeof *h);
     h->cfg = *cfg;
-    set_empty(h);
+    set_empty_scalars(h);
+    memset(h->counts, 0, (size_t)h->cfg.counts_len * sizeof(int64_t));
 }
 
 lb_hist *lb_hist_new(const lb_hist_config *cfg)
@@ -145,12 +145,16 @@ lb_hist *lb_hist_new(const lb_hist_config *cfg)
         errno = EINVAL;
         return NULL;
     }
-    lb_hist *h = malloc(lb_hist_size(cfg));
+    /* calloc, not malloc + memset: a default histogram is 270 KB, which the
+     * allocator takes from fresh zero pages, so only the pages a run records
+     * into are ever touched (start-up CPU and RSS with many workers). */
+    lb_hist *h = calloc(1, lb_hist_size(cfg));
     if (!h) {
         errno = ENOMEM;
         return NULL;
     }
-    lb_hist_init(h, cfg);
+    h->cfg = *cfg;
+    set_empty_scalars(h);
     return h;
 }
 
@@ -159,10 +163,22 @@ void lb_hist_free(lb_hist *h)
     free(h);
 }
 
+/* Invariant kept by every function that writes counts[] (all in this file):
+ * a slot outside [slot_of(min), slot_of(max)] is zero, and when total == 0
+ * every slot is zero.  record/record_n widen min/max to cover the slot they
+ * bump; merge only adds src's range and widens dst's min/max to cover it;
+ * copy takes counts and extremes together.  So reset and merge need only
+ * touch that range: a few slots for a narrow window of latencies instead of
+ * all counts_len (270 KB by default). */
 void lb_hist_reset(lb_hist *h)
 {
-    if (h)
-        set_empty(h);
+    if (!h)
+        return;
+    if (h->total > 0) {
+        int32_t lo = slot_of(&h->cfg, h->min), hi = slot_of(&h->cfg, h->max);
+        memset(&h->counts[lo], 0, (size_t)(hi - lo + 1) * sizeof(int64_t));
+    }
+    set_empty_scalars(h);
 }
 
 /* ---- recording --------------------------------------------------------- */
@@ -210,8 +226,13 @@ int lb_hist_merge(lb_hist *dst, const lb_hist *src)
 {
     if (!dst || !src || !lb_hist_config_same(&dst->cfg, &src->cfg))
         return -EINVAL;
-    for (int32_t i = 0; i < dst->cfg.counts_len; i++)
-        dst->counts[i] += src->counts[i];
+    /* Every in-range sample of src lies in [slot_of(min), slot_of(max)]
+     * (see the invariant above lb_hist_reset): the rest of src is zero. */
+    if (src->total > 0) {
+        int32_t last = slot_of(&src->cfg, src->max);
+        for (int32_t i = slot_of(&src->cfg, src->min); i <= last; i++)
+            dst->counts[i] += src->counts[i];
+    }
     dst->total += src->total;
     dst->underflow += src->underflow;
     dst->overflow += src->overflow;
@@ -227,8 +248,16 @@ int lb_hist_copy(lb_hist *dst, const lb_hist *src)
 {
     if (!dst || !src || !lb_hist_config_same(&dst->cfg, &src->cfg))
         return -EINVAL;
-    if (dst != src)
-        memcpy(dst, src, lb_hist_size(&src->cfg));
+    if (dst == src)
+        return 0;
+    /* Clear dst's occupied range, then take src's header and range: by the
+     * invariant above lb_hist_reset everything else is zero on both sides. */
+    lb_hist_reset(dst);
+    memcpy(dst, src, sizeof *dst);
+    if (src->total > 0) {
+        int32_t lo = slot_of(&src->cfg, src->min), hi = slot_of(&src->cfg, src->max);
+        memcpy(&dst->counts[lo], &src->counts[lo], (size_t)(hi - lo + 1) * sizeof(int64_t));
+    }
     return 0;
 }
 

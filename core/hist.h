@@ -25,7 +25,10 @@
  *   lb_hist_size(cfg) = sizeof(lb_hist) + 8 * counts_len, with
  *   counts_len ~= H * (log2(highest / (S * 2^s)) + 2).
  *   Default (lowest 1, highest 2^42-1 ns ~= 73 min, 3 digits):
- *   counts_len = 33792, 270448 bytes per histogram.
+ *   counts_len = 33792, 270448 bytes per histogram.  Only lb_hist_init
+ *   touches all of it (lb_hist_new takes zeroed memory); reset, copy, merge
+ *   and the percentile walks cover just the slots between the buckets of min
+ *   and max.
  *
  * Concurrency: single writer per histogram, no locks or atomics; readers
  * must work on a quiescent histogram (e.g. one filled by lb_hist_copy).
@@ -109,12 +112,17 @@ bool lb_hist_record(lb_hist *h, int64_t v);
  * only once it exceeds 2^53).  n <= 0 records nothing and returns false. */
 bool lb_hist_record_n(lb_hist *h, int64_t v, int64_t n);
 
-/* Back to empty; the configuration is kept. */
+/* Back to empty; the configuration is kept.  Cost: clears only the slots
+ * between the buckets of min and max (nothing when no in-range sample was
+ * recorded) -- every other slot is zero already -- so resetting a histogram
+ * that saw a narrow range of values is cheap; lb_hist_init clears all. */
 void lb_hist_reset(lb_hist *h);
 
 /* dst += src, exactly: counts, totals, under/overflow, min, max, sum.
- * Returns 0, or -EINVAL (leaving dst untouched) when either is NULL or the
- * configurations are not lb_hist_config_same. */
+ * Cost: walks only src's slots between the buckets of its min and max
+ * (none when src has no in-range sample).  Returns 0, or -EINVAL (leaving
+ * dst untouched) when either is NULL or the configurations are not
+ * lb_hist_config_same. */
 int  lb_hist_merge(lb_hist *dst, const lb_hist *src);
 
 /* dst = src (a quiescent snapshot for readers).  Returns 0, or -EINVAL

@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "hist.h"
 #include "stats.h"
 
 /* ---- registry ------------------------------------------------------------ */
@@ -230,7 +231,20 @@ struct lb_io_shared {
     int printed;
     uint64_t last[8];               /* counters at the previous point */
     int64_t last_t;
+    lb_hist *win_r, *win_w;         /* latencies of the reads / writes since the previous point (under mu) */
 };
+
+_Static_assert(LB_IO_NPCT == 5, "lb_io_point's read_lat_ms/write_lat_ms hold LB_IO_NPCT values");
+static const double point_pcts[LB_IO_NPCT] = { 50, 95, 99, 99.9, 100 };
+
+static void shared_free(lb_io_shared *s)
+{
+    lb_hist_free(s->win_r);
+    lb_hist_free(s->win_w);
+    free(s->pts);
+    free(s->key);
+    free(s);
+}
 
 static pthread_mutex_t reg_mu = PTHREAD_MUTEX_INITIALIZER;
 static lb_io_shared *reg_head;
@@ -241,12 +255,14 @@ lb_io_shared *lb_io_shared_open(const char *key, uint64_t every_ios)
         return NULL;
     pthread_mutex_lock(&reg_mu);
     lb_io_shared *s;
+    lb_hist_config hc;
     for (s = reg_head; s; s = s->next)
         if (!strcmp(s->key, key))
             break;
     if (s) {
         s->refs++;
-    } else if ((s = calloc(1, sizeof(*s))) && (s->key = strdup(key))) {
+    } else if ((s = calloc(1, sizeof(*s))) && (s->key = strdup(key)) && lb_hist_config_default(&hc) == 0 &&
+               (s->win_r = lb_hist_new(&hc)) && (s->win_w = lb_hist_new(&hc))) {
         s->refs = 1;
         s->every = every_ios;
         s->flush_hint = every_ios / 16 ? every_ios / 16 : 1;
@@ -255,7 +271,8 @@ lb_io_shared *lb_io_shared_open(const char *key, uint64_t every_ios)
         s->next = reg_head;
         reg_head = s;
     } else {
-        free(s);
+        if (s)
+            shared_free(s);
         s = NULL;
     }
     pthread_mutex_unlock(&reg_mu);
@@ -289,9 +306,7 @@ void lb_io_shared_close(lb_io_shared *sh)
         }
     pthread_mutex_unlock(&reg_mu);
     pthread_mutex_destroy(&sh->mu);
-    free(sh->pts);
-    free(sh->key);
-    free(sh);
+    shared_free(sh);
 }
 
 int lb_io_shared_npoints(lb_io_shared *sh)
@@ -334,11 +349,37 @@ static void shared_start(lb_io_shared *sh, int64_t now)
     atomic_compare_exchange_strong(&sh->t0, &zero, now);
 }
 
-/* Add a job's window of counts; emit one point per multiple of `every`
- * crossed.  Several crossings in one flush share the window evenly. */
-static void shared_flush(lb_io_shared *sh, const lb_io_counters *d, int64_t now)
+/* Window histogram -> the point's percentiles in ms (all 0 when empty).
+ * Out-of-range samples (a latency < 0 or > ~73 min) read as 0 / highest. */
+static void window_pcts(const lb_hist *h, double *out_ms)
+{
+    int64_t v[LB_IO_NPCT];
+    lb_hist_percentiles(h, point_pcts, LB_IO_NPCT, v);
+    for (int i = 0; i < LB_IO_NPCT; i++) {
+        if (v[i] == INT64_MIN)
+            v[i] = 0;
+        else if (v[i] == INT64_MAX)
+            v[i] = lb_hist_cfg(h)->highest;
+        out_ms[i] = (double)v[i] / 1e6;
+    }
+}
+
+/* Add a job's window of counts and its read/write latency histograms (hr,
+ * hw: NULL or the job's own, reset by the caller afterwards); emit one
+ * point per multiple of `every` crossed.  Several crossings in one flush
+ * share the window evenly (counts) or as a whole (averages, percentiles).
+ * Everything happens under mu, so the counts, averages and percentiles of
+ * a point describe the same I/Os; a job flushes every flush_hint I/Os, and
+ * the merge walks only the slots between its window's min and max. */
+static void shared_flush(lb_io_shared *sh, const lb_io_counters *d, const lb_hist *hr, const lb_hist *hw,
+                         int64_t now)
 {
     uint64_t n = d->reads + d->writes;
+    pthread_mutex_lock(&sh->mu);
+    if (hr && d->reads)
+        lb_hist_merge(sh->win_r, hr);
+    if (hw && d->writes)
+        lb_hist_merge(sh->win_w, hw);
     atomic_fetch_add_explicit(&sh->reads, d->reads, memory_order_relaxed);
     atomic_fetch_add_explicit(&sh->writes, d->writes, memory_order_relaxed);
     atomic_fetch_add_explicit(&sh->fsyncs, d->fsyncs, memory_order_relaxed);
@@ -347,9 +388,10 @@ static void shared_flush(lb_io_shared *sh, const lb_io_counters *d, int64_t now)
     atomic_fetch_add_explicit(&sh->lat_r, d->lat_read_ns, memory_order_relaxed);
     atomic_fetch_add_explicit(&sh->lat_w, d->lat_write_ns, memory_order_relaxed);
     uint64_t total = atomic_fetch_add_explicit(&sh->ios, n, memory_order_acq_rel) + n;
-    if (total < atomic_load_explicit(&sh->next_at, memory_order_acquire))
+    if (total < atomic_load_explicit(&sh->next_at, memory_order_acquire)) {
+        pthread_mutex_unlock(&sh->mu);
         return;
-    pthread_mutex_lock(&sh->mu);
+    }
     uint64_t cur[8] = {
         atomic_load(&sh->ios), atomic_load(&sh->reads), atomic_load(&sh->writes), atomic_load(&sh->fsyncs),
         atomic_load(&sh->br), atomic_load(&sh->bw), atomic_load(&sh->lat_r), atomic_load(&sh->lat_w),
@@ -375,6 +417,9 @@ static void shared_flush(lb_io_shared *sh, const lb_io_counters *d, int64_t now)
         int64_t t0 = atomic_load(&sh->t0);
         int64_t last_t = sh->last_t ? sh->last_t : t0;
         double win = (double)(now - last_t) / 1e9 / k;
+        double rp[LB_IO_NPCT], wp[LB_IO_NPCT];
+        window_pcts(sh->win_r, rp);
+        window_pcts(sh->win_w, wp);
         for (int i = 0; i < k; i++) {
             lb_io_point *p = &sh->pts[sh->n++];
             memset(p, 0, sizeof(*p));
@@ -389,10 +434,14 @@ static void shared_flush(lb_io_shared *sh, const lb_io_counters *d, int64_t now)
             uint64_t dr = cur[1] - sh->last[1], dw = cur[2] - sh->last[2];
             p->read_lat_avg_ms = dr ? (double)(cur[6] - sh->last[6]) / (double)dr / 1e6 : 0;
             p->write_lat_avg_ms = dw ? (double)(cur[7] - sh->last[7]) / (double)dw / 1e6 : 0;
+            memcpy(p->read_lat_ms, rp, sizeof(rp));
+            memcpy(p->write_lat_ms, wp, sizeof(wp));
         }
         memcpy(sh->last, cur, sizeof(cur));
         sh->last_t = now;
         atomic_store(&sh->next_at, next + (uint64_t)k * sh->every);
+        lb_hist_reset(sh->win_r);
+        lb_hist_reset(sh->win_w);
     }
     pthread_mutex_unlock(&sh->mu);
 }
@@ -446,6 +495,7 @@ struct lb_io_job {
     int stamp, nodata;
 
     lb_io_shared *sh;
+    lb_hist *lat_r, *lat_w;    /* with sh: read / write latencies not yet flushed (else NULL) */
     lb_io_counters acc;        /* not yet flushed to the shared series */
     uint64_t acc_ios;
     lb_io_counters total;
@@ -606,7 +656,33 @@ int lb_io_job_set_genmap(lb_io_job *j, const char *path)
     return 0;
 }
 
-void lb_io_job_set_shared(lb_io_job *j, lb_io_shared *sh) { j->sh = sh; }
+/* The window histograms exist exactly when the job has a series, so the
+ * completion path tests one pointer and runs without a series pay nothing. */
+static int window_hists(lb_io_job *j)
+{
+    if (!j->sh) {
+        lb_hist_free(j->lat_r);
+        lb_hist_free(j->lat_w);
+        j->lat_r = j->lat_w = NULL;
+        return 0;
+    }
+    lb_hist_config hc;
+    lb_hist_config_default(&hc);
+    if (!j->lat_r)
+        j->lat_r = lb_hist_new(&hc);
+    if (!j->lat_w)
+        j->lat_w = lb_hist_new(&hc);
+    if (!j->lat_r || !j->lat_w)
+        return job_fail(j, -ENOMEM, "out of memory for the data points' latency histograms");
+    return 0;
+}
+
+void lb_io_job_set_shared(lb_io_job *j, lb_io_shared *sh)
+{
+    j->sh = sh;
+    if (j->started)   /* otherwise lb_io_job_start allocates (and can fail) */
+        window_hists(j);
+}
 
 static void *alloc_aligned(size_t n)
 {
@@ -662,6 +738,8 @@ int lb_io_job_start(lb_io_job *j)
     j->pos = j->rs;
     if (j->stamp || j->gmap)
         j->chunks_per_file = j->fsize / j->p.vbs;
+    if (window_hists(j) < 0)
+        return j->failed;
 
     int d = j->depth;
     j->units = calloc((size_t)d, sizeof(*j->units));
@@ -860,9 +938,11 @@ static void flush_shared(lb_io_job *j, int64_t now)
     if (!j->sh)
         return;
     if (j->acc.reads + j->acc.writes + j->acc.fsyncs)
-        shared_flush(j->sh, &j->acc, now);
+        shared_flush(j->sh, &j->acc, j->lat_r, j->lat_w, now);
     memset(&j->acc, 0, sizeof(j->acc));
     j->acc_ios = 0;
+    lb_hist_reset(j->lat_r);
+    lb_hist_reset(j->lat_w);
 }
 
 static inline void mark_written(lb_io_job *j, const lb__io_unit *u)
@@ -895,12 +975,16 @@ static void complete(lb_io_job *j, lb_worker *w, lb__io_unit *u, int64_t lat, lb
             st->reads++;
             st->bytes_read += u->len;
             st->lat_read_ns += (uint64_t)lat;
+            if (j->lat_r)
+                lb_hist_record(j->lat_r, lat);
             if (w)
                 lb_worker_record(w, j->p.type_read, lat);
         } else {
             st->writes++;
             st->bytes_written += u->len;
             st->lat_write_ns += (uint64_t)lat;
+            if (j->lat_w)
+                lb_hist_record(j->lat_w, lat);
             mark_written(j, u);
             if (w)
                 lb_worker_record(w, j->p.type_write, lat);
@@ -1177,6 +1261,8 @@ void lb_io_job_free(lb_io_job *j)
     free(j->done);
     free(j->dirty);
     lb_io_genmap_close(j->gmap);
+    lb_hist_free(j->lat_r);
+    lb_hist_free(j->lat_w);
     free(j);
 }
 

@@ -22,7 +22,9 @@
  * the scenario's Lua event() makes one FFI call per batch.  Each completed
  * I/O is recorded with lb_worker_record() as an event of type read, write
  * or fsync (latency = completion - submission, in ns), and the worker's I/O
- * counters are bumped once per batch.
+ * counters are bumped once per batch.  A job with a shared series (data
+ * points every N I/Os) also records read and write latencies into two
+ * window histograms of its own, merged into the series at each flush.
  *
  * Return convention: 0 or a documented non-negative value on success,
  * -errno on failure with the reason in the job's error text. */
@@ -140,6 +142,9 @@ uint64_t lb_io_genmap_count(const lb_io_genmap *g);
 void lb_io_genmap_close(lb_io_genmap *g);
 
 /* ---- data points every N I/Os, shared by the workers of a run ---- */
+/* Latency percentiles of a point, in this order in read_lat_ms/write_lat_ms. */
+enum { LB_IO_PCT_P50 = 0, LB_IO_PCT_P95 = 1, LB_IO_PCT_P99 = 2, LB_IO_PCT_P99_9 = 3, LB_IO_PCT_MAX = 4,
+       LB_IO_NPCT = 5 };
 typedef struct lb_io_point {
     uint64_t ios;                 /* cumulative reads + writes at this point */
     double time_s;                /* since the first I/O of the series */
@@ -147,6 +152,11 @@ typedef struct lb_io_point {
     uint64_t reads, writes, fsyncs;           /* in the window */
     uint64_t bytes_read, bytes_written;       /* in the window */
     double read_lat_avg_ms, write_lat_avg_ms; /* in the window (0: none) */
+    /* p50, p95, p99, p99.9 and max (LB_IO_PCT_*) of the latencies of the
+     * window's reads / writes, in ms, from a histogram (within its 0.05 %
+     * error; max exact); all 0 when the window has none.  Points emitted
+     * together by one flush share the window, its averages and these. */
+    double read_lat_ms[5], write_lat_ms[5];
 } lb_io_point;
 
 /* Registry by key (the target path): the main state opens a series, the

@@ -9,6 +9,7 @@
 --   scaling      throughput against threads with ideal linear scaling (sweeps)
 --   sweep-NAME   throughput against the swept value NAME (sweeps)
 --   fileio       fileio throughput per N I/Os (`fileio.series`: the write cliff)
+--   fileio-latency  p99 read and write latency per N I/Os (fileio points)
 --
 -- For every chart DIR holds NAME.dat (the data, one block per series),
 -- NAME.gp (the gnuplot script) and the rendered NAME.png / NAME.svg, so
@@ -359,6 +360,44 @@ local function fileio_chart(runs)
            ylabel = "throughput (IOPS)", series = series, yzero = true }
 end
 
+-- p99 read and write latency per point of the same series (fileio points
+-- carry read_/write_lat_{p50,p95,p99,p99_9,max}_ms); a series that is all
+-- zeros (no reads, or no writes) is left out.
+local function fileio_latency_chart(runs)
+  local series, maxios, nruns = {}, 0, 0
+  for _, run in ipairs(runs) do
+    local f = run.r.fileio
+    local s = type(f) == "table" and (f.points or f.series)
+    if type(s) == "table" and #s > 0 then
+      local any = false
+      for ki, kind in ipairs({ "read", "write" }) do
+        local key, pts, nonzero = kind .. "_lat_p99_ms", {}, false
+        for _, x in ipairs(s) do
+          local v, ios = tonumber(x[key]), tonumber(x.ios)
+          if v and ios then
+            pts[#pts + 1] = { ios, v }
+            nonzero = nonzero or v > 0
+          end
+        end
+        if nonzero then
+          if not any then nruns = nruns + 1; any = true end
+          for _, pt in ipairs(pts) do maxios = math.max(maxios, pt[1]) end
+          series[#series + 1] = { title = run.name .. " " .. kind .. " p99", points = pts, style = "linespoints",
+                                  color = nruns, dash = ki }
+        end
+      end
+    end
+  end
+  if #series == 0 then return nil, "no per-N-I/O latency percentiles in the inputs (fileio runs with --report-every-ios)" end
+  local div, unit = 1, ""
+  if maxios >= 1e6 then div, unit = 1e6, " (millions)" elseif maxios >= 1e4 then div, unit = 1e3, " (thousands)" end
+  for _, sr in ipairs(series) do
+    for _, pt in ipairs(sr.points) do pt[1] = pt[1] / div end
+  end
+  return { name = "fileio-latency", title = "fileio p99 latency per block of I/Os (solid: reads, dashed: writes)",
+           xlabel = "I/Os completed" .. unit, ylabel = "latency (ms)", series = series, yzero = true }
+end
+
 -- ---- rendering ------------------------------------------------------------------
 
 local function write(path, s)
@@ -499,6 +538,7 @@ function M.main(rt, argv)
   if #sw == 0 then skipped[#skipped + 1] = "sweep: " .. why end
   for _, ch in ipairs(sw) do charts[#charts + 1] = ch end
   take("fileio", fileio_chart(runs))
+  take("fileio-latency", fileio_latency_chart(runs))
   if #charts == 0 then
     util.fail("nothing to plot: %s", table.concat(skipped, "; "))
   end

@@ -275,6 +275,10 @@ function M.new_job(t, m, opt, tid, threads, o)
 end
 
 -- ---- data points -----------------------------------------------------------------
+-- Latency percentiles of every point (per window, reads and writes apart), in
+-- the order of lb_io_point's read_lat_ms[] / write_lat_ms[] (LB_IO_PCT_*).
+M.POINT_PCTS = { "p50", "p95", "p99", "p99_9", "max" }
+
 function M.points(sh)
   local out = json.array()
   if sh == nil then return out end
@@ -294,6 +298,10 @@ function M.points(sh)
     o.written_mib_per_sec = tonumber(pt.bytes_written) / secs / 1048576
     o.read_lat_avg_ms = pt.read_lat_avg_ms
     o.write_lat_avg_ms = pt.write_lat_avg_ms
+    for i, suffix in ipairs(M.POINT_PCTS) do   -- read_lat_ms[] / write_lat_ms[] in this order
+      o["read_lat_" .. suffix .. "_ms"] = pt.read_lat_ms[i - 1]
+      o["write_lat_" .. suffix .. "_ms"] = pt.write_lat_ms[i - 1]
+    end
     out[#out + 1] = o
   end
   return out
@@ -301,11 +309,14 @@ end
 
 M.POINT_COLS = { "ios", "time_s", "secs", "iops", "reads_per_sec", "writes_per_sec", "fsyncs_per_sec",
                  "read_mib_per_sec", "written_mib_per_sec", "read_lat_avg_ms", "write_lat_avg_ms" }
+for _, kind in ipairs({ "read", "write" }) do
+  for _, suffix in ipairs(M.POINT_PCTS) do M.POINT_COLS[#M.POINT_COLS + 1] = kind .. "_lat_" .. suffix .. "_ms" end
+end
 
 function M.point_line(p)
-  return string.format("[ %d ios ] %.3fs iops: %.2f (r/w/f: %.2f/%.2f/%.2f) read: %.2f MiB/s written: %.2f MiB/s lat avg (ms) r/w: %.3f/%.3f",
+  return string.format("[ %d ios ] %.3fs iops: %.2f (r/w/f: %.2f/%.2f/%.2f) read: %.2f MiB/s written: %.2f MiB/s lat avg (ms) r/w: %.3f/%.3f p99 (ms) r/w: %.3f/%.3f",
     p.ios, p.time_s, p.iops, p.reads_per_sec, p.writes_per_sec, p.fsyncs_per_sec, p.read_mib_per_sec,
-    p.written_mib_per_sec, p.read_lat_avg_ms, p.write_lat_avg_ms)
+    p.written_mib_per_sec, p.read_lat_avg_ms, p.write_lat_avg_ms, p.read_lat_p99_ms, p.write_lat_p99_ms)
 end
 
 function M.points_csv(points)

@@ -97,6 +97,47 @@ check points_live_lines test "$(grep -c '^\[ [0-9]* ios \]' "$T/points.out")" -e
 run points_csv $F --file-test-mode=rndrd --ioengine=null --events=5000 --time=0 --report-every-ios=500 --output=csv run
 if grep -q '^ios,time_s,secs,iops' "$T/points_csv.out" && [ "$(grep -cE '^[0-9]+,[0-9.e+-]+,' "$T/points_csv.out")" -ge 10 ]; then
   pass points_csv; else fail points_csv "$(head -c 300 "$T/points_csv.out")"; fi
+# Latency percentiles per point, reads and writes apart: ordered, max exact.
+run points_pct $F --file-test-mode=rndrw --ioengine=null --threads=2 --events=10000 --time=0 --report-every-ios=1000 \
+  --result-file="$T/points_pct.json" run
+json_assert points_percentiles_ordered "$T/points_pct.json" '#r.fileio.points == 10 and (function()
+  for _, p in ipairs(r.fileio.points) do
+    for _, k in ipairs({ "read", "write" }) do
+      local p50, p95, p99 = p[k .. "_lat_p50_ms"], p[k .. "_lat_p95_ms"], p[k .. "_lat_p99_ms"]
+      local p999, mx, avg = p[k .. "_lat_p99_9_ms"], p[k .. "_lat_max_ms"], p[k .. "_lat_avg_ms"]
+      if not (p50 >= 0 and p95 >= p50 and p99 >= p95 and p999 >= p99 and mx >= p999 and mx > 0 and mx >= avg) then
+        return false
+      end
+    end
+  end
+  return true end)()'
+check points_live_line_p99 grep -Eq '^\[ [0-9]+ ios \] .* lat avg \(ms\) r/w: [0-9.]+/[0-9.]+ p99 \(ms\) r/w: [0-9.]+/[0-9.]+$' "$T/points_pct.out"
+check points_csv_percentiles grep -Eq '^ios,.*,read_lat_avg_ms,write_lat_avg_ms,read_lat_p50_ms,read_lat_p95_ms,read_lat_p99_ms,read_lat_p99_9_ms,read_lat_max_ms,write_lat_p50_ms,.*,write_lat_max_ms$' "$T/points_csv.out"
+# Reads only: the write percentiles of every point are 0.
+json_assert points_no_writes_zero "$T/points.json" '(function()
+  for _, p in ipairs(r.fileio.points) do
+    if p.write_lat_p50_ms ~= 0 or p.write_lat_max_ms ~= 0 or not (p.read_lat_max_ms > 0) then return false end
+  end
+  return true end)()'
+# A known input: one point whose window is the whole run (2 threads' jobs
+# merged) holds exactly the run's per-type latency distribution, which the
+# workers record separately (same histogram layout, same samples).
+run points_whole $F --file-test-mode=rndrw --file-fsync-freq=0 --ioengine=null --iodepth=4 --threads=2 --events=20000 \
+  --time=0 --report-every-ios=20000 --percentiles=50,95,99,99.9 --result-file="$T/points_whole.json" run
+json_assert points_pct_equal_run_types "$T/points_whole.json" '#r.fileio.points == 1 and (function()
+  local p = r.fileio.points[1]
+  for _, k in ipairs({ "read", "write" }) do
+    local l = r.types[k].latency_ms
+    if not (l.count > 1000 and p[k .. "_lat_p50_ms"] == l.percentiles["50"] and p[k .. "_lat_p95_ms"] == l.percentiles["95"]
+            and p[k .. "_lat_p99_ms"] == l.percentiles["99"] and p[k .. "_lat_p99_9_ms"] == l.percentiles["99.9"]
+            and p[k .. "_lat_max_ms"] == l.max) then return false end
+  end
+  return true end)()'
+# lbench plot draws the read/write p99 of the points beside their throughput.
+run points_plot $LB plot "$T/points_pct.json" --out="$T/points_plots" --format=svg
+if [ -s "$T/points_plots/fileio-latency.dat" ] && grep -q 'read p99' "$T/points_plots/fileio-latency.gp" &&
+   grep -q 'write p99' "$T/points_plots/fileio-latency.gp"; then pass points_plot_p99
+else fail points_plot_p99 "no fileio-latency chart: $(head -c 300 "$T/points_plot.out")"; fi
 
 # ---- preconditioning: seq passes, rounds until steady, verdict in the file
 run precond $F precondition --file-test-mode=rndwr --ioengine=null --precondition=seq1m:1x,workload:steady \

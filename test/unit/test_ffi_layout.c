@@ -113,6 +113,8 @@ int main(void)
     SIZE(lb_io_counters);
     SIZE(lb_io_point);
     OFF(lb_io_point, read_lat_avg_ms);
+    OFF(lb_io_point, read_lat_ms);
+    OFF(lb_io_point, write_lat_ms);
     SIZE(lb_io_verify_result);
     OFF(lb_io_verify_result, nbad);
     SIZE(lb_io_bad_block);

@@ -1,7 +1,7 @@
 /* Unit tests of core/io: every engine on a small file, exact I/O counts,
  * sequential passes, verification (clean set, flipped byte, misplaced and
- * lost blocks), data points every N I/Os, and the steady-state rule on
- * synthetic series.  No timing assertions. */
+ * lost blocks), data points every N I/Os (with their latency percentiles),
+ * and the steady-state rule on synthetic series.  No timing assertions. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -241,6 +241,18 @@ static void test_verify(void)
     check(rc == 0 && r.lost == 2, "verify_zeroed_block_lost", "lost=%llu", (unsigned long long)r.lost);
 }
 
+/* p50 <= p95 <= p99 <= p99.9 <= max, all >= 0, max >= the window's mean
+ * (max is exact) and, when want_max, max > 0. */
+static int pcts_ok(const double *v, double avg, int want_max, char *why, size_t whylen)
+{
+    int ok = v[LB_IO_PCT_P50] >= 0 && v[LB_IO_PCT_P95] >= v[LB_IO_PCT_P50] && v[LB_IO_PCT_P99] >= v[LB_IO_PCT_P95] &&
+             v[LB_IO_PCT_P99_9] >= v[LB_IO_PCT_P99] && v[LB_IO_PCT_MAX] >= v[LB_IO_PCT_P99_9] &&
+             v[LB_IO_PCT_MAX] >= avg && (!want_max || v[LB_IO_PCT_MAX] > 0);
+    if (!ok)
+        snprintf(why, whylen, "p50 %g p95 %g p99 %g p99.9 %g max %g avg %g", v[0], v[1], v[2], v[3], v[4], avg);
+    return ok;
+}
+
 static void test_points(void)
 {
     char err[256];
@@ -266,18 +278,76 @@ static void test_points(void)
     }
     int n = lb_io_shared_npoints(sh);
     lb_io_point pt;
-    int mono = 1;
+    int mono = 1, pct_ok = 1;
     uint64_t prev = 0;
+    char why[200] = "";
     for (int i = 0; i < n; i++) {
         lb_io_shared_point(sh, i, &pt);
         if (pt.ios != prev + 1000 || pt.reads == 0)
             mono = 0;
         prev = pt.ios;
+        if (pct_ok && !pcts_ok(pt.read_lat_ms, pt.read_lat_avg_ms, 1, why, sizeof(why)))
+            pct_ok = 0;
+        for (int k = 0; k < LB_IO_NPCT && pct_ok; k++)
+            if (pt.write_lat_ms[k] != 0) {
+                pct_ok = 0;
+                snprintf(why, sizeof(why), "point %d: write percentile %d = %g without writes", i, k, pt.write_lat_ms[k]);
+            }
     }
     check(total_ok && n == 10, "points_every_1000_of_10000", "points=%d", n);
     check(mono, "points_ios_increase_by_n", "ios not in steps of 1000");
+    check(pct_ok, "points_read_percentiles_ordered_writes_zero", "%s", why);
     lb_io_shared_close(sh);
     check(lb_io_shared_lookup("test-points") == NULL, "points_closed", "still registered");
+}
+
+/* Several boundaries crossed by one flush (every 10 I/Os, flushes of a
+ * whole step's batch): those points share the window's percentiles; reads
+ * and writes are kept apart; a series set after lb_io_job_start works. */
+static void test_points_percentiles(void)
+{
+    char err[256];
+    lb_io_shared *sh = lb_io_shared_open("test-points-pct", 10);
+    lb_io_params p;
+    lb_io_params_init(&p);
+    p.iodepth = 4;
+    p.read_pct = 50;
+    p.max_ios = 20000;
+    lb_io_job *j = lb_io_job_new("null", &p, err, sizeof(err));
+    int ok = sh && j && lb_io_job_add_file(j, path, FSIZE, 0) == 0 && lb_io_job_start(j) == 0;
+    if (ok) {
+        lb_io_job_set_shared(j, sh);   /* after start: the window histograms come now */
+        ok = drive(j) == 20000;
+    }
+    int n = lb_io_shared_npoints(sh);
+    check(ok && n == 2000, "points_pct_every_10", "ok=%d points=%d", ok, n);
+    int pct_ok = 1, shared_pairs = 0, mixed = 0;
+    char why[200] = "";
+    lb_io_point a, b;
+    for (int i = 0; i < n && pct_ok; i++) {
+        lb_io_shared_point(sh, i, &b);
+        if (b.reads && !pcts_ok(b.read_lat_ms, b.read_lat_avg_ms, 1, why, sizeof(why)))
+            pct_ok = 0;
+        if (b.writes && !pcts_ok(b.write_lat_ms, b.write_lat_avg_ms, 1, why, sizeof(why)))
+            pct_ok = 0;
+        if (b.reads && b.writes)
+            mixed++;
+        /* Points of one flush share secs (the window split evenly). */
+        if (i > 0 && b.secs == a.secs && b.time_s > a.time_s) {
+            if (memcmp(a.read_lat_ms, b.read_lat_ms, sizeof(a.read_lat_ms)) ||
+                memcmp(a.write_lat_ms, b.write_lat_ms, sizeof(a.write_lat_ms)) ||
+                a.read_lat_avg_ms != b.read_lat_avg_ms) {
+                pct_ok = 0;
+                snprintf(why, sizeof(why), "points %d and %d of one flush differ", i - 1, i);
+            }
+            shared_pairs++;
+        }
+        a = b;
+    }
+    check(pct_ok && shared_pairs > 0 && mixed > 0, "points_pct_shared_by_one_flush", "%s (pairs %d, mixed %d)", why,
+          shared_pairs, mixed);
+    lb_io_job_free(j);
+    lb_io_shared_close(sh);
 }
 
 static void test_steady(void)
@@ -341,6 +411,7 @@ int main(void)
     test_seq_and_fsync();
     test_verify();
     test_points();
+    test_points_percentiles();
     test_steady();
     test_space();
 
