@@ -124,6 +124,23 @@ io_run() {
   echo "$iops $ios $t" | awk '{print $1, $2, $3 + $4}' >> "$out"
 }
 
+# io_irq_cpu PATH: the CPU that has served most interrupts of the PCI device
+# behind PATH's filesystem (empty when that cannot be told, e.g. tmpfs).
+io_irq_cpu() {
+  local dev p
+  dev=$(basename "$(df --output=source "$1" | tail -1)")
+  p=$(readlink -f "/sys/class/block/$dev" 2>/dev/null) || return 0
+  [ -e "$p/partition" ] && p=$(dirname "$p")
+  p=$(readlink -f "$p/device" 2>/dev/null) || return 0
+  while [ "$p" != / ] && [ ! -d "$p/msi_irqs" ]; do p=$(dirname "$p"); done
+  [ -d "$p/msi_irqs" ] || return 0
+  awk -v irqs="$(ls "$p/msi_irqs" | tr '\n' ' ')" '
+    BEGIN { n = split(irqs, a, " "); for (i = 1; i <= n; i++) want[a[i] ":"] = 1 }
+    NR == 1 { ncpu = NF; next }
+    want[$1] { for (c = 2; c <= ncpu + 1; c++) sum[c - 2] += $c }
+    END { best = -1; for (c in sum) if (best < 0 || sum[c] > sum[best]) best = c; if (best >= 0) print best }' /proc/interrupts
+}
+
 bench_fileio() {
   local D=${FILEIO_DIR:-/tmp/lbench-bench-fileio} size=${FILEIO_SIZE:-2G}
   # The shared disk drifts by tens of % within minutes: many short rounds,
@@ -133,6 +150,16 @@ bench_fileio() {
   echo "== fileio: 4 KiB random I/O, O_DIRECT, libaio, one $size file in $D (the same file for all three tools);"
   echo "   ${SECS}s runs, medians of $ROUNDS rounds, each round runs lbench, fio and sysbench (order rotating)"
   $LB fileio --target-dir="$D" cleanup >/dev/null 2>&1 || true
+  # Every tool on the same CPU, the one that takes the disk's completion
+  # interrupts: at QD1 a process woken on the other CPU waits for an IPI and
+  # loses ~40 % of its IOPS, so unpinned runs measure the scheduler's
+  # placement more than the tool.  BENCH_PIN=0 leaves placement alone.
+  local PIN=() cpu
+  cpu=$(mkdir -p "$D" && io_irq_cpu "$D")
+  if [ "${BENCH_PIN:-1}" = 1 ] && [ -n "$cpu" ]; then
+    PIN=(taskset -c "$cpu")
+    echo "   placement: every tool on CPU $cpu, which serves the disk's interrupts (BENCH_PIN=0 to disable)"
+  fi
   $LB fileio --target-dir="$D" --file-num=1 --file-total-size="$size" --file-block-size=4K --verbosity=1 prepare | tail -1
   local LBF="$LB fileio --target-dir=$D --file-block-size=4K --file-extra-flags=direct --file-io-mode=async --file-fsync-freq=0 --file-fsync-end=off --time=$SECS --verbosity=0 --result-file=$W/lb.json"
   local FIO="fio --name=bench --filename=$D/test_file.0 --size=$size --bs=4k --direct=1 --ioengine=libaio --runtime=$SECS --time_based --output-format=json --output=$W/fio.json"
@@ -148,9 +175,9 @@ bench_fileio() {
         local order=(l f s); [ $((r % 3)) = 2 ] && order=(f s l); [ $((r % 3)) = 0 ] && order=(s l f)
         for x in "${order[@]}"; do
           case $x in
-            l) io_run lbench "$W/l" $LBF --file-test-mode=$sbm --iodepth=$qd run ;;
-            f) io_run fio "$W/f" $FIO --rw=$mode --iodepth=$qd ;;
-            s) ( cd "$D" && io_run sysbench "$W/s" $SB --file-test-mode=$sbm --file-async-backlog=$qd run ) ;;
+            l) io_run lbench "$W/l" "${PIN[@]}" $LBF --file-test-mode=$sbm --iodepth=$qd run ;;
+            f) io_run fio "$W/f" "${PIN[@]}" $FIO --rw=$mode --iodepth=$qd ;;
+            s) ( cd "$D" && io_run sysbench "$W/s" "${PIN[@]}" $SB --file-test-mode=$sbm --file-async-backlog=$qd run ) ;;
           esac
         done
       done
@@ -161,9 +188,9 @@ bench_fileio() {
   for qd in 1 32; do
     : > "$W/l"; : > "$W/f"; : > "$W/s"
     for r in $(seq "$ROUNDS"); do
-      io_run lbench "$W/l" $LB fileio --target-dir="$D" --file-block-size=4K --ioengine=null --iodepth=$qd \
+      io_run lbench "$W/l" "${PIN[@]}" $LB fileio --target-dir="$D" --file-block-size=4K --ioengine=null --iodepth=$qd \
         --file-test-mode=rndrd --time="$SECS" --verbosity=0 --result-file="$W/lb.json" run
-      io_run fio "$W/f" fio --name=bench --size="$size" --bs=4k --ioengine=null --rw=randread --iodepth=$qd \
+      io_run fio "$W/f" "${PIN[@]}" fio --name=bench --size="$size" --bs=4k --ioengine=null --rw=randread --iodepth=$qd \
         --runtime="$SECS" --time_based --output-format=json --output="$W/fio.json"
     done
     fileio_row "null QD$qd" -
