@@ -89,16 +89,25 @@ bench_oltp() {
             -t $t -T "$SECS" -n 100000
         fi
       done
-      local lq sq lc sc bc
+      local lq sq lc sc bc rq rs rb
       lq=$(awk -v s="$SECS" '{print $1/s}' "$W/l" | median); sq=$(awk -v s="$SECS" '{print $1/s}' "$W/s" | median)
       lc=$(awk '$1>0 {print $2/$1*1e6}' "$W/l" | median); sc=$(awk '$1>0 {print $2/$1*1e6}' "$W/s" | median)
       bc=$(awk '$1>0 {print $2/$1*1e6}' "$W/b" | median)
-      printf '%-18s %4s %12.0f %12.0f %7s %11.2f %11.2f %11s %9s %9s\n' $test $t "$lq" "$sq" "$(ratio "$lq" "$sq")" \
-        "$lc" "$sc" "$( [ $test = oltp_point_select ] && printf %.2f "$bc" || echo -)" "$(ratio "$lc" "$sc")" \
-        "$( [ $test = oltp_point_select ] && ratio "$lc" "$bc" || echo -)"
+      # Ratios within each round (line i of each file is round i), then the
+      # median: the machine drifts between rounds, less within one.
+      rq=$(paste -d' ' "$W/l" "$W/s" | awk '$3 > 0 {print $1 / $3}' | median)
+      rs=$(paste -d' ' "$W/l" "$W/s" | awk '$1 > 0 && $3 > 0 {print ($2 / $1) / ($4 / $3)}' | median)
+      rb=-
+      if [ $test = oltp_point_select ]; then
+        rb=$(paste -d' ' "$W/l" "$W/b" | awk '$1 > 0 && $3 > 0 {print ($2 / $1) / ($4 / $3)}' | median)
+        rb=$(printf %.2f "$rb")
+      fi
+      printf '%-18s %4s %12.0f %12.0f %7.2f %11.2f %11.2f %11s %9.2f %9s\n' $test $t "$lq" "$sq" "$rq" \
+        "$lc" "$sc" "$( [ $test = oltp_point_select ] && printf %.2f "$bc" || echo -)" "$rs" "$rb"
     done
   done
   echo "   qps ratio = lbench/sysbench (higher is better); us/q = client CPU (user+sys) per query; lb/sb, lb/bare: CPU ratios (lower is better)"
+  echo "   ratios are medians over rounds of the ratio within each round; the absolute columns are medians per tool"
   echo "   commands: lbench|sysbench <test> $M $D --threads=T --time=$SECS run; bare: build/bare_point_select -t T -T $SECS"
   contrib/mariadb-sandbox.sh stop
   trap 'rm -rf "$W"' EXIT
