@@ -323,16 +323,27 @@ local function sweep_charts(docs, names)
   return charts
 end
 
+-- A run's per-N-I/O points: fileio.points (with report_every_ios) as the
+-- fileio scenario writes it, fileio.series accepted too; nil when none.
+local function fileio_points(run)
+  local f = run.r.fileio
+  local s = type(f) == "table" and (f.points or f.series)
+  if type(s) == "table" and #s > 0 then return s, f end
+end
+
+-- The I/O-count axis: divisor and unit label for the largest count.
+local function ios_axis(maxios)
+  if maxios >= 1e6 then return 1e6, " (millions)" elseif maxios >= 1e4 then return 1e3, " (thousands)" end
+  return 1, ""
+end
+
 local function fileio_chart(runs)
   local series = {}
   local maxios = 0
   local every, step = {}, nil
   for _, run in ipairs(runs) do
-    local f = run.r.fileio
-    -- fileio.points (with report_every_ios) as the fileio scenario writes
-    -- it; fileio.series accepted too.
-    local s = type(f) == "table" and (f.points or f.series)
-    if type(s) == "table" and #s > 0 then
+    local s, f = fileio_points(run)
+    if s then
       local e = tonumber(f.report_every_ios)
       if not e and #s > 1 and tonumber(s[2].ios) and tonumber(s[1].ios) then e = s[2].ios - s[1].ios end
       if e then every[e] = true; step = e end
@@ -341,8 +352,7 @@ local function fileio_chart(runs)
     end
   end
   if #series == 0 then return nil, "no per-N-I/O points in the inputs (fileio runs with --report-every-ios)" end
-  local div, unit = 1, ""
-  if maxios >= 1e6 then div, unit = 1e6, " (millions)" elseif maxios >= 1e4 then div, unit = 1e3, " (thousands)" end
+  local div, unit = ios_axis(maxios)
   for _, s in ipairs(series) do
     local pts = {}
     for _, x in ipairs(s.raw) do
@@ -366,9 +376,8 @@ end
 local function fileio_latency_chart(runs)
   local series, maxios, nruns = {}, 0, 0
   for _, run in ipairs(runs) do
-    local f = run.r.fileio
-    local s = type(f) == "table" and (f.points or f.series)
-    if type(s) == "table" and #s > 0 then
+    local s = fileio_points(run)
+    if s then
       local any = false
       for ki, kind in ipairs({ "read", "write" }) do
         local key, pts, nonzero = kind .. "_lat_p99_ms", {}, false
@@ -389,8 +398,7 @@ local function fileio_latency_chart(runs)
     end
   end
   if #series == 0 then return nil, "no per-N-I/O latency percentiles in the inputs (fileio runs with --report-every-ios)" end
-  local div, unit = 1, ""
-  if maxios >= 1e6 then div, unit = 1e6, " (millions)" elseif maxios >= 1e4 then div, unit = 1e3, " (thousands)" end
+  local div, unit = ios_axis(maxios)
   for _, sr in ipairs(series) do
     for _, pt in ipairs(sr.points) do pt[1] = pt[1] / div end
   end
