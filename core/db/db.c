@@ -715,6 +715,24 @@ static int stmt_setup_emulation(lb_db_stmt *s)
     return 0;
 }
 
+/* A statement whose prepare failed: not linked yet, nothing refers to it. */
+static void stmt_discard(lb_db_stmt *s)
+{
+    free(s->ph);
+    free(s->sql);
+    free(s);
+}
+
+/* A prepared statement joins the connection's list, which a reconnect
+ * walks to prepare every statement again. */
+static void stmt_link(lb_db_conn *c, lb_db_stmt *s)
+{
+    s->next = c->stmts;
+    if (c->stmts)
+        c->stmts->prev = s;
+    c->stmts = s;
+}
+
 /* Server-side prepare of s on the live connection (first time or after a
  * reconnect), falling back to emulation when the server refuses this kind
  * of statement.  Re-binds parameters the caller had bound.  0 or -code
@@ -1020,15 +1038,10 @@ lb_db_stmt *lb_db_prepare(lb_db_conn *c, const char *sql, size_t len)
     }
     if (rc != 0) {
         fail(c, sql, len, 1);
-        free(s->ph);
-        free(s->sql);
-        free(s);
+        stmt_discard(s);
         return NULL;
     }
-    s->next = c->stmts;
-    if (c->stmts)
-        c->stmts->prev = s;
-    c->stmts = s;
+    stmt_link(c, s);
     return s;
 }
 
@@ -1546,15 +1559,10 @@ static int async_done(lb_db_conn *c, int rc, lb__db_async *out)
         int r = stmt_after_prepare(s, rc == 0 ? out->ds : NULL, rc == 0 ? out->nparams : 0);
         if (r != 0) {
             r = fail(c, s->sql, s->len, 1);
-            free(s->ph);
-            free(s->sql);
-            free(s);
+            stmt_discard(s);
             return r;
         }
-        s->next = c->stmts;
-        if (c->stmts)
-            c->stmts->prev = s;
-        c->stmts = s;
+        stmt_link(c, s);
         c->aprepared = s;
         return 0;
     }
