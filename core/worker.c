@@ -538,6 +538,15 @@ int lb_run_start(lb_run *r)
     return ok ? 0 : -1;
 }
 
+/* How long the supervising thread sleeps at a time: a stop request is seen
+ * within this, and it is how often the process wakes when it is otherwise
+ * waiting for I/O.  10 ms, the period of fio's main loop, so that a side-by-
+ * side run wakes the CPU as often as fio does: on a virtual machine a vCPU
+ * that wakes more often completes queue-depth-1 I/O measurably faster
+ * (README, "Benchmarks"), and at 50 ms lbench's QD1 writes ran ~5 % behind
+ * fio's for that reason alone.  The cost is 100 wake-ups a second. */
+#define SUPERVISOR_SLICE_NS 10000000LL
+
 int lb_run_wait(lb_run *r, int64_t until_ns)
 {
     struct timespec ts = {.tv_sec = until_ns / 1000000000LL, .tv_nsec = until_ns % 1000000000LL};
@@ -548,8 +557,8 @@ int lb_run_wait(lb_run *r, int64_t until_ns)
         struct timespec now;
         clock_gettime(CLOCK_REALTIME, &now);
         int64_t left = until_ns - lb_clock_ns_inline();
-        if (left > 50000000LL)
-            left = 50000000LL;
+        if (left > SUPERVISOR_SLICE_NS)
+            left = SUPERVISOR_SLICE_NS;
         int64_t abs_ns = now.tv_sec * 1000000000LL + now.tv_nsec + left;
         ts.tv_sec = abs_ns / 1000000000LL;
         ts.tv_nsec = abs_ns % 1000000000LL;
