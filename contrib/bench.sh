@@ -235,10 +235,10 @@ fileio_row() {
     rs=$(paste -d' ' "$W/l" "$W/s" | awk '$4 > 0 {print $1 / $4}' | median)
     cs=$(paste -d' ' "$W/l" "$W/s" | awk '$2 > 0 && $5 > 0 && $6 > 0 {print ($3 / $2) / ($6 / $5)}' | median)
   fi
-  printf '%-15s %11.0f %11.0f %11s %6.2f %6s %9.2f %9.2f %9s %6.2f %6s\n' "$1" "$li" "$fo" \
-    "$( [ "$2" = s ] && printf %.0f "$si" || echo -)" "$rf" "$( [ "$2" = s ] && printf %.2f "$rs" || echo -)" \
+  printf '%-15s %11.0f %11.0f %11s %6.3f %6s %9.2f %9.2f %9s %6.3f %6s\n' "$1" "$li" "$fo" \
+    "$( [ "$2" = s ] && printf %.0f "$si" || echo -)" "$rf" "$( [ "$2" = s ] && printf %.3f "$rs" || echo -)" \
     "$lc" "$fc" "$( [ "$2" = s ] && printf %.2f "$sc" || echo -)" \
-    "$cf" "$( [ "$2" = s ] && printf %.2f "$cs" || echo -)"
+    "$cf" "$( [ "$2" = s ] && printf %.3f "$cs" || echo -)"
 }
 
 # TPC-C: load time of 2 warehouses (2 loader threads), then tpmC with the
