@@ -152,12 +152,16 @@ io_irq_cpu() {
 
 bench_fileio() {
   local D=${FILEIO_DIR:-/tmp/lbench-bench-fileio} size=${FILEIO_SIZE:-2G}
-  # The shared disk drifts by tens of % within minutes: many short rounds,
-  # each alternating the three tools, and ratios taken within each round.
-  local ROUNDS=${FILEIO_ROUNDS:-$((ROUNDS * 2 + 1))} SECS=${FILEIO_SECS:-$SECS}
+  # The shared disk drifts by tens of % within minutes and single runs fall
+  # into a fast or a slow phase (QD1: ~15 k or ~11 k IOPS), so a ratio of two
+  # runs spreads ±15 %: many short rounds, each alternating the three tools,
+  # and ratios taken within each round.  21 rounds of 3 s bring the median
+  # ratio's spread to a few per cent; fewer rounds do not settle a 3 % target.
+  local ROUNDS=${FILEIO_ROUNDS:-21} SECS=${FILEIO_SECS:-3}
+  local NULL_ROUNDS=${FILEIO_NULL_ROUNDS:-5}   # no disk, hardly any noise
   command -v fio >/dev/null || { echo "(fileio: fio not installed; run contrib/install-deps.sh bench)"; return; }
   echo "== fileio: 4 KiB random I/O, O_DIRECT, libaio, one $size file in $D (the same file for all three tools);"
-  echo "   ${SECS}s runs, medians of $ROUNDS rounds, each round runs lbench, fio and sysbench (order rotating)"
+  echo "   ${SECS}s runs, medians of $ROUNDS rounds ($NULL_ROUNDS for the null engine), each round runs lbench, fio and sysbench (order rotating)"
   $LB fileio --target-dir="$D" cleanup >/dev/null 2>&1 || true
   # Every tool on the same CPU, the one that takes the disk's completion
   # interrupts: at QD1 a process woken on the other CPU waits for an IPI and
@@ -199,7 +203,7 @@ bench_fileio() {
   echo "== fileio null engine (no I/O: the tool's own cost per I/O), randread 4 KiB"
   for qd in 1 32; do
     : > "$W/l"; : > "$W/f"; : > "$W/s"
-    for r in $(seq "$ROUNDS"); do
+    for r in $(seq "$NULL_ROUNDS"); do
       io_run lbench "$W/l" "${PIN[@]}" $LB fileio --target-dir="$D" --file-block-size=4K --ioengine=null --iodepth=$qd \
         --file-test-mode=rndrd --time="$SECS" --verbosity=0 --result-file="$W/lb.json" run
       io_run fio "$W/f" "${PIN[@]}" fio --name=bench --size="$size" --bs=4k --ioengine=null --rw=randread --iodepth=$qd \
@@ -208,6 +212,8 @@ bench_fileio() {
     fileio_row "null QD$qd" -
   done
   echo "   l/fio, l/sb: median over rounds of lbench's figure divided by that tool's in the same round;"
+  echo "   the indented line under each row: rounds in which lbench made more IOPS, and the middle half"
+  echo "   (25th..75th percentile) of the per-round IOPS ratios, i.e. how far one round can be trusted"
   echo "   targets: IOPS >= 0.97 against both, us/IO <= 1 against both (i.e. against the better of the two)"
   echo "   us/IO = client CPU (user + sys of the tool's process, bash time) per completed I/O"
   echo "   lbench: lbench fileio --target-dir=$D --file-test-mode=rndrd|rndwr --file-block-size=4K --file-io-mode=async --iodepth=Q --file-extra-flags=direct --file-fsync-freq=0 --file-fsync-end=off --time=$SECS run"
@@ -239,6 +245,21 @@ fileio_row() {
     "$( [ "$2" = s ] && printf %.0f "$si" || echo -)" "$rf" "$( [ "$2" = s ] && printf %.3f "$rs" || echo -)" \
     "$lc" "$fc" "$( [ "$2" = s ] && printf %.2f "$sc" || echo -)" \
     "$cf" "$( [ "$2" = s ] && printf %.3f "$cs" || echo -)"
+  [ "$2" = s ] || return 0
+  printf '%-15s ahead of fio in %s, middle half %s; ahead of sysbench in %s, middle half %s\n' "" \
+    "$(ratio_spread "$W/f")" "$(ratio_spread "$W/f" q)" "$(ratio_spread "$W/s")" "$(ratio_spread "$W/s" q)"
+}
+
+# ratio_spread FILE [q]: over the rounds, lbench's IOPS ($W/l) against FILE's:
+# "W/N rounds", or with q the 25th..75th percentile of the ratios.
+ratio_spread() {
+  if [ "${2:-}" = q ]; then
+    paste -d' ' "$W/l" "$1" | awk '$4 > 0 {print $1 / $4}' | sort -g |
+      awk '{r[NR] = $1} END { if (NR == 0) { print "n/a"; exit }
+        printf "%.2f..%.2f", r[int((NR - 1) * 0.25) + 1], r[NR - int((NR - 1) * 0.25)] }'
+  else
+    paste -d' ' "$W/l" "$1" | awk '$4 > 0 {n++; if ($1 > $4) w++} END {printf "%d/%d rounds", w, n}'
+  fi
 }
 
 # TPC-C: load time of 2 warehouses (2 loader threads), then tpmC with the

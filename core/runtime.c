@@ -186,13 +186,6 @@ fail:
     return -1;
 }
 
-static pthread_once_t db_once = PTHREAD_ONCE_INIT;
-static void db_init(void)
-{
-    /* mysql_library_init is not thread-safe: once, before any worker. */
-    (void)lb_db_global_init();
-}
-
 void lb_runtime_debug_sink(void *ud, const char *msg)
 {
     lb_runtime *rt = ud;
@@ -203,7 +196,6 @@ void lb_runtime_debug_sink(void *ud, const char *msg)
 
 lb_runtime *lb_runtime_new(void)
 {
-    pthread_once(&db_once, db_init);
     lb_runtime *rt = calloc(1, sizeof(*rt));
     if (!rt)
         return NULL;

@@ -134,14 +134,25 @@ const lb_db_driver_ops *lb_db_driver_find(const char *name)
     return NULL;
 }
 
-int lb_db_global_init(void)
+static pthread_once_t global_once = PTHREAD_ONCE_INIT;
+static int global_rc;
+
+static void global_init_once(void)
 {
-    int rc = 0;
     for (size_t i = 0; i < NREG; i++)
         if (driver_valid(registry[i]) && registry[i]->global_init &&
             registry[i]->global_init() != 0)
-            rc = -1;
-    return rc;
+            global_rc = -1;
+}
+
+/* Once per process, and only when a connection is first made: a run that
+ * never touches a database (fileio, a CPU-only script) does not pay for
+ * the client library's start-up (Connector/C initialises OpenSSL and reads
+ * its configuration: about a millisecond of CPU). */
+int lb_db_global_init(void)
+{
+    pthread_once(&global_once, global_init_once);
+    return global_rc;
 }
 
 void lb_db_global_done(void)
@@ -606,6 +617,7 @@ static lb_db_conn *conn_alloc(const lb_db_driver_ops *drv, const lb_db_conn_opts
         lb__db_error_set(err, LB_DB_E_INVALID, "HY000", "invalid ssl_mode, ps_mode or port");
         return NULL;
     }
+    (void)lb_db_global_init();   /* a failure shows as the connect's own error */
     lb_db_conn *c = calloc(1, sizeof *c);
     if (!c || copy_opts(c, o) != 0) {
         free(c);

@@ -109,8 +109,9 @@ typedef struct lb_db_conn lb_db_conn;
 typedef struct lb_db_stmt lb_db_stmt;
 typedef struct lb_db_result lb_db_result;
 
-/* Initialise every registered driver's client library (mysql_library_init
- * is not thread-safe, so this must run once before worker threads start).
+/* Initialise every registered driver's client library, once per process
+ * (mysql_library_init is not thread-safe; this is: concurrent callers wait
+ * for the first).  Connecting calls it; calling it earlier is allowed.
  * Returns 0, or a negative value if some driver failed to initialise. */
 int lb_db_global_init(void);
 

@@ -9,6 +9,7 @@ local scenario = require("lbench.scenario")
 local runner = require("lbench.runner")
 local report = require("lbench.report")
 local json = require("lbench.json")
+local loadfile = require("lbench.loadfile") -- parsed once per process (core/luart.c)
 
 local M = {}
 

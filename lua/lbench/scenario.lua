@@ -3,6 +3,7 @@ local ffi = require("ffi")
 local C = require("lbench.ffi").C
 local util = require("lbench.util")
 local api = require("lbench.api")
+local loadfile = require("lbench.loadfile") -- parsed once per process (core/luart.c)
 
 local M = {}
 

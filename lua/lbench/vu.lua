@@ -19,6 +19,7 @@
 -- environment of the function that creates them), so a VU costs a few KB
 -- of Lua objects plus its coroutine and connection.
 local api = require("lbench.api")
+local loadfile = require("lbench.loadfile") -- parsed once per process (core/luart.c)
 
 local M = {}
 
