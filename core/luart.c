@@ -134,7 +134,8 @@ static int l_loadfile_cached(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
     struct stat st;
-    if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+    int cacheable = stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    if (cacheable) {
         const cached_chunk *hit = NULL;
         pthread_mutex_lock(&cache_mu);
         for (const cached_chunk *c = cache_head; c && !hit; c = c->next)
@@ -144,22 +145,18 @@ static int l_loadfile_cached(lua_State *L)
         /* The chunk name is the one stored in the bytecode ("@path"). */
         if (hit && luaL_loadbuffer(L, hit->bc, hit->len, path) == 0)
             return 1;
-        if (hit)
+        if (hit) {
             lua_pop(L, 1);
-        if (luaL_loadfile(L, path) != 0) {
-            lua_pushnil(L);
-            lua_insert(L, -2);
-            return 2;
+            cacheable = 0;   /* already stored: just parse */
         }
-        if (!hit)
-            cache_store(L, path, &st);
-        return 1;
     }
     if (luaL_loadfile(L, path) != 0) {
         lua_pushnil(L);
         lua_insert(L, -2);
         return 2;
     }
+    if (cacheable)
+        cache_store(L, path, &st);
     return 1;
 }
 
