@@ -250,29 +250,23 @@ lua_State *lb__luart_new(lb_runtime *rt, char *err, size_t errlen)
     luaL_openlibs(L);
     lua_pushlightuserdata(L, rt);
     lua_setfield(L, LUA_REGISTRYINDEX, "lbench.runtime");
-    /* package.loaders: insert ours right after the preload searcher, so
-     * the runtime's own modules cannot be shadowed by files on disk. */
+    /* package.loaders: after the preload searcher, ours: the embedded
+     * modules (so the runtime's own cannot be shadowed by files on disk),
+     * then package.path's files through the parse-once cache; Lua's own
+     * searchers follow, two places down. */
     lua_getglobal(L, "package");
     lua_getfield(L, -1, "loaders");
     int n = (int)lua_objlen(L, -1);
     for (int i = n; i >= 2; i--) {
         lua_rawgeti(L, -1, i);
-        lua_rawseti(L, -2, i + 1);
+        lua_rawseti(L, -2, i + 2);
     }
     lua_pushcfunction(L, load_embedded);
     lua_rawseti(L, -2, 2);
-    /* and the cached file searcher before Lua's own (now 3rd, moved to 4th) */
-    n = (int)lua_objlen(L, -1);
-    for (int i = n; i >= 3; i--) {
-        lua_rawgeti(L, -1, i);
-        lua_rawseti(L, -2, i + 1);
-    }
     lua_pushcfunction(L, load_path_cached);
     lua_rawseti(L, -2, 3);
-    lua_pop(L, 2);
-
+    lua_pop(L, 1);
     /* require("lbench.loadfile")(path): loadfile through the cache. */
-    lua_getglobal(L, "package");
     lua_getfield(L, -1, "loaded");
     lua_pushcfunction(L, l_loadfile_cached);
     lua_setfield(L, -2, "lbench.loadfile");
