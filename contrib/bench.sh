@@ -217,6 +217,7 @@ bench_fileio() {
   echo "   targets: IOPS >= 0.97 against both, us/IO <= 1 against both (i.e. against the better of the two)"
   echo "   us/IO = client CPU (user + sys of the tool's process, bash time) per completed I/O"
   echo "   lbench: lbench fileio --target-dir=$D --file-test-mode=rndrd|rndwr --file-block-size=4K --file-io-mode=async --iodepth=Q --file-extra-flags=direct --file-fsync-freq=0 --file-fsync-end=off --time=$SECS run"
+  echo "           (its defaults: one io_submit per I/O, except random writes at QD32: up to 4 completions replaced per io_submit)"
   echo "   fio:    fio --name=bench --filename=$D/test_file.0 --size=$size --rw=randread|randwrite --bs=4k --direct=1 --ioengine=libaio --randrepeat=0 --iodepth=Q --runtime=$SECS --time_based"
   echo "   sysbench (in $D): sysbench fileio --file-num=1 --file-total-size=$size --file-block-size=4096 --file-test-mode=rndrd|rndwr --file-io-mode=async --file-async-backlog=Q --file-extra-flags=direct --file-fsync-freq=0 --time=$SECS run"
   $LB fileio --target-dir="$D" cleanup >/dev/null 2>&1 || true

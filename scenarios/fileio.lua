@@ -38,15 +38,16 @@ lbench.cmdline.options = {
   -- fio-like additions
   ioengine = { "I/O engine: sync (psync), libaio, io_uring, mmap, null; default from --file-io-mode", "" },
   iodepth = { "I/Os in flight per thread (0: 1, or --file-async-backlog in async mode)", 0 },
-  iodepth_batch = { "submit at most this many I/Os per system call (0: 1 for libaio, the whole queue for io_uring)", 0 },
+  iodepth_batch = { "submit at most this many I/Os per system call (0: libaio 1, or up to iodepth/8 and 4 when only writing; io_uring the whole queue)", 0 },
   iodepth_batch_complete_min = { "when no completion is there, wait for this many (0: 1)", 0 },
-  iodepth_batch_complete_max = { "take at most this many completions at once (0: 1 for libaio, all for io_uring)", 0 },
+  iodepth_batch_complete_max = { "take at most this many completions at once (0: --iodepth-batch's default)", 0 },
   rwmixread = { "share of reads in % for rndrw (-1: from --file-rw-ratio)", -1, lbench.cmdline.ARG_DOUBLE },
   bssplit = { "block size split, e.g. 4k/50:64k/30:1m/20 (overrides --file-block-size)", "" },
   random_distribution = { "offsets of random I/O: uniform, zipf[:theta], pareto[:h], normal[:sigma%]", "uniform" },
   buffer_compress_percentage = { "share of each written block that compresses (zeros); default 0: random, incompressible", 0 },
   stamp = { "stamp every written 4 KiB chunk with checksum, offset and generation (for verify)", true },
   seq_passes = { "sequential modes: stop after this many passes over the set (0: until --time)", 0 },
+  invalidate = { "drop the set from the page cache after prepare and before run and verify (as fio does)", true },
   -- the file set
   target_dir = { "directory of the file set (created if missing)", "lbench-fileio" },
   target = { "a raw block device instead of files (needs --allow-destructive to write)", "" },
@@ -247,6 +248,7 @@ local function prepare()
   if C.lb_io_job_finish(job, nil) < 0 then fail("prepare: %s", ffi.string(C.lb_io_job_error(job))) end
   if tty then progress(C.lb_clock_now()) end
   local secs = C.lb_clock_now() - t0
+  if opt.invalidate then lib.invalidate(t, m) end
   local written = tonumber(counters.bytes_written)
   m.state = "ready"
   m.prepared_at = os.date("!%Y-%m-%dT%H:%M:%SZ")
@@ -326,6 +328,7 @@ function init()
     m.generation = m.generation + 1
     lib.save_manifest(t, m)
   end
+  if opt.invalidate then lib.invalidate(t, m) end
   for _, e in ipairs(lib.block_sizes(opt)) do
     if opt.stamp and engine ~= "null" and e.bs % m.vbs ~= 0 and writes(mode) then
       fail("block size %d is not a multiple of the set's %d-byte verify chunk; prepare with this block size, or use --stamp=off", e.bs, m.vbs)
@@ -425,6 +428,8 @@ lbench.hooks.result = function(r)
   end
   f.block_sizes = bs
   f.read_pct = lib.read_pct(opt, run.mode)
+  f.iodepth_batch, f.iodepth_batch_complete_max = lib.batching(opt, run.engine, run.depth, f.read_pct)
+  f.invalidate = opt.invalidate
   f.random_distribution = opt.random_distribution
   f.extra_flags = json.array(opt.file_extra_flags)
   f.target = run.t.dir or run.t.device
@@ -667,6 +672,7 @@ local function verify()
   local maxbad = math.max(opt.verify_max_report, 1)
   local bad = ffi.new("lb_io_bad_block[?]", maxbad)
   local paths = lib.paths(t, m)
+  if opt.invalidate then lib.invalidate(t, m) end
   local t0 = C.lb_clock_now()
   for i, path in ipairs(paths) do
     local rc = C.lb_io_verify_file(path, i - 1, m.file_size, m.vbs, gm, opt.verify_direct and 1 or 0, res, bad,

@@ -1446,6 +1446,20 @@ int lb_io_space_of(const char *path, lb_io_space *out)
 
 int lb_io_isatty(int fd) { return isatty(fd); }
 
+int lb_io_invalidate(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    /* POSIX_FADV_DONTNEED only starts writeback of dirty pages and keeps
+     * them; sync first.  EROFS/EINVAL: nothing can be dirty there. */
+    int rc = fdatasync(fd) < 0 && errno != EROFS && errno != EINVAL ? -errno : 0;
+    if (rc == 0)
+        rc = -posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    close(fd);
+    return rc;
+}
+
 int lb_io_path_kind(const char *path)
 {
     struct stat st;

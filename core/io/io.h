@@ -212,6 +212,11 @@ typedef struct lb_io_space {
 /* statvfs of a path, or the size of a block device.  0 / -errno. */
 int lb_io_space_of(const char *path, lb_io_space *out);
 int lb_io_isatty(int fd);
+/* Drop the page-cache pages of a file or block device, as fio's invalidate
+ * does before a job: a test that reads through the cache after prepare (or
+ * after another test) would measure memory, not the device.  Dirty pages
+ * are written back first so that they can go too.  0 / -errno. */
+int lb_io_invalidate(const char *path);
 enum { LB_IO_PATH_NONE = 0, LB_IO_PATH_FILE = 1, LB_IO_PATH_DIR = 2, LB_IO_PATH_BLOCKDEV = 3,
        LB_IO_PATH_OTHER = 4 };
 /* What `path` is (LB_IO_PATH_*), or -errno other than ENOENT. */

@@ -113,6 +113,15 @@ function M.paths(t, m)
   return p
 end
 
+-- Drop the set from the page cache (--invalidate), so that a test reading
+-- through the cache starts from the device, as fio's jobs do.
+function M.invalidate(t, m)
+  for _, path in ipairs(M.paths(t, m)) do
+    local rc = ffi.C.lb_io_invalidate(path)
+    if rc < 0 then fail("--invalidate: cannot drop %s from the page cache: %s (--invalidate=off skips this)", path, errstr(rc)) end
+  end
+end
+
 -- ---- option interpretation ---------------------------------------------------
 -- Block sizes: --bssplit=4k/50:64k/50 or --file-block-size.
 function M.block_sizes(opt)
@@ -207,6 +216,25 @@ function M.check_run(opt, mode)
 end
 
 -- ---- jobs -----------------------------------------------------------------------
+-- I/Os per submit call and completions taken at once (0: the whole queue):
+-- --iodepth-batch and --iodepth-batch-complete-max, or where they are 0 the
+-- defaults.  io_uring: the whole queue both ways.  libaio: fio's pattern, each
+-- completion taken and replaced on its own (one io_submit per I/O), except
+-- in a test that only writes at depth 8 or more: there completions waiting
+-- together, up to iodepth/8 and at most 4, are replaced with one io_submit.
+-- Measured on this machine's virtio disk at QD32 (24 alternating pairs of
+-- 3 s runs): 12 % less CPU per write at equal IOPS.  For reads the same
+-- cost 4 % IOPS, and whole-queue batches cost 5-15 % either way (requests
+-- fall into lock-step convoys).
+function M.batching(opt, engine, iodepth, read_pct)
+  local n = 0
+  if engine == "libaio" then
+    n = read_pct == 0 and math.max(math.min(math.floor(iodepth / 8), 4), 1) or 1
+  end
+  local b, rm = opt.iodepth_batch or 0, opt.iodepth_batch_complete_max or 0
+  return b > 0 and b or n, rm > 0 and rm or n
+end
+
 -- A job over the prepared set `m` for worker `tid` of `threads`.
 -- o = { mode, engine, iodepth, generation, stamp, types = {r, w, f}, max_ios, passes,
 --       flags, bss, shared, genmap }
@@ -214,20 +242,13 @@ function M.new_job(t, m, opt, tid, threads, o)
   local p = ffi.new("lb_io_params")
   C.lb_io_params_init(p)
   p.iodepth = o.iodepth
-  -- libaio: one io_submit per I/O unless told otherwise (as fio and sysbench
-  -- do); measured on virtio disks it keeps the device busier than batches.
-  -- io_uring: the whole queue per io_uring_enter.
-  p.batch = (opt.iodepth_batch or 0) > 0 and opt.iodepth_batch or (o.engine == "libaio" and 1 or 0)
-  -- Completions taken per reap: libaio one at a time, like fio (each is
-  -- replaced at once; the AIO ring is read without a system call).
-  local rm = opt.iodepth_batch_complete_max or 0
-  p.reap_max = rm > 0 and rm or (o.engine == "libaio" and 1 or 0)
+  p.read_pct = M.read_pct(opt, o.mode)
+  p.batch, p.reap_max = M.batching(opt, o.engine, o.iodepth, p.read_pct)
   p.reap_min = opt.iodepth_batch_complete_min or 0
   local seq = o.mode:sub(1, 3) == "seq"
   p.pattern = seq and C.LB_IO_SEQ or C.LB_IO_RAND
   local d, darg = M.distribution(o.dist or opt.random_distribution)
   p.dist, p.dist_arg = d, darg
-  p.read_pct = M.read_pct(opt, o.mode)
   local bss = o.bss or M.block_sizes(opt)
   p.nbs = #bss
   local maxbs = 0

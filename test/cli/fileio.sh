@@ -56,6 +56,33 @@ for eng in sync libaio io_uring mmap null; do
 done
 expect_ok verify_after_runs '0 lost, 0 torn, 0 misplaced' $F verify
 
+# ---- libaio: I/Os per io_submit (write-only tests batch, reads do not) ----
+lq="--file-block-size=4K --ioengine=libaio --iodepth=32 --file-extra-flags=direct --time=0 --file-fsync-freq=0"
+run batch_wr $F --file-test-mode=rndwr $lq --events=3001 --result-file="$T/bw.json" run
+json_assert libaio_write_batches "$T/bw.json" 'r.io.writes == 3001 and r.fileio.iodepth_batch == 4 and r.fileio.iodepth_batch_complete_max == 4'
+run batch_rd $F --file-test-mode=rndrd $lq --events=3001 --result-file="$T/br.json" run
+json_assert libaio_reads_one_per_submit "$T/br.json" 'r.io.reads == 3001 and r.fileio.iodepth_batch == 1 and r.fileio.iodepth_batch_complete_max == 1'
+run batch_set $F --file-test-mode=rndwr $lq --iodepth-batch=3 --iodepth-batch-complete-max=6 --events=3001 --result-file="$T/bs.json" run
+json_assert libaio_batch_options "$T/bs.json" 'r.io.writes == 3001 and r.fileio.iodepth_batch == 3 and r.fileio.iodepth_batch_complete_max == 6'
+run batch_qd4 $F --file-test-mode=rndwr $lq --iodepth=4 --events=100 --result-file="$T/b4.json" run
+json_assert libaio_shallow_queue_one_per_submit "$T/b4.json" 'r.io.writes == 100 and r.fileio.iodepth_batch == 1'
+expect_ok verify_after_batches '0 lost, 0 torn, 0 misplaced' $F verify
+
+# ---- page cache: prepare leaves the set out of it, run starts from the device
+# (tmpfs keeps its pages: there the set goes under build/)
+IV=$T/inv
+[ "$(stat -f -c %T "$T")" = tmpfs ] && IV=$PWD/build/test-invalidate.$$
+cached() { fincore -n -b -o RES "$IV/test_file.0" | awk '{print $1 + 0}'; }
+FI="$LB fileio --target-dir=$IV --file-num=1 --file-total-size=8M"
+run inv_prepare $FI prepare
+check prepare_drops_page_cache test "$rc" -eq 0 -a "$(cached)" -eq 0
+run inv_off $FI --invalidate=off --file-test-mode=seqrd --events=512 --time=0 run
+check invalidate_off_keeps_pages test "$rc" -eq 0 -a "$(cached)" -ge 8388608
+run inv_run $FI --file-test-mode=rndrd --file-block-size=4K --events=1 --time=0 --result-file="$T/inv.json" run
+check run_starts_uncached test "$rc" -eq 0 -a "$(cached)" -lt 1048576
+json_assert invalidate_in_result "$T/inv.json" 'r.io.reads == 1 and r.fileio.invalidate == true'
+rm -rf "$IV"
+
 # ---- options: mixes, bssplit, distributions, compressible payload ------
 run mix $F --file-test-mode=rndrw --rwmixread=75 --events=4000 --time=0 --file-fsync-freq=0 --result-file="$T/mix.json" run
 json_assert rwmixread "$T/mix.json" 'r.io.reads > 2700 and r.io.reads < 3300 and r.fileio.read_pct == 75'

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -392,6 +394,50 @@ static void test_space(void)
     rmdir(sub);
 }
 
+/* Pages of `fd` (npages long) in the page cache. */
+static int resident_pages(int fd, int npages)
+{
+    void *p = mmap(NULL, (size_t)npages * 4096, PROT_READ, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED)
+        return -1;
+    unsigned char vec[64];
+    int n = -1;
+    if (npages <= 64 && mincore(p, (size_t)npages * 4096, vec) == 0) {
+        n = 0;
+        for (int i = 0; i < npages; i++)
+            n += vec[i] & 1;
+    }
+    munmap(p, (size_t)npages * 4096);
+    return n;
+}
+
+/* Invalidation empties the page cache of a file written through it (dirty
+ * pages included).  tmpfs keeps its pages (they are the file): there the
+ * test uses the working directory (the source tree) instead. */
+static void test_invalidate(void)
+{
+    enum { NP = 64 };
+    char f[320];
+    struct statfs sf;
+    const char *base = statfs(dir, &sf) == 0 && sf.f_type == 0x01021994 /* TMPFS_MAGIC */ ? "." : dir;
+    snprintf(f, sizeof(f), "%s/lbench-test-invalidate.%d", base, (int)getpid());
+    int fd = open(f, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    static char page[4096];
+    memset(page, 'x', sizeof(page));
+    int ok = fd >= 0;
+    for (int i = 0; ok && i < NP; i++)
+        ok = write(fd, page, sizeof(page)) == (ssize_t)sizeof(page);
+    int before = ok ? resident_pages(fd, NP) : -1;
+    int rc = ok ? lb_io_invalidate(f) : -1;
+    int after = ok ? resident_pages(fd, NP) : -1;
+    check(ok && before == NP && rc == 0 && after == 0, "invalidate_drops_pages",
+          "in %s: %d of %d pages cached before, %d after (rc %d)", base, before, NP, after, rc);
+    if (fd >= 0)
+        close(fd);
+    unlink(f);
+    check(lb_io_invalidate("/nonexistent/lbench") == -ENOENT, "invalidate_missing", "expected -ENOENT");
+}
+
 int main(void)
 {
     snprintf(dir, sizeof(dir), "/tmp/lbench-test-io.XXXXXX");
@@ -414,6 +460,7 @@ int main(void)
     test_points_percentiles();
     test_steady();
     test_space();
+    test_invalidate();
 
     unlink(path);
     unlink(map_path);
