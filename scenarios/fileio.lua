@@ -328,12 +328,12 @@ function init()
     m.generation = m.generation + 1
     lib.save_manifest(t, m)
   end
-  if opt.invalidate then lib.invalidate(t, m) end
   for _, e in ipairs(lib.block_sizes(opt)) do
     if opt.stamp and engine ~= "null" and e.bs % m.vbs ~= 0 and writes(mode) then
       fail("block size %d is not a multiple of the set's %d-byte verify chunk; prepare with this block size, or use --stamp=off", e.bs, m.vbs)
     end
   end
+  if opt.invalidate then lib.invalidate(t, m) end
   S.run = { t = t, m = m, engine = engine, depth = lib.iodepth(opt, engine), mode = mode }
   if S.sh ~= nil then C.lb_io_shared_close(S.sh); S.sh = nil end   -- left by a failed run
   if opt.report_every_ios > 0 then S.sh = C.lb_io_shared_open(t.key, opt.report_every_ios) end

@@ -222,7 +222,7 @@ end
 -- completion taken and replaced on its own (one io_submit per I/O), except
 -- in a test that only writes at depth 8 or more: there completions waiting
 -- together, up to iodepth/8 and at most 4, are replaced with one io_submit.
--- Measured on this machine's virtio disk at QD32 (24 alternating pairs of
+-- Measured on the development VM's virtio disk at QD32 (24 alternating pairs of
 -- 3 s runs): 12 % less CPU per write at equal IOPS.  For reads the same
 -- cost 4 % IOPS, and whole-queue batches cost 5-15 % either way (requests
 -- fall into lock-step convoys).
