@@ -102,6 +102,56 @@ local function lcm(a, b) return a / gcd(a, b) * b end
 pcall(ffi.cdef, "int truncate(const char *path, int64_t length);")
 
 -- ---- prepare ---------------------------------------------------------------
+-- Prepare writes in blocks of 1 MiB where the file size allows, else in the
+-- least common multiple of the block sizes (every test's block divides it).
+local function prepare_block(opt, file_size)
+  if file_size % 1048576 == 0 then return 1048576 end
+  local align = 1
+  for _, e in ipairs(lib.block_sizes(opt)) do align = lcm(align, e.bs) end
+  return align
+end
+
+-- Writer threads: --threads, at most one per prepare block of the set.
+local function prepare_threads(opt, m)
+  return math.max(1, math.min(opt.threads, math.floor(m.total_size / prepare_block(opt, m.file_size))))
+end
+
+-- Write slice `tid` of `threads` of the set through the page cache, fsync at
+-- the end; report(bytes done, now) after every step.  Returns bytes written.
+local function write_slice(t, m, opt, tid, threads, report)
+  local job = lib.new_job(t, m, opt, tid, threads, {
+    mode = "seqwr", engine = "sync", iodepth = 1, stamp = true,
+    bss = { { bs = prepare_block(opt, m.file_size), pct = 100 } },
+    types = { -1, -1, -1 }, passes = 1, create = t.kind == "dir", genmap = true, step_ns = 250e6,
+    fsync_freq = 0, fsync_end = true, dist = "uniform",
+  })
+  local counters = C.lb_io_job_counters(job)
+  while true do
+    local n = C.lb_io_job_step(job, nil)
+    if n < 0 then fail("prepare: %s", ffi.string(C.lb_io_job_error(job))) end
+    if n == 0 then break end
+    report(tonumber(counters.bytes_written), C.lb_clock_now())
+    if lbench.should_stop() then fail("prepare interrupted; run prepare again") end
+  end
+  if C.lb_io_job_finish(job, nil) < 0 then fail("prepare: %s", ffi.string(C.lb_io_job_error(job))) end
+  report(tonumber(counters.bytes_written), C.lb_clock_now())
+  return tonumber(counters.bytes_written)
+end
+
+-- One writer thread of a parallel prepare (--threads > 1).
+local function prepare_write()
+  local opt = lbench.opt
+  local t = lib.target(opt)
+  local m = lib.load_manifest(t)
+  local threads = prepare_threads(opt, m)
+  if lbench.tid >= threads then return end
+  local mib, sent = 1048576, 0
+  write_slice(t, m, opt, lbench.tid, threads, function(done)
+    local whole = math.floor(done / mib)
+    if whole > sent then lbench.progress.add(whole - sent); sent = whole end
+  end)
+end
+
 local function prepare()
   local opt = lbench.opt
   local t = lib.target(opt)
@@ -202,7 +252,6 @@ local function prepare()
         ffi.C.truncate(path, file_size)
       end
     end
-    m.files = names
   end
   local err = ffi.new("char[?]", 512)
   local gm = C.lb_io_genmap_open(t.genmap, nchunks, 1, err, 512)
@@ -217,39 +266,34 @@ local function prepare()
   elseif verbose then
     print(string.format("Raw device %s: writing the first %s%s ...", t.device, lib.fmt_size(total), share))
   end
-  local pbs = file_size % 1048576 == 0 and 1048576 or align
-  local job = lib.new_job(t, m, opt, 0, 1, {
-    mode = "seqwr", engine = "sync", iodepth = 1, stamp = true, bss = { { bs = pbs, pct = 100 } },
-    types = { -1, -1, -1 }, passes = 1, create = t.kind == "dir", genmap = true, step_ns = 250e6,
-    fsync_freq = 0, fsync_end = true, dist = "uniform",
-  })
-  -- prepare writes through the page cache and syncs at the end
+  -- Threads write slices of the set; workers read the geometry from the manifest.
+  m.files = t.kind == "dir" and names or m.files
+  lib.save_manifest(t, m)
+  local threads = prepare_threads(opt, m)
   local t0 = C.lb_clock_now()
-  local last = t0
-  local tty = C.lb_io_isatty(1) == 1 and opt.verbosity >= 3 and opt.output == "text"
-  local counters = C.lb_io_job_counters(job)
-  local function progress(now)
-    local done = tonumber(counters.bytes_written)
-    local rate = done / math.max(now - t0, 1e-9)
-    print(string.format("  %s of %s (%.0f %%), %.1f MiB/s, ETA %ds", lib.fmt_size(done), lib.fmt_size(total),
-      done / total * 100, rate / 1048576, math.floor((total - done) / math.max(rate, 1) + 0.5)))
-  end
-  while true do
-    local n = C.lb_io_job_step(job, nil)
-    if n < 0 then fail("prepare: %s", ffi.string(C.lb_io_job_error(job))) end
-    if n == 0 then break end
-    local now = C.lb_clock_now()
-    if tty and now - last >= 1 then
-      last = now
-      progress(now)
+  local written
+  if threads > 1 then
+    lbench.progress.total(math.ceil(total / 1048576), "MiB")
+    lbench.run_parallel("_prepare_write")
+    written = total
+  else
+    local tty = C.lb_io_isatty(1) == 1 and opt.verbosity >= 3 and opt.output == "text"
+    local last = t0
+    local function progress(done, now)
+      local rate = done / math.max(now - t0, 1e-9)
+      print(string.format("  %s of %s (%.0f %%), %.1f MiB/s, ETA %ds", lib.fmt_size(done), lib.fmt_size(total),
+        done / total * 100, rate / 1048576, math.floor((total - done) / math.max(rate, 1) + 0.5)))
     end
-    if lbench.should_stop() then fail("prepare interrupted; run prepare again") end
+    written = write_slice(t, m, opt, 0, 1, function(done, now)
+      if tty and now - last >= 1 then
+        last = now
+        progress(done, now)
+      end
+    end)
+    if tty then progress(written, C.lb_clock_now()) end
   end
-  if C.lb_io_job_finish(job, nil) < 0 then fail("prepare: %s", ffi.string(C.lb_io_job_error(job))) end
-  if tty then progress(C.lb_clock_now()) end
   local secs = C.lb_clock_now() - t0
   if opt.invalidate then lib.invalidate(t, m) end
-  local written = tonumber(counters.bytes_written)
   m.state = "ready"
   m.prepared_at = os.date("!%Y-%m-%dT%H:%M:%SZ")
   lib.save_manifest(t, m)
@@ -731,6 +775,7 @@ end
 
 lbench.cmdline.commands = {
   prepare = { prepare },
+  _prepare_write = { prepare_write, lbench.cmdline.PARALLEL_COMMAND },
   cleanup = { cleanup },
   precondition = { precondition },
   verify = { verify },

@@ -56,6 +56,16 @@ for eng in sync libaio io_uring mmap null; do
 done
 expect_ok verify_after_runs '0 lost, 0 torn, 0 misplaced' $F verify
 
+# ---- parallel prepare: --threads writers, each a slice of the set ---------
+PP=$T/par
+expect_ok prepare_threads 'bytes written in' $LB fileio --target-dir=$PP --file-num=3 --file-total-size=24M --threads=3 prepare
+check prepare_threads_sizes test "$(stat -c %s "$PP/test_file.0")" -eq 8388608 -a "$(stat -c %s "$PP/test_file.2")" -eq 8388608
+expect_ok prepare_threads_verify '6144 ok, 0 lost, 0 torn, 0 misplaced.*0 never written' $LB fileio --target-dir=$PP verify
+# more threads than blocks: 64 KiB in 16 KiB blocks, 8 threads asked, 4 write
+expect_ok prepare_threads_small 'bytes written in' $LB fileio --target-dir=$PP/s --file-num=1 --file-total-size=64K --file-block-size=16K --threads=8 prepare
+expect_ok prepare_threads_small_verify '16 ok, 0 lost.*0 never written' $LB fileio --target-dir=$PP/s verify
+rm -rf "$PP"
+
 # ---- libaio: I/Os per io_submit (write-only tests batch, reads do not) ----
 lq="--file-block-size=4K --ioengine=libaio --iodepth=32 --file-extra-flags=direct --time=0 --file-fsync-freq=0"
 run batch_wr $F --file-test-mode=rndwr $lq --events=3001 --result-file="$T/bw.json" run
