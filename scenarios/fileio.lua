@@ -99,6 +99,13 @@ end
 local function gcd(a, b) while b > 0 do a, b = b, a % b end return a end
 local function lcm(a, b) return a / gcd(a, b) * b end
 
+-- The block sizes' greatest common divisor and least common multiple.
+local function block_gcd_lcm(opt)
+  local g, l = 0, 1
+  for _, e in ipairs(lib.block_sizes(opt)) do g = gcd(e.bs, g); l = lcm(l, e.bs) end
+  return g, l
+end
+
 pcall(ffi.cdef, "int truncate(const char *path, int64_t length);")
 
 -- ---- prepare ---------------------------------------------------------------
@@ -106,9 +113,8 @@ pcall(ffi.cdef, "int truncate(const char *path, int64_t length);")
 -- least common multiple of the block sizes (every test's block divides it).
 local function prepare_block(opt, file_size)
   if file_size % 1048576 == 0 then return 1048576 end
-  local align = 1
-  for _, e in ipairs(lib.block_sizes(opt)) do align = lcm(align, e.bs) end
-  return align
+  local _, l = block_gcd_lcm(opt)
+  return l
 end
 
 -- Writer threads: --threads, at most one per prepare block of the set.
@@ -174,9 +180,7 @@ local function prepare()
   end
 
   -- Geometry: equal files whose size every block size divides.
-  local bss = lib.block_sizes(opt)
-  local g, align = 0, 1
-  for _, e in ipairs(bss) do g = gcd(e.bs, g); align = lcm(align, e.bs) end
+  local g, align = block_gcd_lcm(opt)
   local vbs = math.min(4096, g)
   if vbs < 512 or vbs % 64 ~= 0 then fail("block sizes must be multiples of 512 bytes") end
   local file_num = t.kind == "device" and 1 or opt.file_num
