@@ -35,9 +35,11 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(O)/%.o) $(O)/embedded.o
 LUA_SRC  := $(wildcard lua/lbench/*.lua)
 # Order matters: each header's FFI section may use types of the ones before.
 FFI_HDRS := core/clock.h core/hist.h core/rand.h core/db/db.h core/stats.h core/lbench.h core/worker.h \
-            core/runtime.h core/loop.h core/metrics.h $(wildcard core/io/io.h)
+            core/runtime.h core/loop.h core/metrics.h \
+            core/io/engine.h core/io/registry.h core/io/fs.h core/io/steady.h core/io/genmap.h \
+            core/io/series.h core/io/io.h core/io/verify.h
 
-.PHONY: all test demo bench install clean deps check-deps unit unit-asan
+.PHONY: all test demo bench install clean deps check-deps unit unit-asan fuzz
 all: check-deps $(BIN) $(O)/liblbench.a $(O)/liblbench.so
 
 check-deps:
@@ -104,6 +106,11 @@ test: deps
 	@$(MAKE) --no-print-directory all unit $(O)/embed_example
 	@test/run.sh
 
+# Command-line fuzzing for ten minutes (make test runs it for 30 s);
+# FUZZ_SEED=N picks another sequence.
+fuzz: all
+	@FUZZ_SECONDS=$${FUZZ_SECONDS:-600} LB=./$(BIN) test/fuzz.sh
+
 demo:
 	@contrib/install-deps.sh test
 	@$(MAKE) --no-print-directory all
@@ -124,8 +131,10 @@ install: all
 	ln -sf liblbench.so.0 $(DESTDIR)$(PREFIX)/lib/liblbench.so
 	install -m 644 core/lbench.h $(DESTDIR)$(PREFIX)/include/lbench.h
 	cp -R scenarios/. $(DESTDIR)$(PREFIX)/share/lbench/scenarios/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@LIBS@|$(DEPS_LIBS)|' \
-	  contrib/lbench.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/lbench.pc
+	for pc in lbench lbench-shared; do \
+	  sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@LIBS@|$(DEPS_LIBS)|' \
+	    contrib/$$pc.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/$$pc.pc || exit 1; \
+	done
 
 clean:
 	rm -rf $(O) build-asan build-tsan lbench

@@ -237,6 +237,9 @@ int lb__luart_msgh(lua_State *L)
     lua_pushvalue(L, 1);
     lua_pushinteger(L, 2);
     lua_call(L, 2, 1);
+    /* The first frame of an error() call is error itself: drop it, so the
+     * traceback starts with the script's own frame. */
+    luaL_gsub(L, lua_tostring(L, -1), "stack traceback:\n\t[C]: in function 'error'\n", "stack traceback:\n");
     return 1;
 }
 

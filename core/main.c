@@ -6,11 +6,14 @@
 #include "lbench.h"
 
 static lb_runtime *g_rt;
+static volatile sig_atomic_t g_signal; /* the first signal received */
 
 static void on_signal(int sig)
 {
     /* First signal: stop gracefully (in-flight events finish, the final
      * report and result file are written).  A second one kills. */
+    if (!g_signal)
+        g_signal = sig;
     lb_runtime_request_stop(g_rt);
     signal(sig, SIG_DFL);
 }
@@ -44,5 +47,9 @@ int main(int argc, char **argv)
     if (status != 0 && err[0])
         fprintf(stderr, "lbench: %s\n", err);
     lb_runtime_free(g_rt);
+    /* A command cut short by a signal exits as shells expect of one killed
+     * by it (130 for SIGINT, 143 for SIGTERM), after its report. */
+    if (status != 0 && g_signal)
+        return 128 + g_signal;
     return status;
 }

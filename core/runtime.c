@@ -33,6 +33,8 @@ struct lb_runtime {
     volatile sig_atomic_t stop;   /* set from signal handlers */
     _Atomic uint64_t progress_done, progress_total; /* prepare progress, from every worker */
     pthread_mutex_t types_mu;     /* event types are registered from every worker state */
+    pthread_mutex_t out_mu;       /* workers and the reporter write output */
+    int bar_shown;                /* a progress line without its newline is on screen (under out_mu) */
     int ntypes;
     char *types[LB_MAX_TYPES];
 };
@@ -47,13 +49,34 @@ lb_runtime *lb__runtime_self(lua_State *L)
     return rt;
 }
 
+/* Text written while a progress line is shown first clears that line, so a
+ * message never continues the bar; the reporter draws the bar again at its
+ * next update. */
 void lb__runtime_write(lb_runtime *rt, const char *s, size_t len)
 {
-    if (rt && rt->out)
-        rt->out(rt->out_ud, s, len);
+    if (!rt || !rt->out)
+        return;
+    pthread_mutex_lock(&rt->out_mu);
+    if (rt->bar_shown) {
+        rt->out(rt->out_ud, "\r\033[K", 4);
+        rt->bar_shown = 0;
+    }
+    rt->out(rt->out_ud, s, len);
+    pthread_mutex_unlock(&rt->out_mu);
 }
 
 void lb_out(lb_runtime *rt, const char *s, size_t len) { lb__runtime_write(rt, s, len); }
+
+void lb_out_progress(lb_runtime *rt, const char *s, size_t len)
+{
+    if (!rt || !rt->out)
+        return;
+    pthread_mutex_lock(&rt->out_mu);
+    rt->out(rt->out_ud, "\r", 1);
+    rt->out(rt->out_ud, s, len);
+    rt->bar_shown = 1;
+    pthread_mutex_unlock(&rt->out_mu);
+}
 
 void lb_runtime_emit_interval(lb_runtime *rt, const lb_interval *iv)
 {
@@ -124,6 +147,8 @@ void lb_progress_reset(lb_runtime *rt, uint64_t total)
 void lb_progress_add(lb_runtime *rt, uint64_t n) { atomic_fetch_add(&rt->progress_done, n); }
 uint64_t lb_progress_done(lb_runtime *rt) { return atomic_load(&rt->progress_done); }
 uint64_t lb_progress_total(lb_runtime *rt) { return atomic_load(&rt->progress_total); }
+int lb_runtime_pid(void) { return (int)getpid(); }
+
 int lb_runtime_isatty(void) { return isatty(STDOUT_FILENO); }
 
 const char *lb_runtime_share_dir(void) { return LB_SHARE_DIR; }
@@ -186,12 +211,22 @@ fail:
     return -1;
 }
 
+/* One line per message under one hold of out_mu: workers log at the same
+ * time, and three separate writes would interleave their lines. */
 void lb_runtime_debug_sink(void *ud, const char *msg)
 {
     lb_runtime *rt = ud;
-    lb__runtime_write(rt, "debug: ", 7);
-    lb__runtime_write(rt, msg, strlen(msg));
-    lb__runtime_write(rt, "\n", 1);
+    if (!rt || !rt->out)
+        return;
+    pthread_mutex_lock(&rt->out_mu);
+    if (rt->bar_shown) {
+        rt->out(rt->out_ud, "\r\033[K", 4);
+        rt->bar_shown = 0;
+    }
+    rt->out(rt->out_ud, "debug: ", 7);
+    rt->out(rt->out_ud, msg, strlen(msg));
+    rt->out(rt->out_ud, "\n", 1);
+    pthread_mutex_unlock(&rt->out_mu);
 }
 
 lb_runtime *lb_runtime_new(void)
@@ -200,6 +235,7 @@ lb_runtime *lb_runtime_new(void)
     if (!rt)
         return NULL;
     pthread_mutex_init(&rt->types_mu, NULL);
+    pthread_mutex_init(&rt->out_mu, NULL);
     char err[1024];
     rt->L = lb__luart_new(rt, err, sizeof(err));
     if (!rt->L) {
@@ -218,6 +254,7 @@ void lb_runtime_free(lb_runtime *rt)
         free(rt->types[i]);
     free(rt->result);
     pthread_mutex_destroy(&rt->types_mu);
+    pthread_mutex_destroy(&rt->out_mu);
     free(rt);
 }
 

@@ -20,6 +20,8 @@ lb_runtime *lb__runtime_self(lua_State *L);
 
 /* FFI BEGIN */
 void lb_out(lb_runtime *rt, const char *s, size_t len);
+/* A progress line ("\r", no newline): the next lb_out clears it first. */
+void lb_out_progress(lb_runtime *rt, const char *s, size_t len);
 void lb_runtime_emit_interval(lb_runtime *rt, const lb_interval *iv);
 void lb_runtime_set_result(lb_runtime *rt, const char *json, size_t len);
 int  lb_runtime_stop_requested(const lb_runtime *rt);
@@ -36,6 +38,8 @@ uint64_t lb_progress_done(lb_runtime *rt);
 uint64_t lb_progress_total(lb_runtime *rt);
 /* Is standard output a terminal (progress bars only there)? */
 int lb_runtime_isatty(void);
+/* This process's id (temporary file names). */
+int lb_runtime_pid(void);
 const char *lb_runtime_share_dir(void);
 const char *lb_runtime_exe_dir(void);
 /* An lb_db_debug_fn writing "debug: <msg>" to the output (ud = runtime). */

@@ -4,10 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-int lb_stats_hists_init(lb_stats_hists *sh, const lb_hist_config *cfg)
+int lb_stats_hists_init(lb_stats_hists *sh, const lb_hist_config *cfg, const lb_stats *live)
 {
     memset(sh, 0, sizeof(*sh));
     sh->cfg = cfg;
+    sh->live = live;
     for (int b = 0; b < 2; b++) {
         sh->lat[b] = lb_hist_new(cfg);
         sh->queue[b] = lb_hist_new(cfg);

@@ -71,10 +71,21 @@ typedef struct lb_stats_hists {
     int cur;                             /* buffer the worker writes */
     _Atomic uint64_t swap_req;           /* written by the reporter */
     _Atomic uint64_t swap_ack;           /* written by the worker */
+    /* The worker's counters at each flip, copied by the worker before it
+     * acknowledges (slot ack & 1): the reporter pairs them with the buffer
+     * released by that flip, so an interval's event count always equals
+     * its histogram count (counters read live would include events
+     * recorded into the new buffer after the flip).  Two slots, so the
+     * worker can acknowledge a newer request while the reporter still
+     * reads the older copy. */
+    const lb_stats *live;                /* the worker's own counters */
+    lb_stats at_swap[2];
+    uint64_t taken;                      /* reporter only: last ack whose buffer it merged */
 } lb_stats_hists;
 
-/* Allocate the latency and queue buffers; -ENOMEM on failure. */
-int lb_stats_hists_init(lb_stats_hists *sh, const lb_hist_config *cfg);
+/* Allocate the latency and queue buffers; -ENOMEM on failure.  `live`
+ * (may be NULL) is the owner's counter block, copied at every flip. */
+int lb_stats_hists_init(lb_stats_hists *sh, const lb_hist_config *cfg, const lb_stats *live);
 void lb_stats_hists_free(lb_stats_hists *sh);
 
 /* Worker side: the type histogram of the current buffer, allocated on
@@ -91,6 +102,8 @@ static inline void lb_stats_hists_poll(lb_stats_hists *sh)
     uint64_t req = atomic_load_explicit(&sh->swap_req, memory_order_acquire);
     if (req != atomic_load_explicit(&sh->swap_ack, memory_order_relaxed)) {
         sh->cur ^= 1;
+        if (sh->live)
+            sh->at_swap[req & 1] = *sh->live;
         /* Release: everything recorded into the old buffer is visible to
          * the reporter once it sees the acknowledgement. */
         atomic_store_explicit(&sh->swap_ack, req, memory_order_release);

@@ -74,6 +74,8 @@ struct lb_run {
     _Atomic uint64_t tickets;      /* events claimed, when cfg.events is set */
     int64_t t_start, warmup_end;
     _Atomic int64_t deadline;      /* INT64_MAX until the barrier opens */
+    _Atomic int64_t t_stop;        /* first stop request or failure; 0: none */
+    int64_t t_finished;            /* when the last worker thread ended (under mu) */
 
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -103,6 +105,17 @@ static void wake_loops(lb_run *r)
     }
 }
 
+/* Under r->mu: raise the stop flag and remember when the run was first
+ * told to stop, the end of its measured period (lb_run_end_ns) when that
+ * comes before the deadline.  A stop after every worker has ended (the
+ * reporter's own, at the end) changes nothing that was measured. */
+static void mark_stop(lb_run *r)
+{
+    atomic_store(&r->stop, 1);
+    if (r->go && r->finished < r->cfg.threads && atomic_load(&r->t_stop) == 0)
+        atomic_store(&r->t_stop, lb_clock_ns_inline());
+}
+
 static void run_fail(lb_run *r, const char *msg)
 {
     pthread_mutex_lock(&r->mu);
@@ -111,7 +124,7 @@ static void run_fail(lb_run *r, const char *msg)
         snprintf(r->error, sizeof(r->error), "%s", msg);
         atomic_store(&r->failed, 1);
     }
-    atomic_store(&r->stop, 1);
+    mark_stop(r);
     pthread_cond_broadcast(&r->cv);
     pthread_mutex_unlock(&r->mu);
     wake_loops(r);
@@ -162,6 +175,8 @@ static void *worker_main(void *arg)
     lb_db_thread_done();
     pthread_mutex_lock(&r->mu);
     r->finished++;
+    if (r->finished == r->cfg.threads)
+        r->t_finished = lb_clock_ns_inline();
     atomic_store_explicit(&w->finished, 1, memory_order_release);
     pthread_cond_broadcast(&r->cv);
     pthread_mutex_unlock(&r->mu);
@@ -199,13 +214,35 @@ int lb_worker_should_stop(const lb_worker *w)
 
 /* ---- the hot path ---------------------------------------------------- */
 
+/* A paced worker whose next intended start lies past the deadline is
+ * still part of the run until the deadline: it waits for it (or a stop),
+ * so the run ends when its measured period does and the last interval is
+ * reported whole.  Async: the user waits in the event loop (lb_ev_go). */
+static int pace_until_deadline(lb_worker *w, int64_t deadline)
+{
+    lb_lane *ln = w->lane;
+    if (w->async) {
+        ln->t_start = deadline;
+        ln->waiting = 1;
+        return 2;
+    }
+    for (;;) {
+        int64_t now = lb_clock_ns_inline();
+        if (now >= deadline || atomic_load_explicit(&w->run->stop, memory_order_relaxed))
+            return 0;
+        lb_stats_hists_poll(&w->hists);
+        lb_clock_sleep_until(deadline - now > PACE_SLICE_NS ? now + PACE_SLICE_NS : deadline);
+    }
+}
+
 static int pace_wait(lb_worker *w)
 {
     lb_run *r = w->run;
     lb_lane *ln = w->lane;
     int64_t intended = lb_pace_next(&w->pace);
-    if (intended >= atomic_load_explicit(&r->deadline, memory_order_relaxed))
-        return 0;
+    int64_t deadline = atomic_load_explicit(&r->deadline, memory_order_relaxed);
+    if (intended >= deadline)
+        return pace_until_deadline(w, deadline);
     ln->t_start = intended;
     if (w->async) {
         /* One schedule per worker, shared by its virtual users: an idle
@@ -487,7 +524,7 @@ lb_run *lb_run_new(lb_runtime *rt, const lb_run_config *cfg)
         w->tid = i;
         w->lane0.cur_type = -1;
         w->lane = &w->lane0;
-        if (lb_stats_hists_init(&w->hists, &r->hcfg) != 0)
+        if (lb_stats_hists_init(&w->hists, &r->hcfg, &w->stats) != 0)
             goto fail;
         lb_rand_seed(&w->rand, seed, (uint64_t)i);
         if (cfg->rate > 0) {
@@ -571,9 +608,21 @@ int lb_run_wait(lb_run *r, int64_t until_ns)
     return all;
 }
 
+/* Merge the buffer a worker released with its latest acknowledgement, if
+ * not merged yet.  Done before a new request: the worker flips back into
+ * that buffer when it answers the next one. */
+static int take_released(lb_snapshot *dst, lb_stats_hists *sh, uint64_t ack)
+{
+    if (ack == sh->taken)
+        return 0;
+    sh->taken = ack;
+    return lb_snapshot_take(dst, sh, (int)((ack - 1) & 1));
+}
+
 int lb_run_collect(lb_run *r, lb_snapshot *dst, int wait_ms)
 {
     int n = r->cfg.threads;
+    int rc = 0, running = 0;
     lb_snapshot_reset_hists(dst);
     memset(&dst->sum, 0, sizeof(dst->sum));
     /* Ask every live worker to flip its histogram buffers, unless an
@@ -582,14 +631,16 @@ int lb_run_collect(lb_run *r, lb_snapshot *dst, int wait_ms)
     for (int i = 0; i < n; i++) {
         lb_stats_hists *sh = &r->w[i]->hists;
         uint64_t ack = atomic_load_explicit(&sh->swap_ack, memory_order_acquire);
-        /* Release: our earlier reset of the buffer the worker will flip to
-         * must be visible before it records into it. */
-        if (atomic_load_explicit(&sh->swap_req, memory_order_relaxed) == ack)
-            atomic_store_explicit(&sh->swap_req, ack + 1, memory_order_release);
+        if (atomic_load_explicit(&sh->swap_req, memory_order_relaxed) != ack)
+            continue;
+        if (rc == 0)
+            rc = take_released(dst, sh, ack);
+        /* Release: our reset of the buffer the worker will flip to must be
+         * visible before it records into it. */
+        atomic_store_explicit(&sh->swap_req, ack + 1, memory_order_release);
     }
     wake_loops(r);
     int64_t give_up = lb_clock_ns_inline() + (int64_t)wait_ms * 1000000LL;
-    int rc = 0, running = 0;
     for (int i = 0; i < n; i++) {
         lb_worker *w = r->w[i];
         lb_stats_hists *sh = &w->hists;
@@ -601,22 +652,24 @@ int lb_run_collect(lb_run *r, lb_snapshot *dst, int wait_ms)
                     rc = lb_snapshot_take(dst, sh, b);
                 if (w->t_last_end > r->last_collect)
                     running++;
+                lb_stats_add(&dst->sum, &w->stats);
                 break;
             }
             uint64_t req = atomic_load_explicit(&sh->swap_req, memory_order_relaxed);
-            if (atomic_load_explicit(&sh->swap_ack, memory_order_acquire) == req) {
-                if (rc == 0)
-                    rc = lb_snapshot_take(dst, sh, (int)((req - 1) & 1));
+            uint64_t ack = atomic_load_explicit(&sh->swap_ack, memory_order_acquire);
+            if (ack == req || lb_clock_ns_inline() >= give_up) {
+                /* Answered: its buffer and counters as of the flip.  Not
+                 * answered in time: its counters as of its last flip, which
+                 * match the buffers merged so far; the rest comes with a
+                 * later collection. */
+                if (ack == req && rc == 0)
+                    rc = take_released(dst, sh, ack);
                 running++;
-                break;
-            }
-            if (lb_clock_ns_inline() >= give_up) {
-                running++;
+                lb_stats_add(&dst->sum, &sh->at_swap[sh->taken & 1]);
                 break;
             }
             lb_clock_sleep_ns(20000);
         }
-        lb_stats_add(&dst->sum, &w->stats);
     }
     dst->threads_running = running;
     dst->t_ns = lb_clock_ns_inline();
@@ -627,7 +680,7 @@ int lb_run_collect(lb_run *r, lb_snapshot *dst, int wait_ms)
 void lb_run_stop(lb_run *r)
 {
     pthread_mutex_lock(&r->mu);
-    atomic_store(&r->stop, 1);
+    mark_stop(r);
     pthread_cond_broadcast(&r->cv);
     pthread_mutex_unlock(&r->mu);
     wake_loops(r);
@@ -649,6 +702,20 @@ int lb_run_failed(const lb_run *r) { return atomic_load(&((lb_run *)r)->failed);
 int64_t lb_run_started_ns(const lb_run *r) { return r->t_start; }
 int lb_run_threads(const lb_run *r) { return r->cfg.threads; }
 int64_t lb_run_warmup_end_ns(const lb_run *r) { return r->warmup_end; }
+
+int64_t lb_run_end_ns(const lb_run *r)
+{
+    int64_t last = lb_run_last_end_ns(r);
+    int64_t bound = atomic_load(&((lb_run *)r)->deadline);
+    int64_t stop = atomic_load(&((lb_run *)r)->t_stop);
+    if (stop > 0 && stop < bound)
+        bound = stop;
+    if (r->t_finished > 0 && r->t_finished < bound)
+        bound = r->t_finished;
+    if (bound == INT64_MAX)
+        bound = last;
+    return last > bound ? last : bound;
+}
 
 int64_t lb_run_last_end_ns(const lb_run *r)
 {
@@ -686,6 +753,20 @@ int lb_run_open_connections(lb_run *r)
         pthread_mutex_unlock(&w->conn_mu);
     }
     return n;
+}
+
+int lb_run_worker_collected(const lb_run *r, int tid, lb_stats *out)
+{
+    if (tid < 0 || tid >= r->cfg.threads)
+        return -EINVAL;
+    lb_worker *w = r->w[tid];
+    if (atomic_load_explicit(&w->finished, memory_order_acquire)) {
+        memset(out, 0, sizeof(*out));
+        lb_stats_add(out, &w->stats);
+    } else {
+        *out = w->hists.at_swap[w->hists.taken & 1];
+    }
+    return 0;
 }
 
 const lb_stats *lb_run_worker_stats(const lb_run *r, int tid)

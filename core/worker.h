@@ -56,7 +56,16 @@ int  lb_run_failed(const lb_run *r);
 int64_t lb_run_started_ns(const lb_run *r);
 int64_t lb_run_warmup_end_ns(const lb_run *r);
 int64_t lb_run_last_end_ns(const lb_run *r);
+/* After the join: the end of the measured period.  A run that reached its
+ * deadline ends there (later if events in flight completed after it, as
+ * their work is counted); one stopped earlier ends at the stop request or
+ * failure, one that ran out of events when its last worker ended. */
+int64_t lb_run_end_ns(const lb_run *r);
 const lb_stats *lb_run_worker_stats(const lb_run *r, int tid);
+/* During the run (main thread): worker `tid`'s counters as of the last
+ * lb_run_collect, consistent with what that collection merged (the live
+ * block is being written).  0, or -EINVAL for a bad tid. */
+int lb_run_worker_collected(const lb_run *r, int tid, lb_stats *out);
 int lb_run_threads(const lb_run *r);
 /* After the join: events recorded per lane of worker `tid` (one lane in
  * thread mode, one per virtual user in async mode), for fairness. */

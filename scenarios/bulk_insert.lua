@@ -27,8 +27,16 @@ end
 local con, next_id
 function thread_init(tid)
   con = lbench.sql.driver():connect()
-  local max = con:query_row(string.format("SELECT COALESCE(MAX(id), 0) FROM sbtest%d", tid + 1))
-  next_id = tonumber(max) + 1
+  local ok, max = pcall(con.query_row, con, string.format("SELECT COALESCE(MAX(id), 0) FROM sbtest%d", tid + 1))
+  if not ok then
+    -- Thread i writes sbtest<i+1>: prepare makes one table per thread.
+    if con.last_error and con.last_error.sql_errno == 1146 then
+      require("lbench.util").fail("table sbtest%d does not exist: run prepare with --threads=%d (one table per thread)",
+        tid + 1, opt.threads)
+    end
+    error(max, 0)
+  end
+  next_id = (tonumber(max) or 0) + 1 -- the null driver returns no row
   con:bulk_insert_init(string.format("INSERT INTO sbtest%d VALUES", tid + 1))
 end
 

@@ -9,17 +9,20 @@
 local M = {}
 
 lbench.cmdline.options = {
-  table_size = { "Number of rows per table", 10000 },
-  range_size = { "Range size for range SELECT queries", 100 },
-  tables = { "Number of tables", 1 },
-  point_selects = { "Number of point SELECT queries per transaction", 10 },
-  simple_ranges = { "Number of simple range SELECT queries per transaction", 1 },
-  sum_ranges = { "Number of SELECT SUM() queries per transaction", 1 },
-  order_ranges = { "Number of SELECT ORDER BY queries per transaction", 1 },
-  distinct_ranges = { "Number of SELECT DISTINCT queries per transaction", 1 },
-  index_updates = { "Number of UPDATE index queries per transaction", 1 },
-  non_index_updates = { "Number of UPDATE non-index queries per transaction", 1 },
-  delete_inserts = { "Number of DELETE/INSERT combinations per transaction", 1 },
+  -- Bounds (checked when the options are parsed): --table-size=0 makes
+  -- empty tables (an insert-only benchmark); ids beyond 2^53 are not exact.
+  -- Per-transaction counts may be 0 (that query is left out).
+  table_size = { "Number of rows per table", 10000, min = 0, max = 2 ^ 53 },
+  range_size = { "Range size for range SELECT queries", 100, min = 1 },
+  tables = { "Number of tables", 1, min = 1, max = 100000 },
+  point_selects = { "Number of point SELECT queries per transaction", 10, min = 0 },
+  simple_ranges = { "Number of simple range SELECT queries per transaction", 1, min = 0 },
+  sum_ranges = { "Number of SELECT SUM() queries per transaction", 1, min = 0 },
+  order_ranges = { "Number of SELECT ORDER BY queries per transaction", 1, min = 0 },
+  distinct_ranges = { "Number of SELECT DISTINCT queries per transaction", 1, min = 0 },
+  index_updates = { "Number of UPDATE index queries per transaction", 1, min = 0 },
+  non_index_updates = { "Number of UPDATE non-index queries per transaction", 1, min = 0 },
+  delete_inserts = { "Number of DELETE/INSERT combinations per transaction", 1, min = 0 },
   range_selects = { "Enable/disable all range SELECT queries", true },
   auto_inc = { "Use AUTO_INCREMENT column as Primary Key; when disabled, use client-generated IDs", true },
   skip_trx = { "Don't start explicit transactions and execute all queries in the AUTOCOMMIT mode", false },
@@ -27,8 +30,8 @@ lbench.cmdline.options = {
   create_secondary = { "Create a secondary index in addition to the PRIMARY KEY", true },
   create_table_options = { "Extra options appended to CREATE TABLE (e.g. ROW_FORMAT=COMPRESSED)", "" },
   mysql_storage_engine = { "Storage engine, if MySQL is used", "innodb" },
-  reconnect = { "Reconnect after every N events (0: never)", 0 },
-  load_chunk = { "Rows per parallel load unit when tables are split across threads", 1000000 },
+  reconnect = { "Reconnect after every N events (0: never)", 0, min = 0 },
+  load_chunk = { "Rows per parallel load unit when tables are split across threads", 1000000, min = 1 },
 }
 
 -- sysbench's templates: 10 and 5 groups of 11 random digits.
@@ -37,7 +40,36 @@ local PAD_TMPL = string.rep("###########-", 4) .. "###########"
 M.C_TMPL, M.PAD_TMPL = C_TMPL, PAD_TMPL
 
 local opt = lbench.opt
+local util = require("lbench.util")
 local function big() return opt.table_size > 2147483647 end
+
+-- The one-line explanations of the two SQL errors a user meets first: a
+-- table that prepare has not made (1146; sbtest`t` is the first missing
+-- one, since tables are used in order) and one that a previous prepare
+-- left (1050).  Any other error is raised again unchanged.
+local ER_TABLE_EXISTS, ER_NO_SUCH_TABLE = 1050, 1146
+function M.explain_sql_error(con, t, e)
+  local se = con and con.last_error
+  local code = se and se.sql_errno
+  if code == ER_NO_SUCH_TABLE then
+    if t > 1 then
+      util.fail("table sbtest%d does not exist (%s): use --tables=%d, or run cleanup, then prepare with --tables=%d",
+        t, t == 2 and "sbtest1 does" or ("sbtest1..sbtest" .. (t - 1) .. " do"), t - 1, opt.tables)
+    end
+    util.fail("table sbtest1 does not exist in database '%s': run prepare first (with the same --tables and --table-size)",
+      tostring(opt.mysql_db))
+  elseif code == ER_TABLE_EXISTS then
+    util.fail("table sbtest%d already exists in database '%s': run cleanup first (with the --tables of the earlier "
+      .. "prepare), or use another --mysql-db", t, tostring(opt.mysql_db))
+  end
+  error(e, 0)
+end
+
+-- fn(con, t), with the errors above explained.
+local function explained(con, t, fn)
+  local ok, e = pcall(fn, con, t)
+  if not ok then M.explain_sql_error(con, t, e) end
+end
 
 -- ---- prepare -------------------------------------------------------------
 
@@ -46,14 +78,15 @@ local function create_table(con, n)
   local id_def = id_type .. " NOT NULL" .. (opt.auto_inc and " AUTO_INCREMENT" or "")
   local key = opt.secondary and "KEY xid" or "PRIMARY KEY"
   print(string.format("Creating table 'sbtest%d'...", n))
-  con:query(string.format([[
+  con.last_error = nil
+  explained(con, n, function() con:query(string.format([[
 CREATE TABLE sbtest%d(
   id %s,
   k %s DEFAULT '0' NOT NULL,
   c CHAR(120) DEFAULT '' NOT NULL,
   pad CHAR(60) DEFAULT '' NOT NULL,
   %s (id)
-) ENGINE = %s %s]], n, id_def, id_type, key, opt.mysql_storage_engine, opt.create_table_options or ""))
+) ENGINE = %s %s]], n, id_def, id_type, key, opt.mysql_storage_engine, opt.create_table_options or "")) end)
 end
 
 -- Load units: whole tables when there are at least as many tables as
@@ -127,6 +160,8 @@ local function load_unit(con, u)
       st:execute()
       n = n + LOAD_ROWS
       if n >= 10000 then lbench.progress.add(n); n = 0 end
+      -- Each statement commits on its own: a stop leaves whole statements.
+      if lbench.should_stop() then break end
     end
     st:close()
     lbench.progress.add(n)
@@ -143,38 +178,55 @@ end
 -- threads' loading.  Tables split across threads are indexed at the end.
 local function whole_tables() return opt.tables >= opt.threads or opt.table_size <= opt.load_chunk end
 
+-- What an interrupted prepare leaves behind, and what to do about it.
+local function prepare_interrupted(created)
+  print(string.format("prepare interrupted: %d of %d table(s) created, %.0f of %.0f row(s) inserted. "
+    .. "The tables are incomplete: run cleanup (with --tables=%d), then prepare again.", created, opt.tables,
+    lbench.progress.done(), opt.table_size * opt.tables, opt.tables))
+end
+
 local function cmd_prepare()
   local drv = lbench.sql.driver()
   local con = drv:connect()
-  for t = 1, opt.tables do create_table(con, t) end
-  if opt.table_size > 0 then
+  local created = 0
+  for t = 1, opt.tables do
+    if lbench.should_stop() then break end
+    create_table(con, t)
+    created = t
+  end
+  local ok = created == opt.tables
+  if ok and opt.table_size > 0 then
     print(string.format("Inserting %.0f records into %d table(s) with %d thread(s)", opt.table_size * opt.tables,
       opt.tables, opt.threads))
     lbench.progress.total(opt.table_size * opt.tables, "rows")
-    lbench.run_parallel("_load")
+    ok = lbench.run_parallel("_load")
   end
-  if opt.create_secondary and not (whole_tables() and opt.table_size > 0) then
-    lbench.run_parallel("_index")
+  if ok and opt.create_secondary and not (whole_tables() and opt.table_size > 0) then
+    ok = lbench.run_parallel("_index")
   end
   con:disconnect()
+  if not ok or lbench.should_stop() then prepare_interrupted(created) end
 end
 
 local function cmd_load()
   local con = lbench.sql.driver():connect()
   local index_now = opt.create_secondary and whole_tables()
   for i, u in ipairs(load_units()) do
+    if lbench.should_stop() then break end
     if (i - 1) % opt.threads == lbench.tid then
       load_unit(con, u)
-      if index_now then create_index(con, u[1]) end
+      if index_now and not lbench.should_stop() then create_index(con, u[1]) end
     end
-    if lbench.should_stop() then break end
   end
   con:disconnect()
 end
 
 local function cmd_index()
   local con = lbench.sql.driver():connect()
-  for t = lbench.tid + 1, opt.tables, opt.threads do create_index(con, t) end
+  for t = lbench.tid + 1, opt.tables, opt.threads do
+    if lbench.should_stop() then break end
+    create_index(con, t)
+  end
   con:disconnect()
 end
 
@@ -182,6 +234,7 @@ end
 local function cmd_prewarm()
   local con = lbench.sql.driver():connect()
   for t = lbench.tid % opt.threads + 1, opt.tables, opt.threads do
+    if lbench.should_stop() then break end
     print(string.format("Prewarming table sbtest%d", t))
     con:query("ANALYZE TABLE sbtest" .. t)
     con:query(string.format("SELECT AVG(id) FROM (SELECT * FROM sbtest%d FORCE KEY (PRIMARY) LIMIT %.0f) t", t,
@@ -239,6 +292,7 @@ local function prepare_statements()
   stmts, params = {}, {}
   local id_type = big() and T.BIGINT or T.INT
   for t = 1, opt.tables do
+    M.preparing = t -- for the error explanation
     stmts[t], params[t] = {}, {}
     for name in pairs(M.used) do
       local d = defs[name]
@@ -269,7 +323,8 @@ end
 local events = 0
 function thread_init()
   con = lbench.sql.driver():connect()
-  prepare_statements()
+  local ok, e = pcall(prepare_statements)
+  if not ok then M.explain_sql_error(con, M.preparing or 1, e) end
 end
 
 function thread_done()
@@ -341,12 +396,54 @@ end
 
 function M.deletes() by_id("deletes", 1) end
 
--- One INSERT: with --auto-inc the server assigns the id, otherwise a
--- per-thread unique id (never colliding with the prepared 1..table_size).
+-- Client-generated ids for --auto-inc=off.  sysbench 1.0 inserts
+-- rand.unique() - 2^31, which fits its INT column; but lbench's unique()
+-- streams are per thread (two threads may draw the same value) and
+-- prepare leaves rows 1..table_size in place, so the id must also be
+-- disjoint across writers and from the prepared rows.  INT tables: the
+-- negative half [-2^31, 0), which prepared rows never use, cut into one
+-- 2^b slice per writer (a thread, or a virtual user in async mode, since
+-- each VU has its own copy of these locals); within its slice a writer
+-- walks a keyed permutation, so ids are scattered as sysbench's are and
+-- never repeat (2^b ids per writer).  BIGINT tables (--table-size beyond
+-- 2^31 - 1) have room for 2^32 * (tid + 1) + unique() on the shared
+-- per-thread stream.
+local PC = require("lbench.ffi").C
+local next_id
+local function id_source()
+  if big() then
+    local base = 2 ^ 32 * (lbench.tid + 1)
+    return function() return base + rand.unique() end
+  end
+  local async = (opt.connections or 0) > 0
+  local writers, me = async and opt.connections or opt.threads, async and lbench.vu or lbench.tid
+  local b = 31
+  while b > 1 and 2 ^ (31 - b) < writers do b = b - 1 end
+  local size, base = 2 ^ b, -2 ^ 31 + me * 2 ^ b
+  -- lb_rand_permute works on even widths: walk 2^width (b rounded up to
+  -- even) and skip the values past the slice (at most half of them).
+  local width, key, ctr = b + b % 2, rand.uniform(0, 2 ^ 52), 0
+  return function()
+    local v
+    repeat
+      v = tonumber(PC.lb_rand_permute(key, ctr, width))
+      ctr = ctr + 1
+    until v < size
+    return base + v
+  end
+end
+
+-- One INSERT: with --auto-inc the server assigns the id, otherwise the
+-- writer's next client-generated id.
 function M.insert()
   local t = table_num()
   local p = params[t].inserts
-  if opt.auto_inc then p[1]:set(nil) else p[1]:set(rand.unique() + 2 ^ 32 * (lbench.tid + 1)) end
+  if opt.auto_inc then
+    p[1]:set(nil)
+  else
+    next_id = next_id or id_source()
+    p[1]:set(next_id())
+  end
   p[2]:set(id())
   p[3]:set_rand_str(C_TMPL)
   p[4]:set_rand_str(PAD_TMPL)

@@ -1,6 +1,7 @@
 -- One INSERT per event: server-assigned ids with --auto-inc (default),
--- else unique client-generated ids.  Ids beyond 2^32 need BIGINT tables:
--- with --auto-inc=off, prepare the tables with a --table-size >= 2^31.
+-- else unique client-generated ids that fit the id column and miss the
+-- prepared rows (oltp_common's id_source: the negative half of INT, or
+-- above 2^32 in BIGINT tables).
 local oltp = require("oltp_common")
 oltp.use("inserts")
 function event() oltp.insert() end

@@ -1,14 +1,18 @@
 -- SELECT count(k) ... WHERE k BETWEEN ? AND ? OR ... with --number-of-ranges
 -- ranges of --delta values of k, on table sbtest1.
 local oltp = require("oltp_common")
-lbench.cmdline.options.number_of_ranges = { "Number of random BETWEEN ranges", 10 }
-lbench.cmdline.options.delta = { "Size of BETWEEN ranges", 5 }
+-- Two placeholders per range, at most 65535 in one MySQL statement.
+lbench.cmdline.options.number_of_ranges = { "Number of random BETWEEN ranges", 10, min = 1, max = 32767 }
+lbench.cmdline.options.delta = { "Size of BETWEEN ranges", 5, min = 0 }
 local con, stmt, params
 function thread_init()
   con = lbench.sql.driver():connect()
   local n = lbench.opt.number_of_ranges
-  stmt = con:prepare("SELECT count(k) FROM sbtest1 WHERE " ..
-    string.rep("k BETWEEN ? AND ? OR ", n - 1) .. "k BETWEEN ? AND ?")
+  local ok, e = pcall(function()
+    stmt = con:prepare("SELECT count(k) FROM sbtest1 WHERE " ..
+      string.rep("k BETWEEN ? AND ? OR ", n - 1) .. "k BETWEEN ? AND ?")
+  end)
+  if not ok then oltp.explain_sql_error(con, 1, e) end
   params = {}
   for i = 1, 2 * n do params[i] = stmt:bind_create(lbench.sql.type.INT) end
   stmt:bind_param(unpack(params))

@@ -360,8 +360,16 @@ local function quotas(c, nstmts)
   return quota, total
 end
 
+-- Did a signal cut the job short (its document then says "interrupted")?
+local function interrupted_by_signal()
+  return C.lb_runtime_stop_requested(lbench.runtime_ptr()) ~= 0
+end
+
 local function run_job()
   check_options()
+  -- Outputs are checked before anything runs, so nothing measured is lost.
+  if opt.result_file then require("lbench.result").check_writable(opt.result_file, "--result-file") end
+  if opt.csv ~= "" and opt.csv ~= "-" then require("lbench.result").check_writable(opt.csv, "--csv") end
   local levels = concurrency_levels()
   for _, c in ipairs(levels) do quotas(c, 1) end
   local schema = opt.create_schema
@@ -520,7 +528,8 @@ local function run_job()
     doc.options = lbench.result_options()
     doc.host = require("lbench.host").collect()
     doc.started_at = started
-    doc.status = status
+    doc.status = (status == "ok" and interrupted_by_signal()) and "interrupted" or status
+    if doc.status == "interrupted" then doc.stop_reason = "signal" end
     if failure then doc.error = failure end
     local maxc = 0
     for _, c in ipairs(levels) do if c > maxc then maxc = c end end
@@ -559,6 +568,11 @@ local function run_job()
   for _, engine in ipairs(engines) do
     if interrupted then break end
     local engine_name = engine and engine:match("^[^:]+") or nil
+    -- mysqlslap names an engine (its "Running for engine" line, the --csv
+    -- file's first column) only when --engine asked for one; the server's
+    -- default that engine_name falls back to goes only into lbench's own
+    -- outputs (the result document, --output=csv).
+    local asked = engine_name
     for _, c in ipairs(levels) do
       if interrupted then break end
       local quota, total = quotas(c, #stmts)
@@ -581,6 +595,9 @@ local function run_job()
           -- The server's message and the query, without the worker's traceback.
           status, failure = "error", (tostring(err):gsub("\n.*", ""))
         end
+        if not r then break end -- nothing measured: the clients did not start
+        local run_status = failed and "error" or r.status
+        if run_status == "interrupted" then interrupted = true end
         local o = json.object()
         o.engine = engine_name
         o.concurrency = c
@@ -596,7 +613,7 @@ local function run_job()
         o.ignored_errors = r.totals.ignored_errors
         o.reconnects = r.totals.reconnects
         o.latency_ms = r.latency_ms
-        o.status = failed and "error" or "ok"
+        o.status = run_status
         runs[#runs + 1] = o
         add_buckets(level_hist, r)
         add_buckets(all_hist, r)
@@ -612,7 +629,7 @@ local function run_job()
         tot.errors = tot.errors + (r.totals.errors or 0)
         tot.ignored = tot.ignored + (r.totals.ignored_errors or 0)
         tot.reconnects = tot.reconnects + (r.totals.reconnects or 0)
-        if failed then interrupted = true break end
+        if failed or run_status ~= "ok" then interrupted = true break end
         run_statements(post, "--post-query")
         system(opt.post_system, "post-system")
         if lbench.should_stop() then interrupted = true end
@@ -634,7 +651,7 @@ local function run_job()
         summary[#summary + 1] = s
         if text then
           local lines = { "Benchmark" }
-          if engine_name then lines[#lines + 1] = "\tRunning for engine " .. engine_name end
+          if asked then lines[#lines + 1] = "\tRunning for engine " .. asked end
           lines[#lines + 1] = "\tAverage number of seconds to run all queries: " .. secs3(avg) .. " seconds"
           lines[#lines + 1] = "\tMinimum number of seconds to run all queries: " .. secs3(mn) .. " seconds"
           lines[#lines + 1] = "\tMaximum number of seconds to run all queries: " .. secs3(mx) .. " seconds"
@@ -648,7 +665,7 @@ local function run_job()
           print(table.concat(lines, "\n") .. "\n")
         end
         if csv_out then
-          csv_out:write(string.format("%s,%s,%s,%s,%s,%d,%d\n", engine_name or "", load_type, secs3(avg), secs3(mn),
+          csv_out:write(string.format("%s,%s,%s,%s,%s,%d,%d\n", asked or "", load_type, secs3(avg), secs3(mn),
             secs3(mx), c, s.statements_per_client))
           csv_out:flush()
         end
@@ -684,10 +701,8 @@ local function run_job()
     print(table.concat(rows, "\n"))
   end
   if opt.result_file then
-    local f, e = io.open(opt.result_file, "wb")
-    if not f then fail("--result-file: cannot write '%s': %s", opt.result_file, tostring(e)) end
-    f:write(json.encode(doc, "  "), "\n")
-    f:close()
+    local ok, e = require("lbench.result").write_atomic(opt.result_file, json.encode(doc, "  ") .. "\n")
+    if not ok then fail("--result-file: cannot write '%s': %s", opt.result_file, tostring(e)) end
   end
   if failure then fail("%s", failure) end
   if interrupted and status == "ok" and text then print("Interrupted: the rounds run so far are reported.") end

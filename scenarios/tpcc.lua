@@ -14,11 +14,29 @@ local load = require("tpcc.load")
 local gen = require("tpcc.gen")
 local util = require("lbench.util")
 
+-- Five non-negative integer weights, at least one positive.
+local function check_weights(s)
+  local ws, sum = util.split(s, ","), 0
+  if #ws ~= 5 then
+    return nil, "expected 5 comma-separated weights (New-Order,Payment,Order-Status,Delivery,Stock-Level)"
+  end
+  for _, v in ipairs(ws) do
+    local n = tonumber(v)
+    if not n or n < 0 or n ~= math.floor(n) then return nil, string.format("'%s' is not a non-negative integer", v) end
+    sum = sum + n
+  end
+  if sum == 0 then return nil, "at least one weight must be positive" end
+  return s
+end
+
 lbench.cmdline.options = {
-  warehouses = { "Number of warehouses", 1 },
-  weights = { "Transaction mix: New-Order,Payment,Order-Status,Delivery,Stock-Level weights", "45,43,4,4,4" },
-  terminal_mode = { "fixed: each connection has a home warehouse (and Stock-Level district); random: both drawn per transaction", "fixed" },
-  think_time = { "spec: keying and think times of clause 5.2.5 (10 terminals per warehouse, one per thread); 0: none", "0" },
+  warehouses = { "Number of warehouses", 1, min = 1, max = 1000000 },
+  weights = { "Transaction mix: New-Order,Payment,Order-Status,Delivery,Stock-Level weights", "45,43,4,4,4",
+    check = check_weights },
+  terminal_mode = { "fixed: each connection has a home warehouse (and Stock-Level district); random: both drawn per transaction", "fixed",
+    type = "enum", choices = { "fixed", "random" } },
+  think_time = { "spec: keying and think times of clause 5.2.5 (10 terminals per warehouse, one per thread); 0: none", "0",
+    type = "enum", choices = { "0", "spec" } },
   use_fk = { "Add the foreign keys of clause 1.4 after loading", false },
   mysql_storage_engine = { "Storage engine", "innodb" },
   create_table_options = { "Extra options appended to CREATE TABLE (e.g. ROW_FORMAT=COMPRESSED)", "" },
@@ -331,6 +349,9 @@ local function cmd_check()
     opt.warehouses, math.min(opt.threads, opt.warehouses)))
   opt._tpcc_initial = initial
   local ok, err = pcall(lbench.run_parallel, "_check")
+  if ok and not err then
+    util.fail("check interrupted before every warehouse was checked: nothing was changed; run check again")
+  end
   if not ok then
     local msg = tostring(err):match("^[^\n]*")
     if msg:find("consistency check FAILED", 1, true) then

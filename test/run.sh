@@ -63,7 +63,26 @@ install_test() {
   if PKG_CONFIG_PATH="$p/lib/pkgconfig" cc contrib/embed_example.c $(PKG_CONFIG_PATH="$p/lib/pkgconfig" pkg-config --cflags --libs lbench) \
        -Wl,-rpath,"$p/lib" -o "$p/embed" 2>"$p.log" && "$p/embed" test/cli/scripts/empty.lua 1 2 | grep -Eq '^callbacks: [1-9]'; then
     echo "PASS installed_pkg_config_embed"; else echo "FAIL installed_pkg_config_embed: $(head -3 "$p.log")"; fi
-  rm -rf "$p" "$p.log"
+  # Static embedding with exactly the flags pkg-config gives: the program
+  # must carry the core itself (no liblbench.so dependency, no rpath) and
+  # its Lua half must reach every core symbol through the FFI.
+  if PKG_CONFIG_PATH="$p/lib/pkgconfig" cc contrib/embed_example.c \
+       $(PKG_CONFIG_PATH="$p/lib/pkgconfig" pkg-config --static --cflags --libs lbench) -o "$p/embed_static" 2>"$p.log" \
+     && ! readelf -d "$p/embed_static" | grep -q 'liblbench' \
+     && "$p/embed_static" test/cli/scripts/empty.lua 1 2 2>>"$p.log" | grep -Eq '^callbacks: [1-9]'; then
+    echo "PASS installed_pkg_config_static_embed"
+  else echo "FAIL installed_pkg_config_static_embed: $(readelf -d "$p/embed_static" 2>&1 | grep -i lbench) $(head -3 "$p.log")"; fi
+  # Linked from the archive without --whole-archive, the runtime error names
+  # both flags it needs.
+  local deps
+  deps=$(PKG_CONFIG_PATH="$p/lib/pkgconfig" pkg-config --static --libs lbench \
+    | sed -e 's/-Wl,--whole-archive [^ ]* -Wl,--no-whole-archive//' -e 's/-Wl,--push-state,--as-needed -llbench -Wl,--pop-state//')
+  if cc contrib/embed_example.c -I"$p/include" -rdynamic "$p/lib/liblbench.a" $deps -o "$p/embed_partial" 2>"$p.log"; then
+    "$p/embed_partial" test/cli/scripts/empty.lua 1 2 >"$p.out" 2>&1
+    if grep -q -- '-rdynamic' "$p.out" && grep -q -- '--whole-archive' "$p.out"; then echo "PASS static_embed_error_names_flags"
+    else echo "FAIL static_embed_error_names_flags: $(head -c 300 "$p.out")"; fi
+  else echo "FAIL static_embed_error_names_flags: link failed: $(head -3 "$p.log")"; fi
+  rm -rf "$p" "$p.log" "$p.out"
 }
 
 export -f unit_all embed_test install_test
@@ -72,9 +91,13 @@ export -f unit_all embed_test install_test
 suite unit bash -c unit_all
 suite spec ./lbench test/spec/run.lua
 suite cli env LB=./lbench bash test/cli/core.sh
+suite measure env LB=./lbench bash test/cli/measure.sh
 suite fileio env LB=./lbench bash test/cli/fileio.sh
 suite tools env LB=./lbench bash test/cli/tools.sh
+suite stock env LB=./lbench bash test/cli/stock.sh
 suite async env LB=./lbench bash test/cli/async.sh
+suite errors env LB=./lbench bash test/cli/errors.sh
+suite fuzz env LB=./lbench FUZZ_SECONDS=30 bash test/fuzz.sh
 suite embed bash -c embed_test
 suite install bash -c install_test
 
@@ -84,7 +107,10 @@ if [ -x test/e2e/run.sh ]; then
 fi
 [ -x test/e2e/tpcc.sh ] && suite tpcc test/e2e/tpcc.sh
 suite slap test/e2e/slap.sh
+suite e2e_stock test/e2e/stock.sh
 suite e2e_async test/e2e/async.sh
+suite e2e_errors test/e2e/errors.sh
+suite stop test/e2e/stop.sh
 
 # ---- 3. sanitizers -----------------------------------------------------
 if [ "${LB_SKIP_SANITIZERS:-0}" != 1 ]; then
@@ -96,6 +122,7 @@ if [ "${LB_SKIP_SANITIZERS:-0}" != 1 ]; then
     suite asan_unit bash -c 'rc=0; for t in build-asan/test/test_*; do timeout -k 5 600 "$t" || rc=1; done; exit $rc'
     suite asan_cli env LB=build-asan/lbench TEST_TIMEOUT=300 bash test/cli/core.sh
     suite asan_async env LB=build-asan/lbench TEST_TIMEOUT=300 bash test/cli/async.sh
+    suite asan_measure env LB=build-asan/lbench TEST_TIMEOUT=300 bash test/cli/measure.sh
     unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
   else
     failed=$((failed + 1)); echo "  FAIL asan build:"; tail -20 "$LOG/asan-build.log"

@@ -14,6 +14,12 @@ mport=$((20000 + RANDOM % 20000)); ( for _ in $(seq 20); do sleep 0.25; curl -sf
 expect_ok tsan_async 'Connections fairness' $LB oltp_read_write --db-driver=null --threads=3 --connections=60 --time=3 --rate=3000 --report-interval=0.5 --metrics-addr=127.0.0.1:$mport run
 wait
 expect_fail tsan_error 'boom in the event' $LB $S/runtime_error.lua run --threads=4 --time=2
+# events longer than the report interval: collections that give up and
+# take the released buffer later, a warm-up tick; and a stop by SIGTERM.
+expect_ok tsan_slow_events 'total number of events' $LB $S/sleep.lua run --ms=150 --threads=3 --time=1.5 --report-interval=0.1 --warmup-time=0.35
+( $LB $S/sleep.lua run --ms=3 --threads=3 --connections=30 --time=30 --report-interval=0.2 >"$T/tsan_term.out" 2>"$T/tsan_term.err"; echo $? >"$T/tsan_term.rc" ) &
+sleep 1.5; pkill -TERM -f "sleep.lua run --ms=3 --threads=3 --connections=30" 2>/dev/null; wait
+[ "$(cat "$T/tsan_term.rc")" = 143 ] && pass tsan_sigterm || fail tsan_sigterm "exit $(cat "$T/tsan_term.rc"): $(tail -3 "$T/tsan_term.err")"
 for f in "$T"/*.err; do
   if grep -q 'WARNING: ThreadSanitizer' "$f"; then fail "tsan_clean_$(basename "$f" .err)" "$(grep -m1 -A12 'WARNING: ThreadSanitizer' "$f")"; fi
 done

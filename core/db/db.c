@@ -769,6 +769,9 @@ static int stmt_after_prepare(lb_db_stmt *s, void *ds, int np)
     s->drv = ds;
     if (!s->drv) {
         if (c->err.code == LB_DB_E_UNSUPPORTED) {
+            if (c->opts.debug)
+                dbgf(c, "server cannot prepare it (%s), statement emulated client-side: %.*s",
+                     c->err.message, dlen(s->len), s->sql);
             if (stmt_setup_emulation(s) != 0) {
                 lb__db_error_set(&c->err, LB_DB_E_NOMEM, "HY001", "out of memory");
                 return -LB_DB_E_NOMEM;
@@ -1020,9 +1023,21 @@ static lb_db_stmt *stmt_alloc(lb_db_conn *c, const char *sql, size_t len)
     s->len = len;
     s->type = lb_db_classify(sql, len);
     s->result.c = c;
-    if (c->opts.debug)
-        dbgf(c, "prepare: %.*s", dlen(len), sql);
     return s;
+}
+
+/* --db-debug line for a new statement.  It must say what happens on the
+ * wire: a server-side prepare, or none at all when the statement is
+ * emulated (its executes then show up as "query:" lines with the values
+ * substituted). */
+static void debug_prepare(lb_db_conn *c, const lb_db_stmt *s, int emulated)
+{
+    if (!emulated)
+        dbgf(c, "prepare: %.*s", dlen(s->len), s->sql);
+    else
+        dbgf(c, "no server-side prepare (%s), statement emulated client-side: %.*s",
+             c->opts.ps_mode == LB_DB_PS_DISABLE ? "--db-ps-mode=disable" : "driver without prepared statements",
+             dlen(s->len), s->sql);
 }
 
 lb_db_stmt *lb_db_prepare(lb_db_conn *c, const char *sql, size_t len)
@@ -1040,8 +1055,10 @@ lb_db_stmt *lb_db_prepare(lb_db_conn *c, const char *sql, size_t len)
     lb_db_stmt *s = stmt_alloc(c, sql, len);
     if (!s)
         return NULL;
-    int rc;
-    if (c->opts.ps_mode == LB_DB_PS_DISABLE || !c->ops->prepare) {
+    int rc, emulate = c->opts.ps_mode == LB_DB_PS_DISABLE || !c->ops->prepare;
+    if (c->opts.debug)
+        debug_prepare(c, s, emulate);
+    if (emulate) {
         rc = stmt_setup_emulation(s);
         if (rc != 0)
             lb__db_error_set(&c->err, LB_DB_E_NOMEM, "HY001", "out of memory");
@@ -1467,6 +1484,8 @@ int lb_db_prepare_start(lb_db_conn *c, const char *sql, size_t len)
     lb_db_stmt *s = stmt_alloc(c, sql, len);
     if (!s)
         return -LB_DB_E_NOMEM;
+    if (c->opts.debug)
+        debug_prepare(c, s, 0);
     c->err.code = 0;
     c->err.message[0] = '\0';
     c->aop = AOP_PREPARE;

@@ -8,7 +8,7 @@
  * the context; the kernel re-reads the ring's head on every io_getevents.
  * fsync/fdatasync run synchronously inside queue() (the core drains the
  * queue first, so they cover every completed write). */
-#include "io.h"
+#include "engine.h"
 
 #include <errno.h>
 #include <libaio.h>

@@ -5,7 +5,7 @@
  * comes back from the next reap(), so the async path of the core (queue,
  * commit, reap, completion accounting) is exercised exactly as with a real
  * asynchronous engine. */
-#include "io.h"
+#include "engine.h"
 
 #include <errno.h>
 #include <stdio.h>

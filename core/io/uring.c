@@ -6,7 +6,7 @@
  * one io_uring_enter; reap() takes every completion already posted and
  * waits only when fewer than `min` are there.  fsync/fdatasync run
  * synchronously inside queue(), after the core drained the queue. */
-#include "io.h"
+#include "engine.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -128,9 +128,21 @@ function M.new(ctx)
   -- worker's event loop, so the thread serves the other users meanwhile
   -- (and the sleep ends early once the run stops); otherwise the thread
   -- sleeps.
+  -- In a worker thread the sleep is sliced: the reporter's histogram swaps
+  -- are answered meanwhile, so the events before the sleep land in the
+  -- interval they completed in.
+  local SLEEP_SLICE_NS = 10e6
   function lb.sleep(ms)
     if async.active() then
       async.sleep_ns(ms * 1e6)
+    elseif ctx.W ~= nil then
+      local until_ns = C.lb_clock_ns() + ms * 1e6
+      while true do
+        C.lb_worker_poll(ctx.W)
+        local left = until_ns - C.lb_clock_ns()
+        if left <= 0 then break end
+        C.lb_clock_sleep_ns(left > SLEEP_SLICE_NS and SLEEP_SLICE_NS or left)
+      end
     else
       C.lb_clock_sleep_ns(ms * 1e6)
     end
@@ -161,9 +173,30 @@ function M.new(ctx)
   -- `options` (for commands that write their own documents).
   function lb.result_options() return ctx.redacted_options end
 
+  -- The standard header of a result document (lbench_version, scenario,
+  -- options, host, started_at, status, ...) for a command that writes its
+  -- own document; `started_at` is os.time() when it began.  Then
+  -- lb.write_result(path, doc) writes it atomically (temp file + rename).
+  function lb.result_header(command, started_at, status, stop_reason, err)
+    local ctx2 = setmetatable({ command = command }, { __index = ctx })
+    return require("lbench.result").header(ctx2, lb, started_at, status, stop_reason, err)
+  end
+  function lb.write_result(path, doc)
+    local res = require("lbench.result")
+    local ok, e = res.write_atomic(path, require("lbench.json").encode(doc, "  ") .. "\n")
+    if not ok then util.fail("--result-file: cannot write '%s': %s", path, tostring(e)) end
+  end
+  -- Refuse an output path that cannot be written before anything runs.
+  function lb.check_result_path(path, what)
+    require("lbench.result").check_writable(path, what or "--result-file")
+  end
+
   -- This thread's lb_worker* (nil in the main state), for C extensions
   -- that record operations themselves (lb_worker_record).
   function lb.worker_ptr() return W end
+  -- The lb_runtime* of this state, for C loops that stop on a signal
+  -- (lb_io_verify_file).
+  function lb.runtime_ptr() return ctx.rt end
 
   -- Has the run been asked to stop (time limit, signal, error)?  For
   -- scripts with long loops of their own inside one event or command.
@@ -186,6 +219,7 @@ function M.new(ctx)
       ctx.progress_unit = unit or "rows"
     end,
     add = function(n) C.lb_progress_add(ctx.rt, n) end,
+    done = function() return tonumber(C.lb_progress_done(ctx.rt)) end,
   }
 
   -- lbench.run{option = value, ...} (main state only): run the event loop
@@ -200,15 +234,19 @@ function M.new(ctx)
       for k, v in pairs(over or {}) do opt2[(tostring(k):gsub("-", "_"))] = v end
       local ctx2 = setmetatable({ opt = opt2, command = "run" }, { __index = ctx })
       local result, failed, err = runner.run(ctx2, lb)
-      return runner.unwrap(result), failed, err
+      -- No result when nothing was measured (the workers failed to start).
+      return result and runner.unwrap(result), failed, err
     end
     -- Run the command `name` (declared in lbench.cmdline.commands) in every
-    -- worker thread, as a parallel command; raises on a worker's error.
+    -- worker thread, as a parallel command.  Returns true, or false when a
+    -- signal stopped it (the caller says what it leaves behind); raises on
+    -- a worker's error.
     function lb.run_parallel(name)
       local runner = require("lbench.runner")
       local ctx2 = setmetatable({ command = name }, { __index = ctx })
       local ok, err = runner.parallel_command(ctx2)
-      if not ok then error(err, 0) end
+      if not ok and err ~= "interrupted" then error(err, 0) end
+      return ok
     end
   end
 

@@ -19,19 +19,25 @@ local M = {}
 -- file when it is missing, not JSON or not an lbench result.
 function M.load(path)
   local src, err = util.read_file(path)
-  if not src then util.fail("cannot read '%s': %s", path, tostring(err):gsub("^" .. path:gsub("%p", "%%%0") .. ": ", "")) end
+  if not src then util.fail("cannot read '%s': %s", path, tostring(err)) end
+  if src:match("^%s*$") then util.fail("'%s' is empty, not an lbench result file", path) end
   local ok, doc = pcall(json.decode, src)
   if not ok then
     local msg = util.is_usage_error(doc) and doc.lbench_message or tostring(doc)
     util.fail("'%s' is not a JSON document (%s)", path, msg)
   end
-  if type(doc) ~= "table" or not (doc.totals or doc.points) then
-    util.fail("'%s' is not an lbench result file (no 'totals' or 'points')", path)
-  end
-  if doc.points then
+  -- The shape the tools rely on; a file that parses but lacks it (another
+  -- program's JSON, a hand-edited result) is refused here rather than
+  -- failing deep inside a table or a chart.
+  local what = "'%s' is not an lbench result file (%s)"
+  if type(doc) ~= "table" or not (doc.totals or doc.points) then util.fail(what, path, "no 'totals' or 'points'") end
+  if doc.points ~= nil then
+    if type(doc.points) ~= "table" then util.fail(what, path, "'points' is not a list") end
     for i, p in ipairs(doc.points) do
-      if type(p) ~= "table" or not p.totals then util.fail("'%s': sweep point %d has no totals", path, i) end
+      if type(p) ~= "table" or type(p.totals) ~= "table" then util.fail("'%s': sweep point %d has no totals", path, i) end
     end
+  elseif type(doc.totals) ~= "table" then
+    util.fail(what, path, "'totals' is not an object")
   end
   return doc
 end
@@ -218,12 +224,20 @@ local function lat(key)
   return function(r) return M.pct(r.latency_ms, key) end
 end
 
+local function tpcc(r, key) return type(r.tpcc) == "table" and num(r.tpcc[key]) or nil end
+
 M.metrics = {
   { "events", "", function(r) return r.totals and num(r.totals.events) end },
   { "duration", "s", function(r) return num(r.duration_s) end },
   { "events/s", "", function(r) return not M.is_sql(r) and r.totals and num(r.totals.events_per_sec) or nil end },
   { "TPS", "", function(r) return M.is_sql(r) and num(r.totals.events_per_sec) or nil end },
   { "QPS", "", function(r) return M.is_sql(r) and num(r.totals.queries_per_sec) or nil end },
+  -- Domain figures (the scenario's own summary): only when every run has
+  -- them, since a tpmC beside a run without one compares nothing.
+  { "tpmC", "", function(r) return tpcc(r, "tpmC") end, all = true },
+  { "NOTPM", "", function(r) return tpcc(r, "notpm") end, all = true },
+  { "tpmTotal", "", function(r) return tpcc(r, "tpm_total") end, all = true },
+  { "efficiency", "%", function(r) return tpcc(r, "efficiency_pct") end, all = true },
   { "IOPS", "", function(r) return M.iops(r) end },
   { "read", "MiB/s", function(r) return type(r.io) == "table" and num(r.io.read_mib_per_sec) or nil end },
   { "written", "MiB/s", function(r) return type(r.io) == "table" and num(r.io.written_mib_per_sec) or nil end },
@@ -262,13 +276,15 @@ local function compare_row(label, vals, n)
   return row
 end
 
--- Metrics any of the runs has.
+-- Metrics any of the runs has (every run, for those marked `all`).
 local function present_metrics(runs)
   local out = {}
   for _, m in ipairs(M.metrics) do
+    local have = 0
     for _, r in ipairs(runs) do
-      if m[3](r) ~= nil then out[#out + 1] = m break end
+      if m[3](r) ~= nil then have = have + 1 end
     end
+    if have > 0 and (not m.all or have == #runs) then out[#out + 1] = m end
   end
   return out
 end

@@ -30,6 +30,90 @@ function M.self_pid()
   return link and tonumber(link:match("^(%d+)")) or nil
 end
 
+-- ---- --cpu-affinity ---------------------------------------------------------
+-- CPUs a worker may be pinned to: those in this process's affinity mask
+-- (taskset, cgroups' cpusets), read once.  Pinning to any other CPU fails
+-- in pthread_setaffinity_np only after the run has started, so the list is
+-- checked against this set when the options are parsed.
+pcall(ffi.cdef, "int sched_getaffinity(int pid, size_t cpusetsize, void *mask);")
+local MASK_BYTES = 1024 -- 8192 CPUs, the kernel's largest NR_CPUS
+local allowed_set
+
+function M.allowed()
+  if allowed_set then return allowed_set end
+  local set, mask = { n = 0 }, ffi.new("uint8_t[?]", MASK_BYTES)
+  if ffi.C.sched_getaffinity(0, MASK_BYTES, mask) == 0 then
+    for byte = 0, MASK_BYTES - 1 do
+      local b = mask[byte]
+      for bitno = 0, 7 do
+        if b % 2 == 1 then set[byte * 8 + bitno] = true; set.n = set.n + 1 end
+        b = math.floor(b / 2)
+      end
+    end
+  end
+  if set.n == 0 then
+    -- No mask (an odd libc): trust the online count.
+    for c = 0, tonumber(ffi.C.sysconf(84)) - 1 do set[c] = true; set.n = set.n + 1 end -- _SC_NPROCESSORS_ONLN
+  end
+  allowed_set = set
+  return set
+end
+
+local function allowed_text(set)
+  local cpus = {}
+  for c = 0, MASK_BYTES * 8 - 1 do if set[c] then cpus[#cpus + 1] = c end end
+  -- Shown as ranges: "0-1", "0-3,8-11".
+  local parts, i = {}, 1
+  while i <= #cpus do
+    local j = i
+    while j < #cpus and cpus[j + 1] == cpus[j] + 1 do j = j + 1 end
+    parts[#parts + 1] = i == j and tostring(cpus[i]) or (cpus[i] .. "-" .. cpus[j])
+    i = j + 1
+  end
+  return table.concat(parts, ",")
+end
+
+-- Refuses (util.fail, one line) a list of CPU numbers naming a CPU this
+-- process cannot run on.  The runner calls it on the parsed list.
+function M.check_affinity(list)
+  local set = M.allowed()
+  for _, c in ipairs(list) do
+    if not set[c] then
+      util.fail("--cpu-affinity: CPU %s does not exist or is not available to this process (available: %s)",
+        tostring(c), allowed_text(set))
+    end
+  end
+end
+
+-- The option's check (see options.lua): the text "0,2-3" is well formed
+-- and every CPU it names is available; nil + reason otherwise.  Ranges are
+-- checked by their ends, never expanded, so "0-99999999999" costs nothing.
+function M.check_list(s)
+  local set = M.allowed()
+  local expect = "expected a list of CPU numbers or ranges such as 0,2-3"
+  if util.trim(s) == "" then return nil, expect end
+  for _, item in ipairs(util.split(s, ",")) do
+    local a, b = item:match("^%s*(%d+)%s*%-%s*(%d+)%s*$")
+    if not a then a = item:match("^%s*(%d+)%s*$"); b = a end
+    if not a then return nil, expect end
+    a, b = tonumber(a), tonumber(b)
+    if a > b then return nil, string.format("range %d-%d runs backwards", a, b) end
+    for _, c in ipairs({ a, b }) do
+      if not set[c] then
+        return nil, string.format("CPU %.0f does not exist or is not available to this process (available: %s)",
+          c, allowed_text(set))
+      end
+    end
+    -- Inside a range every CPU must be available too (a mask with holes).
+    for c = a, b do
+      if not set[c] then
+        return nil, string.format("CPU %d is not available to this process (available: %s)", c, allowed_text(set))
+      end
+    end
+  end
+  return s
+end
+
 -- The local server's PID: --server-pid, or for a MySQL server reached
 -- through a local socket, the PID from its own pid file.
 function M.server_pid(opt, lb)

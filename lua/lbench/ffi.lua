@@ -13,9 +13,19 @@ M.C = ffi.C
 
 -- The core's symbols must be visible to the FFI: true in the lbench
 -- binary (linked with --export-dynamic) and for programs linking
--- liblbench.so; a program linking liblbench.a needs -rdynamic.
-if not pcall(function() return ffi.C.lb_clock_ns end) then
-  error({ lbench_message = "lbench core symbols are not visible to the FFI: link the program with -rdynamic or against liblbench.so" })
+-- liblbench.so.  A program linking liblbench.a needs two flags: -rdynamic
+-- (export the symbols) and -Wl,--whole-archive (keep the objects the
+-- program itself never calls, such as the I/O engines, which only the Lua
+-- half uses); `pkg-config --static --libs lbench` gives both.  One symbol
+-- of each core module is probed, so a missing object is caught here.
+local PROBES = { "lb_clock_ns", "lb_hist_config_init", "lb_rand_seed", "lb_db_reconnect", "lb_snapshot_init",
+                 "lb_run_new", "lb_out", "lb_loop_new", "lb_metrics_start", "lb_io_engine_count" }
+for _, name in ipairs(PROBES) do
+  if not pcall(function() return ffi.C[name] end) then
+    error({ lbench_message = "lbench core symbols are not visible to the FFI (" .. name .. " is missing): "
+      .. "link the program against liblbench.so, or against liblbench.a with both -rdynamic and "
+      .. "-Wl,--whole-archive -llbench -Wl,--no-whole-archive (pkg-config --static --libs lbench)" })
+  end
 end
 
 return M

@@ -209,6 +209,7 @@ decode_value = function(s, i)
   elseif s:sub(i, i + 3) == "null" then return nil, i + 4
   else
     local numstr = s:match("^-?%d+%.?%d*[eE]?[-+]?%d*", i)
+    if c == "" then decode_error(s, i, "unexpected end of the document (truncated?)") end
     if not numstr or numstr == "" then decode_error(s, i, "unexpected character '" .. c .. "'") end
     return tonumber(numstr), i + #numstr
   end

@@ -10,27 +10,51 @@ local util = require("lbench.util")
 
 local M = {}
 
--- The core's options: {name, type, default, description[, choices]}.
+-- The core's options: {name, type, default, description[, choices]}, with
+-- optional bounds checked at parse time (see convert): min, max,
+-- nonzero_min (0 means off, other values at least this), item (the type of
+-- a list's entries), check (a function for what bounds cannot say).
+--
+-- Thread and connection counts are capped: each thread is an OS thread with
+-- its own Lua state and each virtual user a connection, so beyond these
+-- limits a run only exhausts memory or file descriptors.
+local MAX_THREADS, MAX_CONNECTIONS = 10000, 1000000
+local function check_cpus(s) return require("lbench.cpu").check_list(s) end
+local function check_driver(name)
+  if require("lbench.ffi").C.lb_db_driver_find(name) == nil then return nil, "unknown driver (available: mysql, null)" end
+  return name
+end
+local function check_error_codes(list)
+  for _, c in ipairs(list) do
+    if c ~= "all" and c ~= "none" and not c:match("^%d+$") then
+      return nil, string.format("'%s' is not an error code (expected numbers, 'all' or 'none')", c)
+    end
+  end
+  return list
+end
+
 M.core = {
-  { "threads", "int", 1, "number of worker threads", min = 1 },
+  { "threads", "int", 1, "number of worker threads", min = 1, max = MAX_THREADS },
   { "connections", "int", 0, "virtual users (each with its own connection and script instance) over all threads; "
     .. "at least --threads switches to async mode: every thread runs an event loop serving connections/threads users "
-    .. "(0: thread mode, one per thread)", min = 0 },
+    .. "(0: thread mode, one per thread)", min = 0, max = MAX_CONNECTIONS },
   { "time", "double", 10, "limit for total execution time in seconds (0: no limit)", min = 0 },
   { "events", "int", 0, "limit for the total number of events (0: no limit)", min = 0 },
   { "rate", "double", 0, "target events per second over all threads (0: unlimited)", min = 0 },
   { "rate-mode", "enum", "poisson", "arrival process under --rate", choices = { "poisson", "constant" } },
   { "warmup-time", "double", 0, "run events this many seconds before measuring; excluded from all statistics", min = 0 },
-  { "report-interval", "double", 0, "print an interval report every N seconds (0: off)", min = 0 },
+  { "report-interval", "double", 0, "print an interval report every N seconds (0: off)", min = 0, nonzero_min = 0.001 },
   { "percentile", "double", 95, "latency percentile to report (sysbench's single form)", min = 0, max = 100 },
-  { "percentiles", "list", nil, "latency percentiles to report, e.g. 50,95,99,99.9 (overrides --percentile)" },
+  { "percentiles", "list", nil, "latency percentiles to report, e.g. 50,95,99,99.9 (overrides --percentile)",
+    item = "double", min = 0, max = 100 },
   { "histogram", "bool", false, "print the latency histogram in the final report" },
   { "output", "enum", "text", "report format", choices = { "text", "json", "csv" } },
   { "result-file", "string", nil, "write the result document (JSON) to this file" },
   { "config-file", "string", nil, "read options from this file (name=value per line)" },
   { "metrics-addr", "string", nil, "serve Prometheus metrics at http://HOST:PORT/metrics during a run (HOST defaults to 127.0.0.1)" },
   { "metrics-allow-remote", "bool", false, "allow --metrics-addr on an address other than loopback" },
-  { "cpu-affinity", "string", nil, "pin worker threads to these CPUs, e.g. 0,1 or 0-3 (worker i -> i-th CPU, cycling)" },
+  { "cpu-affinity", "string", nil, "pin worker threads to these CPUs, e.g. 0,1 or 0-3 (worker i -> i-th CPU, cycling)",
+    check = check_cpus },
   { "server-pid", "int", 0, "PID of a database server on this machine: report its CPU time per event (auto-detected for --mysql-socket)", min = 0 },
   { "verbosity", "int", 3, "verbosity level (0: only critical messages, 5: debug)", min = 0, max = 5 },
   { "rand-type", "enum", "special", "default distribution of lbench.rand.default()",
@@ -42,14 +66,16 @@ M.core = {
   { "rand-pareto-h", "double", 0.2, "shape parameter of the pareto distribution", min = 0, max = 1 },
   { "rand-zipfian-exp", "double", 0.8, "exponent of the zipfian distribution", min = 0 },
   -- Database options are global, as in sysbench: any script may open a connection.
-  { "db-driver", "string", "mysql", "database driver (mysql, null)" },
+  { "db-driver", "string", "mysql", "database driver (mysql, null)", check = check_driver },
   { "db-ps-mode", "enum", "auto", "prepared statements: auto (server-side) or disable (client-side substitution)",
     choices = { "auto", "disable" } },
   { "db-debug", "bool", false, "print every query sent to the database" },
-  { "db-ignore-errors", "list", { "1213", "1020", "1205" }, "error codes that restart the event instead of stopping the run ('all' for every code, 'none' for none)" },
-  { "mysql-ignore-errors", "list", nil, "sysbench's name for --db-ignore-errors" },
+  { "db-ignore-errors", "list", { "1213", "1020", "1205" }, "error codes that restart the event instead of stopping the run ('all' for every code, 'none' for none)",
+    check = check_error_codes },
+  { "mysql-ignore-errors", "list", nil, "sysbench's name for --db-ignore-errors", check = check_error_codes },
   { "mysql-host", "list", { "localhost" }, "MySQL server host(s); connections spread round-robin" },
-  { "mysql-port", "list", { "3306" }, "MySQL server port(s); connections spread round-robin" },
+  { "mysql-port", "list", { "3306" }, "MySQL server port(s); connections spread round-robin",
+    item = "int", min = 1, max = 65535 },
   { "mysql-socket", "list", nil, "MySQL socket path(s)" },
   { "mysql-user", "string", "sbtest", "MySQL user" },
   { "mysql-password", "string", "", "MySQL password (visible in ps: prefer --mysql-password-file or LBENCH_MYSQL_PASSWORD)", secret = true },
@@ -82,47 +108,94 @@ end
 local bools = { on = true, yes = true, ["true"] = true, ["1"] = true,
                 off = false, no = false, ["false"] = false, ["0"] = false }
 
+-- The largest integer a double holds exactly: beyond it "an integer" is
+-- neither exact nor meaningful for any option.
+local INT_LIMIT = 2 ^ 53
+
+-- Range check of a converted number against the spec's bounds: `min`,
+-- `max`, and `nonzero_min` for options where 0 means "off" but a tiny
+-- positive value would be absurd (a report every nanosecond).
+local function in_range(spec, v, what)
+  if spec.min and v < spec.min then return nil, string.format("expected %s >= %s", what, tostring(spec.min)) end
+  if spec.max and v > spec.max then return nil, string.format("expected %s <= %s", what, tostring(spec.max)) end
+  if spec.nonzero_min and v ~= 0 and v < spec.nonzero_min then
+    return nil, string.format("expected 0 or %s >= %s", what, tostring(spec.nonzero_min))
+  end
+  return v
+end
+
+local function to_int(spec, raw)
+  local v = tonumber(raw) or M.parse_size(raw)
+  if not v or v ~= math.floor(v) or math.abs(v) > INT_LIMIT then return nil, "expected an integer" end
+  return in_range(spec, v, "an integer")
+end
+
+local function to_double(spec, raw)
+  local v = tonumber(raw)
+  -- NaN and infinities are no use as a time, a rate or a share.
+  if not v or v ~= v or v == math.huge or v == -math.huge then return nil, "expected a number" end
+  return in_range(spec, v, "a number")
+end
+
+local function to_size(spec, raw)
+  local v = type(raw) == "number" and raw or M.parse_size(raw)
+  if not v or v > INT_LIMIT then return nil, "expected a size such as 4096, 16K, 2M or 1G" end
+  return in_range(spec, v, "a size")
+end
+
+local function to_enum(spec, raw)
+  for _, c in ipairs(spec.choices or {}) do if c == raw then return raw end end
+  return nil, "expected one of " .. table.concat(spec.choices or {}, ", ")
+end
+
+local scalar = { int = to_int, double = to_double, size = to_size, enum = to_enum }
+
+-- A list: comma-separated entries.  An empty value is the empty list; an
+-- empty entry inside a list is a typo (",,", a trailing comma) and refused.
+-- With `item` (a scalar type) every entry is checked as that type against
+-- the spec's min/max/choices; the list keeps the entries as written (the
+-- percentile keys "99.9" are names as much as numbers).
+local function to_list(spec, raw)
+  local out = {}
+  if util.trim(raw) == "" then return out end
+  for i, item in ipairs(util.split(raw, ",")) do
+    item = util.trim(item)
+    if item == "" then return nil, string.format("entry %d is empty (expected a comma-separated list)", i) end
+    if spec.item then
+      local v, why = scalar[spec.item](spec, item)
+      if v == nil then return nil, string.format("entry '%s': %s", item, why) end
+    end
+    out[#out + 1] = item
+  end
+  return out
+end
+
 -- Convert a raw string to the option's type; nil + reason when invalid.
+-- A spec's `check(value)` (returning nil + reason to refuse) runs last,
+-- for rules the declarative bounds cannot state.
 function M.convert(spec, raw)
   local t = spec.type
   if type(raw) ~= "string" then
     if t == "list" and type(raw) == "table" then return raw end
     if t == "bool" and type(raw) == "boolean" then return raw end
-    if (t == "int" or t == "double" or t == "size") and type(raw) == "number" then return raw end
+    if (t == "int" or t == "double" or t == "size") and type(raw) == "number" then
+      return scalar[t](spec, raw)
+    end
     raw = tostring(raw)
   end
+  local v, why
   if t == "bool" then
-    local v = bools[raw:lower()]
+    v = bools[raw:lower()]
     if v == nil then return nil, "expected on/off, true/false, yes/no or 1/0" end
-    return v
-  elseif t == "int" then
-    local v = tonumber(raw) or M.parse_size(raw)
-    if not v or v ~= math.floor(v) then return nil, "expected an integer" end
-    if spec.min and v < spec.min then return nil, "expected an integer >= " .. spec.min end
-    if spec.max and v > spec.max then return nil, "expected an integer <= " .. spec.max end
-    return v
-  elseif t == "double" then
-    local v = tonumber(raw)
-    if not v or v ~= v then return nil, "expected a number" end
-    if spec.min and v < spec.min then return nil, "expected a number >= " .. spec.min end
-    if spec.max and v > spec.max then return nil, "expected a number <= " .. spec.max end
-    return v
-  elseif t == "size" then
-    local v = M.parse_size(raw)
-    if not v then return nil, "expected a size such as 4096, 16K, 2M or 1G" end
-    return v
+  elseif scalar[t] then
+    v, why = scalar[t](spec, raw)
   elseif t == "list" then
-    local out = {}
-    for _, item in ipairs(util.split(raw, ",")) do
-      item = util.trim(item)
-      if item ~= "" then out[#out + 1] = item end
-    end
-    return out
-  elseif t == "enum" then
-    for _, c in ipairs(spec.choices) do if c == raw then return raw end end
-    return nil, "expected one of " .. table.concat(spec.choices, ", ")
+    v, why = to_list(spec, raw)
+  else
+    v = raw
   end
-  return raw
+  if v ~= nil and spec.check then v, why = spec.check(v) end
+  return v, why
 end
 
 -- Build a spec from a sysbench-style declaration {"description", default[, type]}.
@@ -140,15 +213,20 @@ function M.spec_from_script(name, decl)
   end
   local known = { bool = 1, int = 1, double = 1, size = 1, string = 1, list = 1, enum = 1 }
   if not known[ty] then util.fail("option '%s': unknown type '%s'", name, tostring(ty)) end
+  if decl.item and not ({ int = 1, double = 1, size = 1, enum = 1 })[decl.item] then
+    util.fail("option '%s': unknown item type '%s'", name, tostring(decl.item))
+  end
   return { name = norm(name), type = ty, default = default, desc = desc or "",
-           choices = decl.choices, min = decl.min, max = decl.max, script = true }
+           choices = decl.choices, min = decl.min, max = decl.max, nonzero_min = decl.nonzero_min,
+           item = decl.item, check = decl.check, script = true }
 end
 
 function M.core_specs()
   local out = {}
   for _, d in ipairs(M.core) do
     out[#out + 1] = { name = d[1], type = d[2], default = d[3], desc = d[4], choices = d.choices,
-                      min = d.min, max = d.max, secret = d.secret }
+                      min = d.min, max = d.max, nonzero_min = d.nonzero_min, item = d.item, check = d.check,
+                      secret = d.secret }
   end
   return out
 end
@@ -172,10 +250,27 @@ function M.parse_argv(args)
   return opts, pos, order
 end
 
+-- Where each option of the last config file read came from: name ->
+-- {value = raw, where = "file:line"}.  resolve and check_unknown name the
+-- file and line of a bad value or an unknown name from it (the raw values
+-- are merged with the command line's before they are checked, so the
+-- origin is kept aside; a value the command line overrode is not blamed on
+-- the file because it differs from the recorded one).
+M.config_origin = {}
+
+local function origin(name, raw)
+  local o = M.config_origin[name]
+  if o and o.value == raw then return o.where .. ": " end
+  return ""
+end
+
 -- Options from a config file: "name=value" per line, '#' comments.
 function M.read_config_file(path)
+  if type(path) ~= "string" or path == "" then util.fail("--config-file needs a value (a file name)") end
   local src, err = util.read_file(path)
   if not src then util.fail("--config-file: cannot read '%s': %s", path, err) end
+  if src:find("%z") then util.fail("--config-file: '%s' is not a text file", path) end
+  M.config_origin = {}
   local opts, n = {}, 0
   for line in (src .. "\n"):gmatch("(.-)\r?\n") do
     n = n + 1
@@ -186,6 +281,7 @@ function M.read_config_file(path)
         util.fail("%s:%d: expected name=value, got '%s'", path, n, line)
       end
       opts[norm(name)] = value
+      M.config_origin[norm(name)] = { value = value, where = path .. ":" .. n }
     end
   end
   return opts
@@ -204,7 +300,7 @@ function M.resolve(specs, raw, into)
           ("one of " .. table.concat(s.choices, ", ")) or s.type)
       end
       local v, why = M.convert(s, r)
-      if v == nil then util.fail("--%s=%s: %s", s.name, tostring(r), why) end
+      if v == nil then util.fail("%s--%s=%s: %s", origin(s.name, r), s.name, tostring(r), why) end
       into[key] = v
     elseif into[key] == nil then
       into[key] = s.default
@@ -221,8 +317,9 @@ function M.check_unknown(raw, specs_lists)
   for _, name in ipairs(util.sorted_keys(raw)) do
     if not known[name] then
       local near = util.closest(name, names)
-      if near then util.fail("unknown option '--%s' (did you mean '--%s'?)", name, near) end
-      util.fail("unknown option '--%s' (see 'lbench --help' and 'lbench <scenario> help')", name)
+      local where = origin(name, raw[name])
+      if near then util.fail("%sunknown option '--%s' (did you mean '--%s'?)", where, name, near) end
+      util.fail("%sunknown option '--%s' (see 'lbench --help' and 'lbench <scenario> help')", where, name)
     end
   end
 end

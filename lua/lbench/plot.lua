@@ -513,6 +513,27 @@ local function data(ch)
   return table.concat(L, "\n") .. "\n"
 end
 
+-- Every chart the documents give, with its data and gnuplot script
+-- (plain text, so that nothing can fail after this), and what was skipped.
+local function build(docs, names, title)
+  local runs = runs_of(docs, names)
+  local charts, skipped = {}, {}
+  local function take(what, ch, why)
+    if ch then charts[#charts + 1] = ch else skipped[#skipped + 1] = what .. ": " .. why end
+  end
+  take("throughput", throughput_chart(runs))
+  take("jitter", jitter_chart(runs))
+  take("latency", latency_chart(runs))
+  take("scaling", scaling_chart(docs, names))
+  local sw, why = sweep_charts(docs, names)
+  if #sw == 0 then skipped[#skipped + 1] = "sweep: " .. why end
+  for _, ch in ipairs(sw) do charts[#charts + 1] = ch end
+  take("fileio", fileio_chart(runs))
+  take("fileio-latency", fileio_latency_chart(runs))
+  for _, ch in ipairs(charts) do ch.dat, ch.gp = data(ch), script(ch, title) end
+  return charts, skipped
+end
+
 M.usage = "usage: lbench plot run.json [more.json ...] --out=DIR [--format=png,svg] [--names=a,b] [--title=T]"
 
 function M.main(rt, argv)
@@ -533,28 +554,26 @@ function M.main(rt, argv)
   local dir = opts.out:gsub("/+$", "")
   if dir == "" then dir = "/" end
 
-  local runs = runs_of(docs, names)
-  local charts, skipped = {}, {}
-  local function take(what, ch, why)
-    if ch then charts[#charts + 1] = ch else skipped[#skipped + 1] = what .. ": " .. why end
+  local title = opts.title ~= true and opts.title or nil
+  local ok, charts, skipped = pcall(build, docs, names, title)
+  if not ok then
+    if util.is_usage_error(charts) then error(charts, 0) end
+    -- A file that parses but holds values of the wrong type (edited or
+    -- damaged): name the first that fails on its own.
+    local bad = table.concat(files, "', '")
+    for i, d in ipairs(docs) do
+      if not pcall(build, { d }, { names[i] }, title) then bad = files[i] break end
+    end
+    util.fail("'%s' holds malformed values, cannot plot it (%s)", bad, tostring(charts))
   end
-  take("throughput", throughput_chart(runs))
-  take("jitter", jitter_chart(runs))
-  take("latency", latency_chart(runs))
-  take("scaling", scaling_chart(docs, names))
-  local sw, why = sweep_charts(docs, names)
-  if #sw == 0 then skipped[#skipped + 1] = "sweep: " .. why end
-  for _, ch in ipairs(sw) do charts[#charts + 1] = ch end
-  take("fileio", fileio_chart(runs))
-  take("fileio-latency", fileio_latency_chart(runs))
   if #charts == 0 then
     util.fail("nothing to plot: %s", table.concat(skipped, "; "))
   end
 
   M.mkdir_p(dir)
   for _, ch in ipairs(charts) do
-    write(dir .. "/" .. ch.name .. ".dat", data(ch))
-    write(dir .. "/" .. ch.name .. ".gp", script(ch, opts.title ~= true and opts.title or nil))
+    write(dir .. "/" .. ch.name .. ".dat", ch.dat)
+    write(dir .. "/" .. ch.name .. ".gp", ch.gp)
   end
   if not M.have_gnuplot() then
     util.fail("gnuplot not found in PATH (Debian: apt-get install gnuplot-nox); the data and gnuplot scripts " ..

@@ -17,6 +17,15 @@ local function pct_label(list)
   return table.concat(ps, "/"), table.concat(vs, "/")
 end
 
+-- The "[ 2s ]" label of sysbench's report hooks: the cumulative report's
+-- time is the run's measured duration (2.00003 s after --time=2), so it is
+-- rounded to 10 ms, which still shows fractional report intervals (0.25 s)
+-- as they are.  (Interval lines carry times on the interval grid.)
+local function time_label(t)
+  return string.format("%.12g", math.floor(t * 100 + 0.5) / 100)
+end
+M.time_label = time_label
+
 -- One interval line, sysbench's layout:
 -- [ 10s ] thds: 8 tps: 1234.56 qps: 24691.20 (r/w/o: 17283.84/4938.24/2469.12) lat (ms,95%): 8.43 err/s: 0.00 reconn/s: 0.00
 function M.interval_line(iv)
@@ -156,7 +165,11 @@ function M.final_text(r)
     if cf.unused > 0 then line(out, "    connections without events:    %d", cf.unused) end
     line(out, "")
   end
-  if r.status ~= "ok" then
+  if r.status == "interrupted" then
+    line(out, "Run interrupted (%s) after %.4fs of measurement: the figures above cover that period.",
+      r.stop_reason == "signal" and "signal" or "workers stuck past the deadline were cut off", r.duration_s)
+    line(out, "")
+  elseif r.status ~= "ok" then
     line(out, "Run stopped on error: %s", (r.error or ""):match("^[^\n]*"))
     line(out, "")
   end
@@ -165,17 +178,73 @@ function M.final_text(r)
   return table.concat(out, "\n")
 end
 
--- The distribution as text bars, values in ms.
-function M.histogram_text(buckets, scale)
+-- Rows of the printed distribution.  The HDR histogram keeps thousands of
+-- buckets (0.1 % wide); printed one per line they are unreadable and their
+-- labels repeat.  They are merged into log-spaced bins, as many per decade
+-- as keep the non-empty span to about HIST_ROWS rows (sysbench prints
+-- about 100), at most 1000 per decade (finer than the buckets themselves).
+local HIST_ROWS = 100
+
+-- v with `sig` significant digits, in fixed notation (no exponents, so the
+-- column stays aligned and readable).
+local function fmt_sig(v, sig)
+  if v <= 0 then return "0" end
+  local dec = math.max(0, sig - 1 - math.floor(math.log10(v)))
+  return string.format("%." .. dec .. "f", v)
+end
+
+-- { {label, count}, ... } from { {lo, hi, count}, ... } buckets (any unit,
+-- ascending).  A row's label is its bin's lower edge, with enough
+-- significant digits that neighbouring bins differ; should two labels
+-- still coincide (bins finer than a bucket), their rows are merged, so
+-- every label is distinct and the counts add up to the total.
+function M.histogram_rows(buckets, scale)
   scale = scale or 1
+  local lo, hi
+  for _, b in ipairs(buckets) do
+    if b[3] > 0 and b[1] * scale > 0 then
+      lo = lo or b[1] * scale
+      hi = math.max(hi or 0, b[2] * scale)
+    end
+  end
+  local decades = lo and math.max(math.log10(hi / lo), 1e-3) or 1
+  local per = math.max(1, math.min(1000, math.floor(HIST_ROWS / decades)))
+  -- Neighbouring edges differ by a factor 10^(1/per): that relative step
+  -- needs about -log10(step) + 1 significant digits to show.
+  local sig = math.max(3, math.ceil(-math.log10(10 ^ (1 / per) - 1)) + 1)
+  local rows, last_bin = {}, nil
+  for _, b in ipairs(buckets) do
+    if b[3] > 0 then
+      local v = b[1] * scale
+      local bin = v > 0 and math.floor(math.log10(v) * per + 1e-9) or -math.huge
+      if bin ~= last_bin then
+        local label = bin == -math.huge and "0" or fmt_sig(10 ^ (bin / per), sig)
+        if #rows > 0 and rows[#rows][1] == label then
+          rows[#rows][2] = rows[#rows][2] + b[3]
+        else
+          rows[#rows + 1] = { label, b[3] }
+        end
+        last_bin = bin
+      else
+        rows[#rows][2] = rows[#rows][2] + b[3]
+      end
+    end
+  end
+  return rows
+end
+
+-- The distribution as text bars in sysbench's layout (value, bar, count);
+-- buckets are in ms once multiplied by `scale`.
+function M.histogram_text(buckets, scale)
+  local rows = M.histogram_rows(buckets, scale)
   local out = { "Latency histogram (values are in milliseconds)",
                 "       value  ------------- distribution ------------- count" }
   local maxc = 0
-  for _, b in ipairs(buckets) do if b[3] > maxc then maxc = b[3] end end
-  for _, b in ipairs(buckets) do
-    local bar = maxc > 0 and math.floor(b[3] / maxc * 40 + 0.5) or 0
-    if bar == 0 and b[3] > 0 then bar = 1 end
-    out[#out + 1] = string.format("%12.3f |%-40s %d", (b[1] + b[2]) / 2 * scale, string.rep("*", bar), b[3])
+  for _, r in ipairs(rows) do if r[2] > maxc then maxc = r[2] end end
+  for _, r in ipairs(rows) do
+    local bar = maxc > 0 and math.floor(r[2] / maxc * 40 + 0.5) or 0
+    if bar == 0 and r[2] > 0 then bar = 1 end
+    out[#out + 1] = string.format("%12s |%-40s %d", r[1], string.rep("*", bar), r[2])
   end
   return table.concat(out, "\n")
 end
@@ -184,13 +253,25 @@ end
 local IO_COLS = { "io_reads_per_sec", "io_writes_per_sec", "io_fsyncs_per_sec", "read_mib_per_sec",
                   "written_mib_per_sec" }
 
+-- Whether this run's CSV rows carry the I/O columns.  The header is
+-- written before the first interval, so an I/O scenario says so in its
+-- init() (M.io_run = true, fileio does); an interval that has I/O counts
+-- turns them on too.  csv_row follows the header's choice, so every row
+-- has the header's columns even when an interval did no I/O.
+M.io_run = false
+local csv_io = false
+
 function M.csv_header(iv)
   local cols = { "time_s", "warmup", "threads", "events_per_sec", "queries_per_sec", "reads_per_sec",
                  "writes_per_sec", "other_per_sec", "errors_per_sec", "reconnects_per_sec",
                  "lat_avg_ms", "lat_max_ms" }
   for _, p in ipairs(iv.latency_ms.pct_list) do cols[#cols + 1] = "lat_p" .. p.key .. "_ms" end
-  -- I/O scenarios (fileio): file operations and throughput per interval.
-  for _, c in ipairs(IO_COLS) do cols[#cols + 1] = c end
+  -- I/O scenarios (fileio): file operations and throughput per interval;
+  -- only for runs that do I/O (an SQL run would carry five zero columns).
+  csv_io = iv.io ~= nil or M.io_run
+  if csv_io then
+    for _, c in ipairs(IO_COLS) do cols[#cols + 1] = c end
+  end
   -- Scenarios with event types: events/s of each type.
   for _, n in ipairs(iv.type_order or {}) do cols[#cols + 1] = n .. "_per_sec" end
   return table.concat(cols, ",")
@@ -209,9 +290,11 @@ function M.csv_row(iv)
   local out = {}
   for i = 1, #vals do out[i] = csvnum(vals[i]) end
   for _, p in ipairs(iv.latency_ms.pct_list) do out[#out + 1] = csvnum(p.ms) end
-  local io = iv.io or {}
-  for _, k in ipairs({ "reads_per_sec", "writes_per_sec", "fsyncs_per_sec", "read_mib_per_sec",
-                       "written_mib_per_sec" }) do out[#out + 1] = csvnum(io[k] or 0) end
+  if csv_io then
+    local io = iv.io or {}
+    for _, k in ipairs({ "reads_per_sec", "writes_per_sec", "fsyncs_per_sec", "read_mib_per_sec",
+                         "written_mib_per_sec" }) do out[#out + 1] = csvnum(io[k] or 0) end
+  end
   for _, n in ipairs(iv.type_order or {}) do out[#out + 1] = csvnum(iv.types[n].events_per_sec) end
   return table.concat(out, ",")
 end
@@ -246,10 +329,11 @@ end
 -- events, reads, writes, other, errors, reconnects, latency_pct (seconds).
 local function out(rt, s) C.lb_out(rt, s, #s) end
 
+
 function M.hook_default(rt, stat)
   local secs = stat.time_interval > 0 and stat.time_interval or 1
-  local s = string.format("[ %gs ] thds: %d tps: %.2f qps: %.2f (r/w/o: %.2f/%.2f/%.2f) lat (ms,%g%%): %.2f err/s: %.2f reconn/s: %.2f\n",
-    stat.time_total, stat.threads_running, stat.events / secs,
+  local s = string.format("[ %ss ] thds: %d tps: %.2f qps: %.2f (r/w/o: %.2f/%.2f/%.2f) lat (ms,%g%%): %.2f err/s: %.2f reconn/s: %.2f\n",
+    time_label(stat.time_total), stat.threads_running, stat.events / secs,
     (stat.reads + stat.writes + stat.other) / secs, stat.reads / secs, stat.writes / secs, stat.other / secs,
     stat.percentile or 95, (stat.latency_pct or 0) * 1000, stat.errors / secs, stat.reconnects / secs)
   out(rt, s)
@@ -257,7 +341,8 @@ end
 
 function M.hook_csv(rt, stat)
   local secs = stat.time_interval > 0 and stat.time_interval or 1
-  out(rt, string.format("%g,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f\n", stat.time_total, stat.threads_running,
+  out(rt, string.format("%s,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f\n", time_label(stat.time_total),
+    stat.threads_running,
     stat.events / secs, (stat.reads + stat.writes + stat.other) / secs, stat.reads / secs, stat.writes / secs,
     stat.other / secs, (stat.latency_pct or 0) * 1000, stat.errors / secs, stat.reconnects / secs))
 end

@@ -64,7 +64,14 @@ function M.merged_raw(given)
   return raw
 end
 
+-- The password: --mysql-password, else --mysql-password-file, else
+-- LBENCH_MYSQL_PASSWORD.  Giving both options is refused rather than one
+-- silently winning: a password file that does not exist would otherwise go
+-- unnoticed until the server refused the other password.
 local function password(opt, raw)
+  if raw["mysql-password"] ~= nil and opt.mysql_password_file then
+    util.fail("--mysql-password and --mysql-password-file are both given: keep one")
+  end
   if raw["mysql-password"] == nil then
     local env = os.getenv("LBENCH_MYSQL_PASSWORD")
     if env then opt.mysql_password = env end
@@ -109,11 +116,65 @@ local function command_names(lb)
 end
 
 local function write_result_file(path, doc)
-  local f, e = io.open(path, "wb")
-  if not f then return false, string.format("--result-file: cannot write '%s': %s", path, e) end
-  f:write(doc, "\n")
-  f:close()
+  local ok, e = require("lbench.result").write_atomic(path, doc .. "\n")
+  if not ok then return false, string.format("--result-file: cannot write '%s': %s", path, e) end
   return true
+end
+
+-- The final report of a run on stdout, in the --output format.
+local function final_report(rt, opt, lb, result)
+  local hook = lb.hooks.report_cumulative
+  if hook then
+    local t = result.totals
+    hook({ time_total = result.duration_s, time_interval = result.duration_s, threads_running = opt.threads,
+           events = t.events, reads = t.queries and t.queries.read or 0, writes = t.queries and t.queries.write or 0,
+           other = t.queries and t.queries.other or 0, errors = t.ignored_errors or 0,
+           reconnects = t.reconnects or 0, latency_pct = (result.latency_ms.pct_list[1].ms or 0) / 1000 })
+  elseif opt.output == "text" then
+    out(rt, (opt.report_interval > 0 and "\n" or "") .. report.final_text(runner.text_view(result)) .. "\n")
+    if opt.histogram then
+      local bs = {}
+      for _, b in ipairs(result.histogram.buckets) do bs[#bs + 1] = { b[1] / 1e6, b[2] / 1e6, b[3] } end
+      out(rt, report.histogram_text(bs, 1) .. "\n")
+    end
+  elseif opt.output == "json" then
+    -- One line, like the interval lines before it: stdout is JSON Lines.
+    out(rt, runner.to_json(result) .. "\n")
+  elseif opt.output == "csv" then
+    out(rt, report.csv_totals(runner.text_view(result)) .. "\n")
+  end
+end
+
+-- The "run" command: the report and the result file, then the status.  An
+-- interrupted run keeps what it measured and exits non-zero.
+local function command_run(rt, ctx, lb)
+  local opt = ctx.opt
+  if not scenario.fn("event") then util.fail("%s defines no event() function: nothing to run", S.name) end
+  -- Checked before anything is measured, so that nothing measured is lost.
+  if opt.result_file then require("lbench.result").check_writable(opt.result_file, "--result-file") end
+  local result, failed, err = runner.run(ctx, lb)
+  if not result then
+    C.lb_runtime_set_error(rt, err or "the run failed")
+    return 1
+  end
+  local doc = runner.to_json(result, "  ")
+  C.lb_runtime_set_result(rt, doc, #doc)
+  final_report(rt, opt, lb, result)
+  if opt.result_file then
+    local ok, e = write_result_file(opt.result_file, doc)
+    if not ok then C.lb_runtime_set_error(rt, e) return 1 end
+  end
+  if failed then
+    C.lb_runtime_set_error(rt, err or "the run failed")
+    return 1
+  end
+  if result.status == "interrupted" then
+    C.lb_runtime_set_error(rt, string.format("run interrupted (%s) after %.2f s measured; the report%s hold%s what was measured",
+      result.stop_reason == "signal" and "signal" or "workers stuck past the deadline were cut off", result.duration_s,
+      opt.result_file and " and " .. opt.result_file or "", opt.result_file and "" or "s"))
+    return 1
+  end
+  return 0
 end
 
 -- Load the scenario file `path` into this state (its top level runs) and
@@ -139,6 +200,14 @@ function M.setup(rt, path, raw, cmd, argv)
   return ctx, lb, specs
 end
 
+-- A command that returned after a signal stopped it did not finish: it has
+-- said what it left behind; the exit status says it was interrupted.
+local function command_status(rt, cmd)
+  if C.lb_runtime_stop_requested(rt) == 0 then return 0 end
+  C.lb_runtime_set_error(rt, string.format("%s interrupted by a signal", cmd))
+  return 1
+end
+
 -- Run a command of the loaded scenario; returns the exit status.
 function M.command(rtptr, cmd)
   local rt = ffi.cast("lb_runtime *", rtptr)
@@ -160,51 +229,17 @@ function M.command(rtptr, cmd)
     if type(fn) ~= "function" then util.fail("command '%s' of %s is not a function", cmd, S.name) end
     if parallel then
       local ok, err = runner.parallel_command(ctx)
-      if not ok then C.lb_runtime_set_error(rt, err) return 1 end
-      return 0
+      if not ok and err ~= "interrupted" then C.lb_runtime_set_error(rt, err) return 1 end
+      return command_status(rt, cmd)
     end
     fn()
-    return 0
+    return command_status(rt, cmd)
   end
-  if cmd == "run" then
-    if not scenario.fn("event") then util.fail("%s defines no event() function: nothing to run", S.name) end
-    local result, failed, err = runner.run(ctx, lb)
-    local doc = runner.to_json(result, "  ")
-    C.lb_runtime_set_result(rt, doc, #doc)
-    local hook = lb.hooks.report_cumulative
-    if hook then
-      local t = result.totals
-      hook({ time_total = result.duration_s, time_interval = result.duration_s, threads_running = opt.threads,
-             events = t.events, reads = t.queries and t.queries.read or 0, writes = t.queries and t.queries.write or 0,
-             other = t.queries and t.queries.other or 0, errors = t.ignored_errors or 0,
-             reconnects = t.reconnects or 0, latency_pct = (result.latency_ms.pct_list[1].ms or 0) / 1000 })
-    elseif opt.output == "text" then
-      out(rt, (opt.report_interval > 0 and "\n" or "") .. report.final_text(runner.text_view(result)) .. "\n")
-      if opt.histogram then
-        local bs = {}
-        for _, b in ipairs(result.histogram.buckets) do bs[#bs + 1] = { b[1] / 1e6, b[2] / 1e6, b[3] } end
-        out(rt, report.histogram_text(bs, 1) .. "\n")
-      end
-    elseif opt.output == "json" then
-      -- One line, like the interval lines before it: stdout is JSON Lines.
-      out(rt, runner.to_json(result) .. "\n")
-    elseif opt.output == "csv" then
-      out(rt, report.csv_totals(runner.text_view(result)) .. "\n")
-    end
-    if opt.result_file then
-      local ok, e = write_result_file(opt.result_file, doc)
-      if not ok then C.lb_runtime_set_error(rt, e) return 1 end
-    end
-    if failed then
-      C.lb_runtime_set_error(rt, err or "the run failed")
-      return 1
-    end
-    return 0
-  end
+  if cmd == "run" then return command_run(rt, ctx, lb) end
   local g = scenario.fn(cmd)
   if g and (cmd == "prepare" or cmd == "cleanup" or cmd == "prewarm") then
     g()
-    return 0
+    return command_status(rt, cmd)
   end
   util.fail("unknown command '%s' for %s (available: %s)", cmd, S.name, table.concat(command_names(lb), ", "))
 end
@@ -261,13 +296,19 @@ function M.main(rtptr, ...)
     end
     return require(tool).main(rt, args)
   end
-  if raw.help or #pos == 0 then
+  if raw.help then
     out(rt, M.usage())
-    if #pos == 0 and not raw.help then
-      C.lb_runtime_set_error(rt, "missing scenario: give a stock scenario name or a path to a .lua file")
-      return 1
-    end
     return 0
+  end
+  if #pos == 0 then
+    -- A mistyped option is the likelier mistake than a forgotten scenario
+    -- when the option is not a general one; either way a short message,
+    -- the full help stays with --help.
+    options.check_unknown(raw, { options.core_specs() })
+    C.lb_runtime_set_error(rt, "missing scenario: give a stock scenario name or a path to a .lua file\n"
+      .. "usage: lbench [options] <scenario|script.lua> [command] [options]\n"
+      .. "'lbench --help' lists the general options and the stock scenarios")
+    return 1
   end
   for k, v in pairs(raw) do S.raw[k] = v end
   S.argv = args

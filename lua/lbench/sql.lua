@@ -37,6 +37,23 @@ local sql_error_mt = {
   end,
 }
 
+-- A fatal SQL error raised as a one-line message; tostring gives the text.
+local fatal_mt = { __tostring = function(e) return e.lbench_message end }
+
+-- "file:line: " of the nearest caller outside lbench's own Lua modules (the
+-- scenario or script that ran the query), or "".
+local function caller_position()
+  for level = 3, 40 do
+    local info = debug.getinfo(level, "Sl")
+    if not info then break end
+    local src = info.source or ""
+    if info.currentline and info.currentline > 0 and src:sub(1, 1) == "@" and not src:find("lbench/[%w_]+%.lua$") then
+      return string.format("%s:%d: ", src:sub(2), info.currentline)
+    end
+  end
+  return ""
+end
+
 function M.new(ctx, lb)
   local sql = { type = types, error = { NONE = 0, IGNORABLE = 1, FATAL = 2 } }
   local opt = ctx.opt
@@ -142,6 +159,9 @@ function M.new(ctx, lb)
     local err = setmetatable({ sql_errno = e.code, sql_state = ffi.string(e.sqlstate),
       sql_errmsg = ffi.string(e.message), query = query and query:sub(1, 512) or ffi.string(e.query),
       connection = con }, sql_error_mt)
+    -- Kept for callers that catch a fatal error (raised as a string) and
+    -- explain it: a stock scenario turns 1146 into "run prepare".
+    con.last_error = err
     if C.lb_db_error_is_connection_lost(e.code) ~= 0 then
       -- Reconnect (counted by the DB layer), then restart the event; while
       -- the server is away keep trying until it answers or the run stops.
@@ -159,7 +179,10 @@ function M.new(ctx, lb)
       err.errcode = RESTART
       error(err, 0)
     end
-    error(tostring(err), 0)
+    -- A fatal server error is the server's answer, not a script bug: one
+    -- line, with the script's file:line, and no traceback.
+    error(setmetatable({ lbench_message = caller_position() .. tostring(err), sql_errno = err.sql_errno,
+      sql_state = err.sql_state, sql_errmsg = err.sql_errmsg, query = err.query }, fatal_mt), 0)
   end
 
   local function connect(over)

@@ -18,7 +18,6 @@
 -- baseline: the first point with the same values of the other dimensions
 -- when threads are swept, otherwise the first point.  Parallel efficiency
 -- is the scale factor over the ratio of thread counts.
-local ffi = require("ffi")
 local C = require("lbench.ffi").C
 local json = require("lbench.json")
 local util = require("lbench.util")
@@ -27,6 +26,7 @@ local scenario = require("lbench.scenario")
 local runner = require("lbench.runner")
 local runtime = require("lbench.runtime")
 local cmp = require("lbench.compare")
+local result = require("lbench.result")
 
 local M = {}
 
@@ -254,7 +254,11 @@ function SV:wait_resize(before, t0, say)
       told = true
       say(string.format("  waiting for the buffer pool resize (%s)\n", st))
     end
-    if C.lb_runtime_stop_requested(self.rt) ~= 0 then util.fail("interrupted while waiting for the buffer pool resize") end
+    -- A stop ends the wait before a point, never the restore after the
+    -- sweep: that one puts the server back and is bounded by the timeout.
+    if not self.restoring and C.lb_runtime_stop_requested(self.rt) ~= 0 then
+      util.fail("interrupted while waiting for the buffer pool resize")
+    end
     C.lb_clock_sleep_ns(100e6)
   end
 end
@@ -284,6 +288,7 @@ end
 -- Put every variable back; returns a list of problems (never raises).
 function SV:restore(say)
   local problems = {}
+  self.restoring = true
   for _, name in ipairs(self.names) do
     local orig = self.original[name]
     if orig == nil then
@@ -377,10 +382,8 @@ local function summary_table(doc, dims, sums, csv)
 end
 
 local function write_doc(path, doc)
-  local f, e = io.open(path, "wb")
-  if not f then util.fail("--result-file: cannot write '%s': %s", path, tostring(e)) end
-  f:write(json.encode(doc, "  "), "\n")
-  f:close()
+  local ok, e = result.write_atomic(path, json.encode(doc, "  ") .. "\n")
+  if not ok then util.fail("--result-file: cannot write '%s': %s", path, tostring(e)) end
 end
 
 M.usage = USAGE
@@ -430,6 +433,7 @@ function M.main(rt, argv)
   for _, a in ipairs(rest) do scen_argv[#scen_argv + 1] = a end
   local ctx1, lb1, specs = runtime.setup(rt, path, raw_for(points[1]), "run", scen_argv)
   if not scenario.fn("event") then util.fail("%s defines no event() function: nothing to run", ctx1.scenario_name) end
+  if result_file then result.check_writable(result_file, "--result-file") end
   local core_specs = options.core_specs()
   for i = 2, #points do
     local raw = raw_for(points[i])
@@ -441,16 +445,10 @@ function M.main(rt, argv)
   local text = output == "text"
   local function say(s) if text then out(rt, s) end end
 
-  -- The sweep document.
-  local doc = json.object()
-  doc.lbench_version = ffi.string(C.lb_version())
+  -- The sweep document: the header of a run's (options are the first
+  -- point's; each point records its own).
+  local doc = result.header(ctx1, lb1, os.time(), "ok")
   doc.tool = "sweep"
-  doc.scenario = ctx1.scenario_name
-  doc.scenario_path = path
-  doc.scenario_hash = ctx1.script_hash
-  doc.command = "run"
-  doc.started_at = os.date("!%Y-%m-%dT%H:%M:%SZ")
-  doc.status = "ok"
   local sw = json.object()
   local jd = json.array()
   for _, d in ipairs(dims) do
@@ -511,8 +509,15 @@ function M.main(rt, argv)
       end
       local ctx, lb = ctx1, lb1
       if i > 1 then ctx, lb = runtime.setup(rt, path, raw_for(point), "run", scen_argv) end
-      local result, failed, err = runner.run(ctx, lb)
-      local r = runner.unwrap(result)
+      local res, failed, err = runner.run(ctx, lb)
+      if not res then
+        -- Nothing measured (the workers did not start): the sweep stops.
+        doc.status = "error"
+        doc.error = string.format("point %d (%s): %s", i, lbl, tostring(err))
+        failed_msg = doc.error
+        return
+      end
+      local r = runner.unwrap(res)
       local sp = json.object()
       for _, c in ipairs(point) do sp[c.dim.name] = cmp.numeric(c.value) and tonumber(c.value) or c.value end
       r.sweep_point = sp
@@ -522,8 +527,10 @@ function M.main(rt, argv)
 
       local f = figures(r)
       local group = threads_dim and label(point, threads_dim) or ""
-      if not base_of[group] then base_of[group] = i end
-      local b = sums[base_of[group]] or f
+      -- Only a complete point is a baseline: an interrupted or failed one
+      -- measured a different thing.
+      if not base_of[group] and (r.status or "ok") == "ok" then base_of[group] = i end
+      local b = base_of[group] and (sums[base_of[group]] or f)
       local s = json.object()
       s.point = sp
       s.label = lbl
@@ -541,7 +548,7 @@ function M.main(rt, argv)
       s.errors = f.errors
       s.client_us, s.server_us = f.client_us, f.server_us
       s.baseline = base_of[group]
-      s.scale_factor = (b.throughput and b.throughput > 0) and f.throughput / b.throughput or nil
+      s.scale_factor = (b and b.throughput and b.throughput > 0 and s.status == "ok") and f.throughput / b.throughput or nil
       if threads_dim and s.scale_factor and b.threads and b.threads > 0 then
         s.efficiency = s.scale_factor / (f.threads / b.threads)
       end
@@ -596,6 +603,11 @@ function M.main(rt, argv)
   C.lb_runtime_set_result(rt, enc, #enc)
   if failed_msg then
     C.lb_runtime_set_error(rt, failed_msg)
+    return 1
+  end
+  if doc.status == "interrupted" then
+    C.lb_runtime_set_error(rt, string.format("sweep interrupted by a signal after %d of %d point(s)%s", #doc.points,
+      #points, result_file and ("; " .. result_file .. " holds them") or ""))
     return 1
   end
   return 0

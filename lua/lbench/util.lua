@@ -5,6 +5,11 @@ local M = {}
 -- by the runtime's message handler.
 function M.fail(fmt, ...)
   local msg = select("#", ...) > 0 and string.format(fmt, ...) or fmt
+  -- One line whatever the user typed: control characters in an echoed
+  -- value (a newline inside an argument or a config line) are escaped, and
+  -- an echoed value of megabytes is cut.
+  msg = msg:gsub("%c", function(c) return string.format("\\x%02x", c:byte()) end)
+  if #msg > 2000 then msg = msg:sub(1, 2000) .. "..." end
   error({ lbench_message = msg }, 0)
 end
 
@@ -84,11 +89,14 @@ function M.serialize(v)
   error("cannot serialize a " .. t)
 end
 
+-- A file's contents, or nil and the reason without the path (callers
+-- name the file themselves).  A directory opens but cannot be read.
 function M.read_file(path)
   local f, err = io.open(path, "rb")
-  if not f then return nil, err end
-  local s = f:read("*a")
+  if not f then return nil, (tostring(err):gsub("^.-: ", "", 1)) end
+  local s, rerr = f:read("*a")
   f:close()
+  if not s then return nil, rerr or "cannot read" end
   return s
 end
 

@@ -30,14 +30,35 @@ local function event_loop(W, event, tid, resumed)
   end
 end
 
+-- Message and traceback from inside an error handler (level 3: above the
+-- handler and this function).  The first frame of an error() call is
+-- error itself, not the user's: dropped.
+local function script_trace(e)
+  local tb = debug.traceback(tostring(e), 3)
+  return (tb:gsub("\n\t%[C%]: in function 'error'", "", 1))
+end
+
+-- The handler of the event loop's xpcall: restarts, stops and one-line
+-- errors pass unchanged; a script error gets its traceback now.
+local function keep_trace(e)
+  if e == async.STOPPED or api.is_restart(e) or (type(e) == "table" and (e.lbench_message or e.lbench_trace)) then
+    return e
+  end
+  return { lbench_trace = script_trace(e) }
+end
+
 -- Run an event loop `loop(W, event, tid, resumed)` (thread or virtual
 -- user) under one pcall, re-entering it after each restart error: the
 -- restart is counted, the scenario's before_restart_event hook runs, and
 -- the interrupted event is retried with its original start time.
+--
+-- A script error's traceback is taken where it was raised (keep_trace, the
+-- handler, runs before the stack unwinds), so that it starts with the
+-- script's own frames; re-raising it from here would show only ours.
 local function with_restarts(loop, W, event, tid, hooks)
   local resumed = false
   while true do
-    local ok, err = pcall(loop, W, event, tid, resumed)
+    local ok, err = xpcall(loop, keep_trace, W, event, tid, resumed)
     if ok or err == async.STOPPED then return end
     if api.is_restart(err) then
       C.lb_ev_restart(W)
@@ -118,6 +139,7 @@ end
 
 local function vu_error(co, e)
   if type(e) == "table" and e.lbench_message then return e.lbench_message end
+  if type(e) == "table" and e.lbench_trace then return e.lbench_trace end
   return debug.traceback(co, tostring(e), 0)
 end
 
@@ -222,7 +244,9 @@ end
 
 local function traceback(e)
   if type(e) == "table" and e.lbench_message then return e.lbench_message end
-  return debug.traceback(tostring(e), 2)
+  if type(e) == "table" and e.lbench_trace then return e.lbench_trace end
+  local tb = script_trace(e)
+  return tb
 end
 
 function M.main(wptr, boot, rtptr)

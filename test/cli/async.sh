@@ -48,7 +48,7 @@ json_assert async_coordinated_omission "$T/co.json" 'r.latency_ms.max > 500 and 
 bg=$!; sleep 1; kill -INT $bg 2>/dev/null; pkill -INT -f "sleep.lua run --ms=10000 --connections=50" 2>/dev/null
 for _ in $(seq 40); do kill -0 $bg 2>/dev/null || break; sleep 0.25; done
 if kill -0 $bg 2>/dev/null; then kill -9 $bg; fail async_sigint "still running 10 s after SIGINT"
-elif [ "$(cat "$T/sig.rc")" = 0 ] && grep -q 'total number of events' "$T/sig.out"; then pass async_sigint
+elif [ "$(cat "$T/sig.rc")" = 130 ] && grep -q 'total number of events' "$T/sig.out"; then pass async_sigint
 else fail async_sigint "rc=$(cat "$T/sig.rc"): $(tail -3 "$T/sig.out")"; fi
 expect_fail async_runtime_error "runtime_error.lua:1: boom in the event" $LB $S/runtime_error.lua run --connections=10 --time=1
 check async_runtime_error_traceback grep -q 'stack traceback' "$T/async_runtime_error.err"

@@ -29,6 +29,13 @@ expect_ok custom_cmd 'rows=7 ratio=0.25 name=x flag=true block=16384 items=p\+q 
 run parallel_cmd $LB $S/opts.lua par --threads=3
 if [ "$rc" -eq 0 ] && [ "$(grep -c '^worker [0-2] of 3$' "$T/parallel_cmd.out")" -eq 3 ]; then
   pass parallel_cmd; else fail parallel_cmd "expected 3 worker lines: $(cat "$T/parallel_cmd.out" "$T/parallel_cmd.err")"; fi
+# On a terminal a worker's message clears the progress bar first instead of
+# continuing its line.
+run progress_tty script -qec "$LB $S/progress.lua load --threads=2" /dev/null
+if grep -aq 'ETA [0-9]*s Creating' "$T/progress_tty.out"; then fail progress_bar_own_line "$(cat -v "$T/progress_tty.out" | head -3)"
+elif grep -aq $'\e\[KCreating a secondary index' "$T/progress_tty.out" && grep -aq '100.0% 200/200 rows' "$T/progress_tty.out"; then
+  pass progress_bar_own_line
+else fail progress_bar_own_line "no bar or message: $(cat -v "$T/progress_tty.out" | head -3)"; fi
 printf 'threads=3\n# a comment\nrows = 9\n' > "$T/cfg"
 expect_ok config_file 'rows=9' $LB $S/opts.lua show --config-file="$T/cfg"
 expect_ok config_file_override 'rows=5' $LB $S/opts.lua show --config-file="$T/cfg" --rows=5
@@ -41,8 +48,12 @@ expect_ok event_returns_true 'total number of events: +2000$' $LB $S/stop_after.
 run sigint_bg true
 ( $LB $S/sleep.lua run --time=60 --threads=2 --result-file="$T/sigint.json" >"$T/sigint.out" 2>&1; echo $? >"$T/sigint.rc" ) &
 bg=$!; sleep 1.5; pkill -INT -f "sleep.lua run --time=60" ; wait $bg
-if [ "$(cat "$T/sigint.rc")" = 0 ] && grep -q 'total number of events' "$T/sigint.out" && [ -s "$T/sigint.json" ]; then
+# Interrupted: the report and the result file keep what was measured, the
+# status says so, and the exit status is the shell's for SIGINT.
+if [ "$(cat "$T/sigint.rc")" = 130 ] && grep -q 'total number of events' "$T/sigint.out" && [ -s "$T/sigint.json" ]; then
   pass sigint_final_report; else fail sigint_final_report "rc=$(cat "$T/sigint.rc"): $(tail -5 "$T/sigint.out")"; fi
+json_assert sigint_status_interrupted "$T/sigint.json" 'r.status == "interrupted" and r.stop_reason == "signal" and r.duration_s > 1 and r.duration_s < 3'
+
 
 # measurement: known lower bounds, pacing arithmetic, warm-up exclusion
 run sleep_lat $LB $S/sleep.lua run --time=1 --ms=3 --result-file="$T/sleep.json"
@@ -107,7 +118,7 @@ expect_fail misspelt_global "misspelt.lua:3: undefined global 'countr'" $LB $S/m
 expect_fail unknown_command "unknown command 'runn' for opts \(available: run, .*par, show, help\)" $LB $S/opts.lua runn
 expect_fail bad_cpu_list "--cpu-affinity=x: expected a list of CPU numbers" $LB $S/empty.lua run --cpu-affinity=x
 expect_fail bad_config_file "--config-file: cannot read" $LB $S/empty.lua run --config-file=/nonexistent
-expect_fail bad_result_file "--result-file: cannot write" $LB $S/empty.lua run --time=0.2 --result-file=/nonexistent/x.json
+expect_fail bad_result_file "--result-file=/nonexistent/x.json: cannot write there" $LB $S/empty.lua run --time=0.2 --result-file=/nonexistent/x.json
 for name in unknown_option bad_value missing_script syntax_error unknown_command; do
   if [ "$(wc -l < "$T/$name.err")" -ne 1 ]; then fail "${name}_one_line" "stderr has $(wc -l < "$T/$name.err") lines"; else pass "${name}_one_line"; fi
 done

@@ -182,10 +182,54 @@ run precond $F precondition --file-test-mode=rndwr --ioengine=null --preconditio
 if [ "$rc" -eq 0 ] && grep -q 'round  1:' "$T/precond.out"; then pass precondition_rounds_reported; else
   fail precondition_rounds_reported "exit $rc: $(head -c 300 "$T/precond.err")"; fi
 json_assert precondition_result "$T/pc.json" 'r.command == "precondition" and r.precondition.steps[1].kind == "seq" and #r.precondition.steps[2].rounds >= 5 and #r.precondition.steps[2].rounds <= 7 and type(r.precondition.steady_state.reached) == "boolean" and r.precondition.steady_state.window == 5'
+# A signal during a round: the round and the precondition say interrupted,
+# the manifest keeps no preconditioning record of it, exit 143.
+( $F precondition --file-test-mode=rndwr --ioengine=null --precondition=workload:5 --precondition-round-time=3 \
+    --result-file="$T/pc_int.json" >"$T/pc_int.out" 2>"$T/pc_int.err"; echo $? >"$T/pc_int.rc" ) &
+bg=$!; sleep 1.5; pkill -TERM -f "precondition=workload:5 --precondition-round-time=3" 2>/dev/null
+for _ in $(seq 20); do kill -0 $bg 2>/dev/null || break; sleep 0.1; done
+if kill -0 $bg 2>/dev/null; then kill -9 $bg; fail precondition_sigterm "still running 2 s after SIGTERM"
+elif [ "$(cat "$T/pc_int.rc")" = 143 ] && grep -q 'precondition interrupted in round 1' "$T/pc_int.err"; then pass precondition_sigterm
+else fail precondition_sigterm "rc=$(cat "$T/pc_int.rc"): $(tail -2 "$T/pc_int.err")"; fi
+json_assert precondition_sigterm_status "$T/pc_int.json" 'r.status == "interrupted" and r.precondition.rounds_run == 1'
 run precond_fixed $F precondition --file-test-mode=rndwr --precondition=workload:2 --precondition-round-time=0.2 --result-file="$T/pc2.json"
 json_assert precondition_fixed_rounds "$T/pc2.json" '#r.precondition.steps[1].rounds == 2 and r.precondition.steps[1].rounds[1].iops > 0'
 json_assert precondition_in_manifest "$D/lbench-fileio.manifest" 'r.preconditioned and r.preconditioned.spec == "workload:2"'
 expect_fail precondition_bad_spec 'precondition' $F precondition --file-test-mode=rndwr --precondition=foo
+# The run banner once for the whole job, not once per round.
+n=$(grep -c '^Running the test with following options:' "$T/precond.out")
+[ "$n" -eq 1 ] && pass precondition_banner_once || fail precondition_banner_once "$n banners"
+# Fewer rounds than the window: no steady-state figures (null), not zeros.
+json_assert precondition_short_window_null "$T/pc2.json" 'r.precondition.steady_state.rounds == 2 and r.precondition.steady_state.window == 5 and r.precondition.steady_state.avg_iops == nil and r.precondition.steady_state.min_iops == nil and r.precondition.steady_state.range_pct == nil'
+check precondition_null_in_file grep -q '"avg_iops": null' "$T/pc2.json"
+
+# Every data point's iops is exactly its I/Os over its own span (a real
+# engine, 2 threads, a step that is no multiple of the jobs' flush batch).
+run points_exact $F --file-test-mode=rndrw --threads=2 --events=20000 --time=0 --report-every-ios=999 --result-file="$T/points_exact.json" run
+json_assert points_iops_exact "$T/points_exact.json" '#r.fileio.points >= 15 and (function()
+  local prev = { ios = 0, time_s = 0 }
+  for _, p in ipairs(r.fileio.points) do
+    local dios, dt = p.ios - prev.ios, p.time_s - prev.time_s
+    if math.abs(p.iops - dios / dt) > 1e-9 * p.iops or math.abs(p.secs - dt) > 1e-9 then return false end
+    prev = p
+  end
+  return true end)()'
+
+# CSV interval rows: the I/O columns, as many values as the header.
+run io_csv $F --file-test-mode=rndrd --ioengine=null --time=1 --report-interval=0.25 --output=csv run
+hdr=$(grep -m1 '^time_s,' "$T/io_csv.out"); cols=$(echo "$hdr" | awk -F, '{print NF}')
+widths=$(grep -E '^[0-9.]+,[01],' "$T/io_csv.out" | awk -F, '{print NF}' | sort -u | tr '\n' ' ')
+if echo "$hdr" | grep -q ',io_reads_per_sec,io_writes_per_sec,io_fsyncs_per_sec,read_mib_per_sec,written_mib_per_sec' \
+   && [ "$widths" = "$cols " ] && grep -q '^io_reads,' "$T/io_csv.out"; then pass fileio_csv_io_columns
+else fail fileio_csv_io_columns "header=$hdr widths=$widths"; fi
+
+# compare of two fileio results: the I/O rows.
+run cmp_a $F --file-test-mode=rndrw --ioengine=null --events=4000 --time=0 --result-file="$T/cmp_a.json" run
+run cmp_b $F --file-test-mode=rndrw --ioengine=null --events=8000 --time=0 --result-file="$T/cmp_b.json" run
+run compare_fileio $LB compare "$T/cmp_a.json" "$T/cmp_b.json"
+if grep -Eq '^IOPS +[0-9]' "$T/compare_fileio.out" && grep -Eq '^read \(MiB/s\) +[0-9]' "$T/compare_fileio.out" \
+   && grep -Eq '^written \(MiB/s\) +[0-9]' "$T/compare_fileio.out"; then pass compare_fileio_rows
+else fail compare_fileio_rows "$(head -20 "$T/compare_fileio.out" "$T/compare_fileio.err")"; fi
 
 # ---- cleanup removes only our files ---------------------------------------------
 touch "$D/foreign.txt"
@@ -243,3 +287,18 @@ else
   expect_fail size_refuse_short 'only .* is free' env LBENCH_FILEIO_SPACE=33554432:8388608 $LB fileio --target-dir="$T/fu" --file-total-size=64M prepare
 fi
 expect_fail fill_bad_value 'fill' $LB fileio --target-dir="$T/fv" --fill=150% prepare
+
+# ---- a signal during prepare: stops within a second, says what is left
+for mode in single:1 parallel:2; do
+  name=${mode%%:*}; thr=${mode##*:}
+  ( $LB fileio --target-dir="$T/stop_$name" --file-num=2 --file-total-size=4G --threads="$thr" prepare \
+      >"$T/stop_$name.out" 2>"$T/stop_$name.err"; echo $? >"$T/stop_$name.rc" ) &
+  bg=$!; sleep 0.7; pkill -TERM -f "target-dir=$T/stop_$name " 2>/dev/null
+  for _ in $(seq 20); do kill -0 $bg 2>/dev/null || break; sleep 0.1; done
+  if kill -0 $bg 2>/dev/null; then kill -9 $bg; fail "prepare_sigterm_$name" "still running 2 s after SIGTERM"
+  elif [ "$(cat "$T/stop_$name.rc")" = 143 ] && grep -q 'prepare interrupted after writing .*run prepare again (or cleanup)' "$T/stop_$name.err"; then
+    pass "prepare_sigterm_$name"
+  else fail "prepare_sigterm_$name" "rc=$(cat "$T/stop_$name.rc"): $(tail -2 "$T/stop_$name.err")"; fi
+  $LB fileio --target-dir="$T/stop_$name" cleanup >/dev/null 2>&1
+  check "prepare_sigterm_cleanup_$name" test ! -e "$T/stop_$name/test_file.0"
+done

@@ -79,7 +79,7 @@ static int verify(lb_io_verify_result *res, lb_io_bad_block *bad, int maxbad)
     char err[256];
     memset(res, 0, sizeof(*res));
     lb_io_genmap *g = lb_io_genmap_open(map_path, FSIZE / VBS, 0, err, sizeof(err));
-    int rc = lb_io_verify_file(path, 0, FSIZE, VBS, g, 1, res, bad, maxbad, err, sizeof(err));
+    int rc = lb_io_verify_file(path, 0, FSIZE, VBS, g, 1, res, bad, maxbad, NULL, err, sizeof(err));
     lb_io_genmap_close(g);
     return rc;
 }
@@ -280,13 +280,16 @@ static void test_points(void)
     }
     int n = lb_io_shared_npoints(sh);
     lb_io_point pt;
-    int mono = 1, pct_ok = 1;
+    int mono = 1, pct_ok = 1, exact = 1;
     uint64_t prev = 0;
     char why[200] = "";
     for (int i = 0; i < n; i++) {
         lb_io_shared_point(sh, i, &pt);
         if (pt.ios != prev + 1000 || pt.reads == 0)
             mono = 0;
+        /* a point's I/Os are exactly the step of its ios label */
+        if (pt.ios - prev != pt.reads + pt.writes)
+            exact = 0;
         prev = pt.ios;
         if (pct_ok && !pcts_ok(pt.read_lat_ms, pt.read_lat_avg_ms, 1, why, sizeof(why)))
             pct_ok = 0;
@@ -298,6 +301,7 @@ static void test_points(void)
     }
     check(total_ok && n == 10, "points_every_1000_of_10000", "points=%d", n);
     check(mono, "points_ios_increase_by_n", "ios not in steps of 1000");
+    check(exact, "points_ios_step_is_reads_plus_writes", "a point's reads + writes differ from its ios step");
     check(pct_ok, "points_read_percentiles_ordered_writes_zero", "%s", why);
     lb_io_shared_close(sh);
     check(lb_io_shared_lookup("test-points") == NULL, "points_closed", "still registered");

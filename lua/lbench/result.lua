@@ -1,0 +1,327 @@
+-- The result document: the one place that builds a run's result tree
+-- (header, totals, latency summaries, per-type tables, fairness,
+-- histogram), serialises it, and writes result files (checked before the
+-- run, written atomically).  runner.lua feeds it what a run measured.
+local ffi = require("ffi")
+local C = require("lbench.ffi").C
+local json = require("lbench.json")
+local util = require("lbench.util")
+local hostinfo = require("lbench.host")
+
+local M = {}
+
+local INT64_MAX = 9223372036854775807LL
+-- Percentiles always present in the result file, whatever --percentiles says.
+local STANDARD_PCTS = { "50", "90", "95", "99", "99.9", "99.99" }
+
+-- Latency summary of one histogram, in ms.
+local function lat_summary(h, keys, with_standard)
+  local s = json.object()
+  local n = tonumber(C.lb_hist_total(h))
+  s.count = tonumber(C.lb_hist_count_all(h))
+  s.min = n > 0 and tonumber(C.lb_hist_min(h)) / 1e6 or 0
+  s.avg = n > 0 and C.lb_hist_mean(h) / 1e6 or 0
+  s.max = n > 0 and tonumber(C.lb_hist_max(h)) / 1e6 or 0
+  s.sum = C.lb_hist_sum(h) / 1e6
+  s.stddev = n > 0 and C.lb_hist_stddev(h) / 1e6 or 0
+  local all, seen = {}, {}
+  for _, k in ipairs(keys) do if not seen[k] then all[#all + 1] = k; seen[k] = true end end
+  if with_standard then
+    for _, k in ipairs(STANDARD_PCTS) do if not seen[k] then all[#all + 1] = k; seen[k] = true end end
+  end
+  local pcts = json.object()
+  local shown = {}
+  local want = {}
+  for _, k in ipairs(keys) do want[k] = true end
+  for _, k in ipairs(all) do
+    local v = C.lb_hist_percentile(h, tonumber(k))
+    -- Never clamp: a percentile among overflowed samples is reported as
+    -- null (JSON) / "overflow" (text), with the overflow count beside it.
+    local ms = (v ~= INT64_MAX) and tonumber(v) / 1e6 or nil
+    if v < 0 then ms = 0 end
+    if ms == nil then pcts[k] = json.null else pcts[k] = ms end
+    if want[k] then shown[#shown + 1] = { key = k, ms = ms } end
+  end
+  s.percentiles = pcts
+  s.underflow = tonumber(C.lb_hist_underflow(h))
+  s.overflow = tonumber(C.lb_hist_overflow(h))
+  -- Display-only fields (not serialised: plain table keys on a json.object
+  -- would be; keep them in a side table).
+  return s, shown
+end
+
+local function summary(h, keys, with_standard)
+  local s, shown = lat_summary(h, keys, with_standard)
+  return setmetatable({}, { __index = function(_, k)
+    if k == "pct_list" then return shown end
+    return s[k]
+  end, __json = s })
+end
+
+local function plain(summary_)
+  return getmetatable(summary_).__json
+end
+
+M.summary = summary
+M.plain = plain
+
+-- The header every result document starts with.  `status` is "ok",
+-- "interrupted" (a signal, or workers stuck past the deadline were cut
+-- off: `stop_reason` says which) or "error"; an interrupted or failed run
+-- keeps what it measured up to its end.
+function M.header(ctx, lb, started_at, status, stop_reason, err)
+  local r = json.object()
+  r.lbench_version = lb.version
+  r.scenario = ctx.scenario_name
+  r.scenario_path = ctx.script
+  r.scenario_hash = ctx.script_hash
+  r.command = ctx.command
+  r.options = ctx.redacted_options
+  r.host = hostinfo.collect()
+  r.started_at = os.date("!%Y-%m-%dT%H:%M:%SZ", math.floor(started_at))
+  r.status = status
+  if stop_reason then r.stop_reason = stop_reason end
+  if err then r.error = err end
+  return r
+end
+
+local function totals(ctx, a, d, secs)
+  local t = json.object()
+  t.events = d.events
+  t.events_per_sec = d.events / secs
+  local q = d.reads + d.writes + d.other
+  if q > 0 or ctx.sql_used then
+    local qo = json.object()
+    qo.read, qo.write, qo.other, qo.total = d.reads, d.writes, d.other, q
+    t.queries = qo
+    local bt = json.object()
+    bt.select, bt.insert, bt.update, bt.delete, bt.other = d.reads, d.inserts, d.updates, d.deletes, d.other
+    t.queries_by_type = bt
+    t.queries_per_sec = q / secs
+    t.ignored_errors = d.restarts
+    t.reconnects = d.reconnects
+    t.errors = d.db_errors
+    t.errors_by_code = M.error_codes(a.final_stats, a.base_stats)
+  end
+  return t, q
+end
+
+local function io_totals(d, secs)
+  if d.io_reads + d.io_writes + d.io_fsyncs == 0 then return nil end
+  local io = json.object()
+  io.reads, io.writes, io.fsyncs = d.io_reads, d.io_writes, d.io_fsyncs
+  io.reads_per_sec, io.writes_per_sec, io.fsyncs_per_sec = d.io_reads / secs, d.io_writes / secs, d.io_fsyncs / secs
+  io.read_mib_per_sec = d.io_bytes_read / secs / 1048576
+  io.written_mib_per_sec = d.io_bytes_written / secs / 1048576
+  return io
+end
+
+-- Per-type table (types used by this run only) and its display order.
+local function type_table(a, d)
+  local types, order = json.object(), {}
+  for i, name in ipairs(a.type_names) do
+    local tc, tb = a.final_stats.types[i - 1], a.base_stats.types[i - 1]
+    local h = a.cum.type_lat[i - 1]
+    local ev = tonumber(tc.events - tb.events)
+    local rs = tonumber(tc.restarts - tb.restarts)
+    if ev > 0 or rs > 0 then
+      local o = json.object()
+      o.events = ev
+      o.restarts = rs
+      o.rollbacks = tonumber(tc.rollbacks - tb.rollbacks)
+      o.share_pct = d.events > 0 and 100 * ev / d.events or 0
+      if h ~= nil then o.latency_ms = summary(h, a.keys, true)
+      else
+        local hc = ffi.new("lb_hist_config"); C.lb_hist_config_default(hc)
+        local empty = ffi.gc(C.lb_hist_new(hc), C.lb_hist_free)
+        o.latency_ms = summary(empty, a.keys, true)
+      end
+      types[name] = o
+      order[#order + 1] = name
+    end
+  end
+  return #order > 0 and types or nil, order
+end
+
+local function avgsd(xs)
+  local s, s2 = 0, 0
+  for _, x in ipairs(xs) do s = s + x; s2 = s2 + x * x end
+  local n = #xs
+  if n == 0 then return 0, 0 end
+  local m = s / n
+  return m, math.sqrt(math.max(0, s2 / n - m * m))
+end
+
+-- Fairness: events and busy time per thread over the measured period
+-- (what each worker had done at the warm-up end is subtracted); in async
+-- mode also events per connection (virtual user), which count the warm-up
+-- too: the lanes are read only once the workers have ended.
+local function fairness(opt, a)
+  local evs, busy = {}, {}
+  for i = 0, opt.threads - 1 do
+    local st = C.lb_run_worker_stats(a.run, i)
+    local b = a.worker_base and a.worker_base[i] or { events = 0, busy_ns = 0 }
+    evs[#evs + 1] = tonumber(st.events) - b.events
+    busy[#busy + 1] = (tonumber(st.busy_ns) - b.busy_ns) / 1e9
+  end
+  local f = json.object()
+  f.events_avg, f.events_stddev = avgsd(evs)
+  f.exec_time_avg_s, f.exec_time_stddev_s = avgsd(busy)
+  if (opt.connections or 0) > 0 then
+    local per, lo, hi = {}, math.huge, 0
+    for i = 0, opt.threads - 1 do
+      for j = 0, C.lb_run_lane_count(a.run, i) - 1 do
+        local n = tonumber(C.lb_run_lane_events(a.run, i, j))
+        per[#per + 1] = n
+        if n < lo then lo = n end
+        if n > hi then hi = n end
+      end
+    end
+    local cf = json.object()
+    cf.count = #per
+    cf.events_min = #per > 0 and lo or 0
+    cf.events_avg, cf.events_stddev = avgsd(per)
+    cf.events_max = hi
+    cf.includes_warmup = (a.warmup_s or 0) > 0
+    cf.unused = 0
+    for _, n in ipairs(per) do if n == 0 then cf.unused = cf.unused + 1 end end
+    f.connections = cf
+  end
+  return f
+end
+
+-- The merged latency histogram: [lo_ns, hi_ns, count] buckets.
+function M.histogram(h)
+  local hb = json.array()
+  local idx, lo, hi, cnt = ffi.new("int32_t[1]", -1), ffi.new("int64_t[1]"), ffi.new("int64_t[1]"), ffi.new("int64_t[1]")
+  while C.lb_hist_next_bucket(h, idx, lo, hi, cnt) do
+    hb[#hb + 1] = json.array({ tonumber(lo[0]), tonumber(hi[0]), tonumber(cnt[0]) })
+  end
+  local ho = json.object()
+  ho.unit = "ns"
+  ho.relative_error = C.lb_hist_cfg(h).rel_error
+  ho.underflow = tonumber(C.lb_hist_underflow(h))
+  ho.overflow = tonumber(C.lb_hist_overflow(h))
+  ho.buckets = hb
+  return ho
+end
+
+-- Build the result tree of a run.
+function M.build(ctx, lb, a)
+  local opt = ctx.opt
+  local status = a.failed and "error" or (a.stop_reason and "interrupted") or "ok"
+  local r = M.header(ctx, lb, a.started_at, status, a.stop_reason, a.error)
+  r.threads = a.threads
+  if (opt.connections or 0) > 0 then r.connections = opt.connections end
+  r.duration_s = a.duration_s
+  r.warmup_s = a.warmup_s
+  r.warmup_events = a.warmup_events
+  local d = a.d
+  local secs = a.duration_s > 0 and a.duration_s or 1
+  local q
+  r.totals, q = totals(ctx, a, d, secs)
+  if a.cpu then r.cpu = a.cpu.result(json, d.events, q > 0 and q or nil) end
+  r.latency_ms = summary(a.cum.lat, a.keys, true)
+  if a.paced then r.queue_ms = summary(a.cum.queue, a.keys, true) end
+  r.io = io_totals(d, secs)
+  local types, order = type_table(a, d)
+  r.types = types
+  r.fairness = fairness(opt, a)
+  r.intervals = a.intervals
+  r.histogram = M.histogram(a.cum.lat)
+  -- Display helpers kept out of the JSON (see M.to_json).
+  getmetatable(r).__display = { type_order = order }
+  return r
+end
+
+-- Error counts by code between two lb_stats (codes are matched by value:
+-- each worker fills its slots in its own order).
+function M.error_codes(final, base)
+  local codes = {}
+  for i = 0, C.LB_DB_ERRSLOTS - 1 do
+    local s = final.db.err[i]
+    if s.count > 0 then codes[s.code] = (codes[s.code] or 0) + tonumber(s.count) end
+    local b = base.db.err[i]
+    if b.count > 0 then codes[b.code] = (codes[b.code] or 0) - tonumber(b.count) end
+  end
+  local o = json.object()
+  local ks = util.sorted_keys(codes)
+  for _, k in ipairs(ks) do
+    if codes[k] > 0 then o[k == -1 and "other" or tostring(k)] = codes[k] end
+  end
+  return o
+end
+
+-- Serialise a result tree (summaries become their plain JSON objects).
+local function unwrap(v)
+  if type(v) == "table" then
+    local mt = getmetatable(v)
+    if mt and mt.__json then return unwrap(mt.__json) end
+    if mt and mt.__jsonorder then
+      local o = json.object()
+      for k, x in json.pairs(v) do o[k] = unwrap(x) end
+      return o
+    end
+    local isarr = mt and mt.__jsonarray
+    local o = isarr and json.array() or {}
+    for k, x in pairs(v) do o[k] = unwrap(x) end
+    return o
+  end
+  return v
+end
+M.unwrap = unwrap
+
+function M.to_json(r, indent) return json.encode(unwrap(r), indent) end
+
+-- The view report.final_text needs.
+function M.text_view(r)
+  local view = setmetatable({}, { __index = r })
+  local disp = getmetatable(r).__display or {}
+  view.type_order = disp.type_order or {}
+  view.extra_text, view.extra_csv = disp.extra_text, disp.extra_csv
+  view.types = r.types
+  return view
+end
+
+-- ---- result files ------------------------------------------------------------
+
+-- Refuse an output path that cannot be written, before anything is
+-- measured: a directory, or a file in a directory that does not exist or is
+-- not writable.  Creates and removes a probe file beside it.
+function M.check_writable(path, what)
+  if path == nil or path == "" then util.fail("%s: empty path", what) end
+  local probe = io.open(path, "rb")
+  if probe then
+    local _, _, code = probe:read(1)
+    probe:close()
+    if code == 21 then util.fail("%s=%s: is a directory, expected a file path", what, path) end
+  end
+  local dir = path:match("^(.*)/[^/]*$") or "."
+  if dir == "" then dir = "/" end
+  local tmp = string.format("%s/.lbench-probe-%d-%d", dir, C.lb_runtime_pid(), math.random(1e9))
+  local f, e = io.open(tmp, "wb")
+  if not f then
+    util.fail("%s=%s: cannot write there: %s", what, path, (e or "?"):gsub("^[^:]*: ", ""))
+  end
+  f:close()
+  os.remove(tmp)
+end
+
+-- Write `doc` to `path` through a temporary file and a rename, so that a
+-- reader (or a crash) never sees half a result.  Returns true or false, err.
+function M.write_atomic(path, doc)
+  local tmp = string.format("%s.tmp-%d", path, C.lb_runtime_pid())
+  local f, e = io.open(tmp, "wb")
+  if not f then return false, e end
+  local ok, we = f:write(doc)
+  local cok, ce = f:close()
+  if not ok or not cok then
+    os.remove(tmp)
+    return false, we or ce
+  end
+  local rok, re = os.rename(tmp, path)
+  if not rok then os.remove(tmp) return false, re end
+  return true
+end
+
+return M
