@@ -2,7 +2,6 @@
 #include "pick.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 
 static uint64_t gcd64(uint64_t a, uint64_t b)
@@ -68,89 +67,4 @@ int lb__io_pick_init(lb__io_pick *k, const lb_io_params *p, uint64_t fsize, int 
     }
     k->pos = k->rs;
     return 0;
-}
-
-static inline int pick_bs(const lb__io_pick *k, lb_rand *r)
-{
-    int nbs = k->p->nbs;
-    if (nbs == 1)
-        return 0;
-    double u = lb_rand_double(r) * 100.0;
-    for (int i = 0; i < nbs - 1; i++)
-        if (u < k->bs_cum[i])
-            return i;
-    return nbs - 1;
-}
-
-static inline uint64_t mulmod(uint64_t a, uint64_t b, uint64_t n)
-{
-    return (uint64_t)(((unsigned __int128)a * b) % n);   /* a * b overflows 64 bits on large sets */
-}
-
-/* Random block number in [0, nblk) for block-size index `b`. */
-static inline uint64_t pick_block(lb__io_pick *k, lb_rand *r, int b)
-{
-    uint64_t n = k->nblk[b];
-    double arg = k->p->dist_arg;
-    uint64_t x;
-    switch (k->p->dist) {
-    case LB_IO_DIST_ZIPF:
-        x = (uint64_t)lb_rand_zipf(r, &k->zipf[b]) - 1;
-        return mulmod(x, k->scatter[b], n);
-    case LB_IO_DIST_PARETO:
-        x = (uint64_t)lb_rand_pareto(r, 0, (double)(n - 1), arg > 0 ? arg : 0.2);
-        return mulmod(x, k->scatter[b], n);
-    case LB_IO_DIST_NORMAL: {
-        double sigma = (arg > 0 ? arg : 10) / 100.0 * (double)n;
-        for (;;) {   /* Box-Muller, redrawn outside the set rather than clamped onto its ends */
-            double u1 = lb_rand_double(r), u2 = lb_rand_double(r);
-            double z = sqrt(-2.0 * log(1.0 - u1)) * cos(6.283185307179586 * u2);
-            double v = (double)n / 2.0 + z * sigma;
-            if (v >= 0 && v < (double)n)
-                return (uint64_t)v;
-        }
-    }
-    default:
-        return (uint64_t)lb_rand_uniform(r, 0, (double)(n - 1));
-    }
-}
-
-/* Sequential: the next block of `bs` bytes; 0 when the passes are done. */
-static int next_seq(lb__io_pick *k, uint32_t bs, int *file, uint64_t *off)
-{
-    for (int guard = 0; guard < 3; guard++) {
-        if (k->pos + bs > k->re) {
-            k->passes_done++;
-            if (k->p->passes > 0 && k->passes_done >= k->p->passes) {
-                k->done = 1;
-                return 0;
-            }
-            k->pos = k->rs;
-        }
-        uint64_t f = k->pos / k->fsize, o = k->pos % k->fsize;
-        if (o + bs > k->fsize) {
-            k->pos = (f + 1) * k->fsize;   /* the rest of this file is too short */
-            continue;
-        }
-        *file = (int)f;
-        *off = o;
-        k->pos += bs;
-        return 1;
-    }
-    k->done = 1;   /* the region holds no whole block of this size */
-    return 0;
-}
-
-int lb__io_pick_next(lb__io_pick *k, lb_rand *r, uint32_t *len, int *file, uint64_t *off)
-{
-    int b = pick_bs(k, r);
-    uint32_t bs = k->p->bs[b];
-    *len = bs;
-    if (k->p->pattern == LB_IO_SEQ)
-        return next_seq(k, bs, file, off);
-    uint64_t blk = pick_block(k, r, b);
-    uint64_t pf = k->per_file[b];
-    *file = (int)(blk / pf);
-    *off = (blk % pf) * bs;
-    return 1;
 }
