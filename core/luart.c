@@ -193,21 +193,24 @@ static int l_print(lua_State *L)
 {
     lb_runtime *rt = lua_touserdata(L, lua_upvalueindex(1));
     int n = lua_gettop(L);
-    luaL_Buffer b;
     lua_getglobal(L, "tostring");
-    luaL_buffinit(L, &b);
+    int tostr = n + 1;
+    /* The line is built on the stack with lua_concat (the accumulator at
+     * tostr + 1): a luaL_Buffer must not be mixed with stack-relative
+     * indexes, which broke print() of long arguments. */
+    lua_pushliteral(L, "");
     for (int i = 1; i <= n; i++) {
-        lua_pushvalue(L, -1 - (i > 1 ? 0 : 0)); /* tostring */
+        if (i > 1)
+            lua_pushliteral(L, "\t");
+        lua_pushvalue(L, tostr);
         lua_pushvalue(L, i);
         lua_call(L, 1, 1);
         if (!lua_isstring(L, -1))
             return luaL_error(L, "'tostring' must return a string to 'print'");
-        if (i > 1)
-            luaL_addchar(&b, '\t');
-        luaL_addvalue(&b);
+        lua_concat(L, lua_gettop(L) - tostr);
     }
-    luaL_addchar(&b, '\n');
-    luaL_pushresult(&b);
+    lua_pushliteral(L, "\n");
+    lua_concat(L, 2);
     size_t len;
     const char *s = lua_tolstring(L, -1, &len);
     lb__runtime_write(rt, s, len);

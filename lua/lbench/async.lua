@@ -44,7 +44,7 @@ end
 -- `until_ns` (< 0: none) passes; returns what happened (LB_LOOP_* bits).
 function M.wait(fd, mask, until_ns)
   M.yields = M.yields + 1
-  return co_yield(1, fd, mask, until_ns)
+  return co_yield(M.WAIT, fd, mask, until_ns)
 end
 
 -- Sleep `ns` nanoseconds in the event loop.  Once the run is stopping a
@@ -52,8 +52,8 @@ end
 -- so that long think times neither hold up the end of the run nor record
 -- events with cut-short latencies.
 function M.sleep_ns(ns)
-  local m = M.wait(-1, 8, C.lb_clock_ns() + ns)
-  if band(m, 16) ~= 0 then error(M.STOPPED, 0) end
+  local m = M.wait(-1, M.TIMEOUT, C.lb_clock_ns() + ns)
+  if band(m, M.STOP) ~= 0 then error(M.STOPPED, 0) end
   return m
 end
 
@@ -65,12 +65,12 @@ end
 
 -- Let the other ready VUs run first (after an event that never waited).
 function M.pass()
-  return co_yield(2)
+  return co_yield(M.PASS)
 end
 
 -- Wait at the start barrier; returns true when the run goes ahead.
 function M.park()
-  co_yield(3)
+  co_yield(M.PARK)
   return M.go
 end
 

@@ -4,45 +4,22 @@
 -- "ratio" and "overhead" columns: (b - a) / a).  Sweep files (lbench
 -- sweep) are compared point by point, one table per metric.
 --
--- Also the helpers the other result tools share (sweep, plot): loading a
--- result file, the throughput figure of a run, number formatting, tables.
+-- Also the formatting helpers the other result tools share (sweep, plot):
+-- numbers, tables, CSV, arguments.  Reading result files and their
+-- headline figures is result.lua's.
 local C = require("lbench.ffi").C
 local json = require("lbench.json")
 local util = require("lbench.util")
 local options = require("lbench.options")
+local result = require("lbench.result")
 
 local M = {}
 
 -- ---- shared helpers ------------------------------------------------------
 
--- Decode a result file (a run or a sweep); fails with one line naming the
--- file when it is missing, not JSON or not an lbench result.
-function M.load(path)
-  local src, err = util.read_file(path)
-  if not src then util.fail("cannot read '%s': %s", path, tostring(err)) end
-  if src:match("^%s*$") then util.fail("'%s' is empty, not an lbench result file", path) end
-  local ok, doc = pcall(json.decode, src)
-  if not ok then
-    local msg = util.is_usage_error(doc) and doc.lbench_message or tostring(doc)
-    util.fail("'%s' is not a JSON document (%s)", path, msg)
-  end
-  -- The shape the tools rely on; a file that parses but lacks it (another
-  -- program's JSON, a hand-edited result) is refused here rather than
-  -- failing deep inside a table or a chart.
-  local what = "'%s' is not an lbench result file (%s)"
-  if type(doc) ~= "table" or not (doc.totals or doc.points) then util.fail(what, path, "no 'totals' or 'points'") end
-  if doc.points ~= nil then
-    if type(doc.points) ~= "table" then util.fail(what, path, "'points' is not a list") end
-    for i, p in ipairs(doc.points) do
-      if type(p) ~= "table" or type(p.totals) ~= "table" then util.fail("'%s': sweep point %d has no totals", path, i) end
-    end
-  elseif type(doc.totals) ~= "table" then
-    util.fail(what, path, "'totals' is not an object")
-  end
-  return doc
-end
-
-function M.is_sweep(doc) return doc.points ~= nil end
+-- Readers of result documents (result.lua), under their old names too.
+M.load, M.is_sweep, M.iops, M.is_sql = result.load, result.is_sweep, result.iops, result.is_sql
+M.throughput, M.pct = result.throughput, result.pct
 
 -- Display name of a file: its base name without .json.
 function M.run_name(path)
@@ -72,33 +49,6 @@ function M.names(files, names_opt)
 end
 
 local function num(v) return type(v) == "number" and v or nil end
-
--- I/O operations per second of a run (reads + writes), or nil.
-function M.iops(r)
-  local io = r.io
-  if type(io) ~= "table" then return nil end
-  local rd, wr = num(io.reads_per_sec), num(io.writes_per_sec)
-  if not rd and not wr then return nil end
-  return (rd or 0) + (wr or 0)
-end
-
-function M.is_sql(r) return type(r.totals) == "table" and r.totals.queries ~= nil end
-
--- The headline throughput of a run: IOPS for I/O scenarios, otherwise
--- events per second (transactions per second for SQL scenarios).
--- Returns value, label, key.
-function M.throughput(r)
-  local iops = M.iops(r)
-  if iops then return iops, "IOPS", "iops" end
-  local v = r.totals and num(r.totals.events_per_sec) or 0
-  return v, M.is_sql(r) and "TPS" or "events/s", "events_per_sec"
-end
-
--- Percentile of the run's latency (ms) or nil.
-function M.pct(lat, key)
-  if type(lat) ~= "table" or type(lat.percentiles) ~= "table" then return nil end
-  return num(lat.percentiles[key])
-end
 
 -- Human formatting: enough digits to compare, never exponent noise for
 -- ordinary magnitudes.

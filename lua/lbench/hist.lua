@@ -9,6 +9,16 @@ local ffi = require("ffi")
 local C = require("lbench.ffi").C
 
 local M = {}
+
+-- The one decoder of the C histogram's out-of-range answers: a value (ns,
+-- or the histogram's unit) as a number; math.huge when it lies among the
+-- overflowed samples, -math.huge among the underflowed ones.
+local I64_MAX, I64_MIN = 9223372036854775807LL, -9223372036854775807LL - 1
+function M.decode(v)
+  if v == I64_MAX then return math.huge end
+  if v == I64_MIN then return -math.huge end
+  return tonumber(v)
+end
 local H = {}
 H.__index = H
 
@@ -59,10 +69,9 @@ end
 
 -- Value at percentile p; math.huge when it falls among overflowed samples.
 function H:percentile(p)
-  local v = C.lb_hist_percentile(self.h, p)
-  if v == 9223372036854775807LL then return math.huge end
-  if v == -9223372036854775807LL - 1 then return -math.huge end
-  return val(self, v)
+  local v = M.decode(C.lb_hist_percentile(self.h, p))
+  if v == math.huge or v == -math.huge then return v end
+  return v * self.scale
 end
 function H:min() return C.lb_hist_total(self.h) > 0 and val(self, C.lb_hist_min(self.h)) or 0 end
 function H:max() return C.lb_hist_total(self.h) > 0 and val(self, C.lb_hist_max(self.h)) or 0 end

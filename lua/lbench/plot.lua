@@ -19,6 +19,7 @@ local C = require("lbench.ffi").C
 local json = require("lbench.json")
 local util = require("lbench.util")
 local cmp = require("lbench.compare")
+local result = require("lbench.result")
 
 local M = {}
 
@@ -61,7 +62,7 @@ end
 local function runs_of(docs, names)
   local runs = {}
   for i, d in ipairs(docs) do
-    if cmp.is_sweep(d) then
+    if result.is_sweep(d) then
       for _, p in ipairs(d.points) do
         runs[#runs + 1] = { name = names[i] .. " " .. cmp.point_label(p), r = p }
       end
@@ -86,7 +87,7 @@ local function has_intervals(r) return type(r.intervals) == "table" and #r.inter
 local function labels_of(runs)
   local seen, list = {}, {}
   for _, run in ipairs(runs) do
-    local _, l = cmp.throughput(run.r)
+    local _, l = result.throughput(run.r)
     if not seen[l] then seen[l] = true; list[#list + 1] = l end
   end
   return table.concat(list, ", ")
@@ -158,7 +159,7 @@ local function latency_chart(runs)
       for ki, k in ipairs(keys) do
         local pts = {}
         for _, iv in ipairs(run.r.intervals) do
-          local v = cmp.pct(iv.latency_ms, k)
+          local v = result.pct(iv.latency_ms, k)
           if v then pts[#pts + 1] = { iv.time_s, v } end
         end
         series[#series + 1] = { title = run.name .. " p" .. k, points = pts, style = "linespoints",
@@ -210,7 +211,7 @@ local function scaling_chart(docs, names)
   local series, used = {}, {}
   local color = 0
   for i, d in ipairs(docs) do
-    if cmp.is_sweep(d) then
+    if result.is_sweep(d) then
       local dims = dims_of(d)
       local has = false
       for _, dm in ipairs(dims) do if dm.name == "threads" then has = true end end
@@ -221,7 +222,7 @@ local function scaling_chart(docs, names)
           local base_t, base_x
           for _, p in ipairs(by[g]) do
             local t = tonumber(p.threads) or tonumber(coord(p, "threads"))
-            local v = cmp.throughput(p)
+            local v = result.throughput(p)
             if t and v then
               if not base_t then base_t, base_x = t, v end
               pts[#pts + 1] = { t, v }
@@ -275,7 +276,7 @@ local function sweep_charts(docs, names)
   local charts = {}
   local by_dim, order = {}, {}
   for i, d in ipairs(docs) do
-    if cmp.is_sweep(d) then
+    if result.is_sweep(d) then
       local dims = dims_of(d)
       -- Threads are the scaling chart's x axis; here the other dimensions.
       local xdim
@@ -305,7 +306,7 @@ local function sweep_charts(docs, names)
           local v = coord(p, xdim)
           local x = v ~= nil and xf(v) or nil
           if x then
-            pts[#pts + 1] = { x, (cmp.throughput(p)), categorical and tostring(v) or nil }
+            pts[#pts + 1] = { x, (result.throughput(p)), categorical and tostring(v) or nil }
             used[#used + 1] = { r = p }
           end
         end
@@ -549,7 +550,7 @@ function M.main(rt, argv)
   end
   if #formats == 0 then util.fail("--format: expected png, svg or png,svg") end
   local docs = {}
-  for i, f in ipairs(files) do docs[i] = cmp.load(f) end
+  for i, f in ipairs(files) do docs[i] = result.load(f) end
   local names = cmp.names(files, opts.names)
   local dir = opts.out:gsub("/+$", "")
   if dir == "" then dir = "/" end

@@ -7,10 +7,10 @@ local C = require("lbench.ffi").C
 local json = require("lbench.json")
 local util = require("lbench.util")
 local hostinfo = require("lbench.host")
+local hist = require("lbench.hist")
 
 local M = {}
 
-local INT64_MAX = 9223372036854775807LL
 -- Percentiles always present in the result file, whatever --percentiles says.
 local STANDARD_PCTS = { "50", "90", "95", "99", "99.9", "99.99" }
 
@@ -34,11 +34,11 @@ local function lat_summary(h, keys, with_standard)
   local want = {}
   for _, k in ipairs(keys) do want[k] = true end
   for _, k in ipairs(all) do
-    local v = C.lb_hist_percentile(h, tonumber(k))
+    local v = hist.decode(C.lb_hist_percentile(h, tonumber(k)))
     -- Never clamp: a percentile among overflowed samples is reported as
-    -- null (JSON) / "overflow" (text), with the overflow count beside it.
-    local ms = (v ~= INT64_MAX) and tonumber(v) / 1e6 or nil
-    if v < 0 then ms = 0 end
+    -- null (JSON) / "overflow" (text), with the overflow count beside it;
+    -- one among underflowed samples (below 1 ns) as 0.
+    local ms = v ~= math.huge and math.max(v, 0) / 1e6 or nil
     if ms == nil then pcts[k] = json.null else pcts[k] = ms end
     if want[k] then shown[#shown + 1] = { key = k, ms = ms } end
   end
@@ -322,6 +322,127 @@ function M.write_atomic(path, doc)
   local rok, re = os.rename(tmp, path)
   if not rok then os.remove(tmp) return false, re end
   return true
+end
+
+-- ---- reading result files ---------------------------------------------------
+
+local function num(v) return type(v) == "number" and v or nil end
+
+-- Decode a result file (a run or a sweep); fails with one line naming the
+-- file when it is missing, not JSON or not an lbench result.
+function M.load(path)
+  local src, err = util.read_file(path)
+  if not src then util.fail("cannot read '%s': %s", path, tostring(err)) end
+  if src:match("^%s*$") then util.fail("'%s' is empty, not an lbench result file", path) end
+  local ok, doc = pcall(json.decode, src)
+  if not ok then
+    local msg = util.is_usage_error(doc) and doc.lbench_message or tostring(doc)
+    util.fail("'%s' is not a JSON document (%s)", path, msg)
+  end
+  -- The shape the tools rely on; a file that parses but lacks it (another
+  -- program's JSON, a hand-edited result) is refused here rather than
+  -- failing deep inside a table or a chart.
+  local what = "'%s' is not an lbench result file (%s)"
+  if type(doc) ~= "table" or not (doc.totals or doc.points) then util.fail(what, path, "no 'totals' or 'points'") end
+  if doc.points ~= nil then
+    if type(doc.points) ~= "table" then util.fail(what, path, "'points' is not a list") end
+    for i, p in ipairs(doc.points) do
+      if type(p) ~= "table" or type(p.totals) ~= "table" then util.fail("'%s': sweep point %d has no totals", path, i) end
+    end
+  elseif type(doc.totals) ~= "table" then
+    util.fail(what, path, "'totals' is not an object")
+  end
+  return doc
+end
+
+function M.is_sweep(doc) return doc.points ~= nil end
+
+-- I/O operations per second of a run (reads + writes), or nil.
+function M.iops(r)
+  local io = r.io
+  if type(io) ~= "table" then return nil end
+  local rd, wr = num(io.reads_per_sec), num(io.writes_per_sec)
+  if not rd and not wr then return nil end
+  return (rd or 0) + (wr or 0)
+end
+
+function M.is_sql(r) return type(r.totals) == "table" and r.totals.queries ~= nil end
+
+-- The headline throughput of a run: IOPS for I/O scenarios, otherwise
+-- events per second (transactions per second for SQL scenarios).
+-- Returns value, label, key.
+function M.throughput(r)
+  local iops = M.iops(r)
+  if iops then return iops, "IOPS", "iops" end
+  local v = r.totals and num(r.totals.events_per_sec) or 0
+  return v, M.is_sql(r) and "TPS" or "events/s", "events_per_sec"
+end
+
+-- Percentile of the run's latency (ms) or nil.
+function M.pct(lat, key)
+  if type(lat) ~= "table" or type(lat.percentiles) ~= "table" then return nil end
+  return num(lat.percentiles[key])
+end
+
+-- ---- the schema --------------------------------------------------------------
+
+local STATUSES = { ok = true, interrupted = true, error = true, mismatch = true }
+
+local function need(doc, key, ty, where)
+  local v = doc[key]
+  if type(v) ~= ty then
+    error(string.format("%s%s: expected a %s, found %s", where, key, ty, v == nil and "nothing" or type(v)), 0)
+  end
+  return v
+end
+
+-- A run's measured part: what compare, plot and the report read.
+local function validate_run(r, where)
+  need(r, "threads", "number", where)
+  local d = need(r, "duration_s", "number", where)
+  if d < 0 then error(where .. "duration_s: negative", 0) end
+  local t = need(r, "totals", "table", where)
+  need(t, "events", "number", where .. "totals.")
+  need(t, "events_per_sec", "number", where .. "totals.")
+  local lat = need(r, "latency_ms", "table", where)
+  for _, k in ipairs({ "count", "min", "avg", "max", "sum", "stddev", "underflow", "overflow" }) do
+    need(lat, k, "number", where .. "latency_ms.")
+  end
+  need(lat, "percentiles", "table", where .. "latency_ms.")
+  for i, iv in ipairs(need(r, "intervals", "table", where)) do
+    local w = string.format("%sintervals[%d].", where, i)
+    need(iv, "time_s", "number", w)
+    need(iv, "events", "number", w)
+    need(need(iv, "latency_ms", "table", w), "count", "number", w .. "latency_ms.")
+  end
+  local h = need(r, "histogram", "table", where)
+  need(h, "buckets", "table", where .. "histogram.")
+end
+
+-- Check a result document against the schema of README's "Results" table:
+-- the header every document carries (whatever wrote it), then the measured
+-- part of a run or of each sweep point.  Returns true, or nil and a reason.
+function M.validate(doc)
+  return pcall(function()
+    if type(doc) ~= "table" then error("not an object", 0) end
+    for _, k in ipairs({ "lbench_version", "scenario", "command", "started_at", "status" }) do need(doc, k, "string", "") end
+    need(doc, "options", "table", "")
+    need(doc, "host", "table", "")
+    if not doc.started_at:match("^%d%d%d%d%-%d%d%-%d%dT%d%d:%d%d:%d%dZ$") then
+      error("started_at: not an ISO 8601 UTC time: " .. doc.started_at, 0)
+    end
+    if not STATUSES[doc.status] then error("status: unknown value '" .. doc.status .. "'", 0) end
+    if (doc.status == "interrupted") ~= (doc.stop_reason ~= nil) then
+      error("stop_reason: present exactly when status is interrupted", 0)
+    end
+    if doc.error ~= nil then need(doc, "error", "string", "") end
+    if doc.tool == "sweep" then
+      for i, p in ipairs(need(doc, "points", "table", "")) do validate_run(p, string.format("points[%d].", i)) end
+      need(doc, "summary", "table", "")
+    elseif doc.command == "run" and doc.scenario ~= "slap" then
+      validate_run(doc, "")
+    end
+  end)
 end
 
 return M

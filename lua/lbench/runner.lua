@@ -9,11 +9,11 @@ local json = require("lbench.json")
 local util = require("lbench.util")
 local report = require("lbench.report")
 local result = require("lbench.result")
+local hist = require("lbench.hist")
 local cpu = require("lbench.cpu")
 
 local M = {}
 
-local INT64_MAX = 9223372036854775807LL
 local summary, plain = result.summary, result.plain
 
 local function new_snapshot(hcfg)
@@ -311,8 +311,8 @@ local function metrics_publish(m, h, keys, secs)
   local count = tonumber(C.lb_hist_count_all(h))
   for i, q in ipairs(qs) do
     qa[i - 1] = q
-    local v = C.lb_hist_percentile(h, q * 100)
-    va[i - 1] = (count > 0 and v ~= INT64_MAX and v >= 0) and tonumber(v) / 1e9 or -1
+    local v = hist.decode(C.lb_hist_percentile(h, q * 100))
+    va[i - 1] = (count > 0 and v ~= math.huge and v >= 0) and v / 1e9 or -1
   end
   C.lb_metrics_publish(m, n, qa, va, count, secs)
 end
