@@ -278,8 +278,6 @@ end
 
 -- ---- statistics ----------------------------------------------------------
 
-local INT64_MAX = 9223372036854775807LL
-local STANDARD = { "50", "90", "95", "99", "99.9", "99.99" }
 
 local function pct_keys()
   if opt.percentiles and #opt.percentiles > 0 then return opt.percentiles end
@@ -296,27 +294,11 @@ local function add_buckets(h, r)
   end
 end
 
--- Latency summary (ms) of a histogram of ns, the result file's shape.
+-- Latency summary (ms) of a histogram of ns: the result module's, so
+-- slap's documents have the same latency shape as a run's.
+local result = require("lbench.result")
 local function lat_summary(h)
-  local s = json.object()
-  local n = tonumber(C.lb_hist_total(h.h))
-  s.count = tonumber(C.lb_hist_count_all(h.h))
-  s.min = n > 0 and tonumber(C.lb_hist_min(h.h)) / 1e6 or 0
-  s.avg = n > 0 and C.lb_hist_mean(h.h) / 1e6 or 0
-  s.max = n > 0 and tonumber(C.lb_hist_max(h.h)) / 1e6 or 0
-  s.stddev = n > 0 and C.lb_hist_stddev(h.h) / 1e6 or 0
-  local p, seen = json.object(), {}
-  local keys = {}
-  for _, k in ipairs(pct_keys()) do if not seen[k] then keys[#keys + 1] = k; seen[k] = true end end
-  for _, k in ipairs(STANDARD) do if not seen[k] then keys[#keys + 1] = k; seen[k] = true end end
-  for _, k in ipairs(keys) do
-    local v = C.lb_hist_percentile(h.h, tonumber(k))
-    if n == 0 then p[k] = 0
-    elseif v == INT64_MAX then p[k] = json.null
-    else p[k] = tonumber(v) / 1e6 end
-  end
-  s.percentiles = p
-  return s
+  return result.plain(result.summary(h.h, pct_keys(), true))
 end
 
 local function fmt_ms(v)
@@ -365,347 +347,410 @@ local function interrupted_by_signal()
   return C.lb_runtime_stop_requested(lbench.runtime_ptr()) ~= 0
 end
 
-local function run_job()
+-- A --create statement gets the --engine=name:options table options when
+-- it creates a table.
+local function add_engine_opts(q, eopts)
+  if eopts and eopts ~= "" and q:match("^%s*[Cc][Rr][Ee][Aa][Tt][Ee]%s+[Tt][Aa][Bb][Ll][Ee]") then
+    return q .. " " .. eopts
+  end
+  return q
+end
+
+-- --pre-system/--post-system: a failing command is a warning, as in
+-- mysqlslap, not the end of the job.
+local function system(cmd, what)
+  if cmd == "" then return end
+  local rc = os.execute(cmd)
+  if rc ~= 0 and rc ~= true then io.stderr:write(string.format("Warning: --%s returned %s\n", what, tostring(rc))) end
+end
+
+-- Statements of the load: generated once (as mysqlslap does), or given
+-- (a CALL may return several result sets: the client reads them all).
+local function load_statements(auto, query)
+  if auto then return generated_statements() end
+  local stmts = {}
+  for i, q in ipairs(query) do
+    local multi = q:match("^%s*[Cc][Aa][Ll][Ll]%s") ~= nil or nil
+    stmts[i] = { q, nil, multi }
+  end
+  return stmts
+end
+
+-- --csv's file, opened for appending as mysqlslap does ('-': stdout).
+local function open_csv()
+  if opt.csv == "" then return nil end
+  if opt.csv == "-" then return io.stdout end
+  local f, e = io.open(opt.csv, "ab")
+  if not f then fail("--csv: cannot write '%s': %s", opt.csv, tostring(e)) end
+  return f
+end
+
+-- The job: its statements, the main connection (schema stage, pre/post
+-- queries, key lookups), the figures accumulated over the rounds and the
+-- state of the schema.  One method per stage; run_job below strings them
+-- together.
+local Job = {}
+Job.__index = Job
+
+local function new_job()
   check_options()
   -- Outputs are checked before anything runs, so nothing measured is lost.
   if opt.result_file then require("lbench.result").check_writable(opt.result_file, "--result-file") end
   if opt.csv ~= "" and opt.csv ~= "-" then require("lbench.result").check_writable(opt.csv, "--csv") end
   local levels = concurrency_levels()
   for _, c in ipairs(levels) do quotas(c, 1) end
-  local schema = opt.create_schema
-  local qschema = "`" .. schema .. "`"
   local auto = opt.auto_generate_sql
-  local create = auto and nil or statements("create")
-  local creates = auto or create ~= nil
+  local self = setmetatable({ levels = levels, schema = opt.create_schema, auto = auto }, Job)
+  self.qschema = "`" .. self.schema .. "`"
+  self.create = auto and nil or statements("create")
+  self.creates = auto or self.create ~= nil
   local query = not auto and statements("query") or nil
-  local pre, post = statements("pre-query"), statements("post-query")
+  self.pre, self.post = statements("pre-query"), statements("post-query")
   -- As in mysqlslap, --csv replaces the Benchmark blocks.
-  local text = opt.output == "text" and not opt.silent and opt.csv == ""
-  local keys = pct_keys()
-
-  -- Statements of the load: generated once (as mysqlslap does), or given.
-  local stmts
-  if auto then
-    stmts = generated_statements()
-  else
-    stmts = {}
-    for i, q in ipairs(query) do
-      local multi = q:match("^%s*[Cc][Aa][Ll][Ll]%s") ~= nil or nil
-      stmts[i] = { q, nil, multi }
-    end
-  end
+  self.text = opt.output == "text" and not opt.silent and opt.csv == ""
+  self.keys = pct_keys()
+  self.stmts = load_statements(auto, query)
   -- Initial rows: --auto-generate-sql-unique-write-number distinct rows,
   -- cycled up to --auto-generate-sql-write-number, in multi-row inserts.
-  local initial_rows = {}
+  self.initial_rows = {}
   if auto then
-    for i = 1, opt.auto_generate_sql_unique_write_number do initial_rows[i] = insert_values() end
+    for i = 1, opt.auto_generate_sql_unique_write_number do self.initial_rows[i] = insert_values() end
   end
+  self.csv_out = open_csv()
+  local ok, c = pcall(function() return lbench.sql.driver():connect({ db = self.creates and "" or self.schema }) end)
+  if not ok then fail("%s", sql_error(c)) end
+  self.main = c
+  if opt.sql_mode ~= "" then self:exec("SET SESSION sql_mode = '" .. opt.sql_mode:gsub("'", "''") .. "'", "--sql-mode") end
 
-  local csv_out
-  if opt.csv ~= "" then
-    if opt.csv == "-" then csv_out = io.stdout else
-      local f, e = io.open(opt.csv, "ab")
-      if not f then fail("--csv: cannot write '%s': %s", opt.csv, tostring(e)) end
-      csv_out = f
+  self.created, self.first_create = false, true
+  self.started = os.time()
+  self.runs, self.summary = json.array(), json.array()
+  self.all_hist = new_hist()
+  self.tot = { events = 0, read = 0, write = 0, other = 0, select = 0, insert = 0, update = 0, delete = 0, qother = 0,
+               errors = 0, ignored = 0, reconnects = 0, duration = 0 }
+  self.status, self.failure = "ok", nil
+  self.load_type = auto and opt.auto_generate_sql_load_type or "query"
+  self.interrupted = false
+  return self
+end
+
+-- A statement on the main connection, every result read; fails the job
+-- with `what` and the server's message.
+function Job:exec(q, what)
+  local main = self.main
+  local ok, e = pcall(function()
+    main:query(q)
+    while main:next_result() do end
+  end)
+  if not ok then fail("%s: %s", what or "query failed", sql_error(e)) end
+end
+
+function Job:run_statements(list, what)
+  for _, q in ipairs(list or {}) do self:exec(q, what .. ": cannot run '" .. q:sub(1, 200) .. "'") end
+end
+
+function Job:drop_schema()
+  self:exec("DROP SCHEMA IF EXISTS " .. self.qschema, "cannot drop schema " .. self.schema)
+  self.created = false
+end
+
+-- mysqlslap drops the schema before loading it; with --no-drop an
+-- existing schema is never dropped: the first create refuses instead.
+function Job:create_schema()
+  local main, schema = self.main, self.schema
+  if not (opt.no_drop and self.first_create) then self:drop_schema() end
+  local ok, e = pcall(main.query, main, "CREATE SCHEMA " .. self.qschema)
+  if not ok then
+    local m = sql_error(e)
+    if m:find("1007") then
+      fail("schema '%s' exists; --no-drop never drops it: drop it first or give another --create-schema", schema)
+    end
+    fail("cannot create schema %s: %s", schema, m)
+  end
+  self.first_create = false
+  self.created = true
+  self:exec("USE " .. self.qschema)
+end
+
+-- The schema stage of a round: the schema, then t1 and its initial rows
+-- (in batches of 1000 rows) or the --create statements, in the --engine
+-- given (engine:table-options adds the options to each CREATE TABLE).
+function Job:create_stage(engine)
+  self:create_schema()
+  local ename, eopts
+  if engine then
+    ename, eopts = engine:match("^([^:]+):?(.*)$")
+    self:exec("SET SESSION default_storage_engine = `" .. ename .. "`", "--engine=" .. ename)
+  end
+  if self.auto then
+    self:exec(add_engine_opts(create_table_sql(), eopts), "cannot create t1")
+    local initial_rows = self.initial_rows
+    local n, done, batch = opt.auto_generate_sql_write_number, 0, 1000
+    local k = 0
+    while done < n do
+      local rows = {}
+      for _ = 1, math.min(batch, n - done) do
+        k = k % #initial_rows + 1
+        rows[#rows + 1] = initial_rows[k]
+      end
+      self:exec("INSERT INTO t1 VALUES " .. table.concat(rows, ","), "cannot load t1")
+      done = done + #rows
+    end
+  else
+    for _, q in ipairs(self.create) do
+      self:exec(add_engine_opts(q, eopts), "--create: cannot run '" .. q:sub(1, 200) .. "'")
     end
   end
+end
 
-  local main
-  local function connect_main()
-    local ok, c = pcall(function() return lbench.sql.driver():connect({ db = creates and "" or schema }) end)
-    if not ok then fail("%s", sql_error(c)) end
-    return c
-  end
-  main = connect_main()
-  local function exec(q, what)
-    local ok, e = pcall(function()
-      main:query(q)
-      while main:next_result() do end
-    end)
-    if not ok then fail("%s: %s", what or "query failed", sql_error(e)) end
-  end
-  if opt.sql_mode ~= "" then exec("SET SESSION sql_mode = '" .. opt.sql_mode:gsub("'", "''") .. "'", "--sql-mode") end
-
-  local created = false
-  local function drop_schema()
-    exec("DROP SCHEMA IF EXISTS " .. qschema, "cannot drop schema " .. schema)
-    created = false
-  end
-  local first_create = true
-  local function create_stage(engine)
-    -- mysqlslap drops the schema before loading it; with --no-drop an
-    -- existing schema is never dropped: the first create refuses instead.
-    if not (opt.no_drop and first_create) then drop_schema() end
-    local ok, e = pcall(main.query, main, "CREATE SCHEMA " .. qschema)
-    if not ok then
-      local m = sql_error(e)
-      if m:find("1007") then
-        fail("schema '%s' exists; --no-drop never drops it: drop it first or give another --create-schema", schema)
-      end
-      fail("cannot create schema %s: %s", schema, m)
+-- Primary keys the key/update statements pick from (read after loading):
+-- a range when the AUTO_INCREMENT ids have no gap, else the list.
+function Job:key_plan(plan)
+  plan.keys, plan.kmin, plan.kmax = nil, nil, nil
+  if not (self.auto and has_key()) then return end
+  local need = false
+  for _, s in ipairs(self.stmts) do if s[2] then need = true end end
+  if not need then return end
+  local main = self.main
+  local ok, err = pcall(function()
+    if opt.auto_generate_sql_add_autoincrement then
+      local n, lo, hi = main:query_row("SELECT COUNT(*), MIN(id), MAX(id) FROM t1")
+      n, lo, hi = tonumber(n), tonumber(lo), tonumber(hi)
+      if n and n > 0 and hi - lo + 1 == n then plan.kmin, plan.kmax = lo, hi; return end
     end
-    first_create = false
-    created = true
-    exec("USE " .. qschema)
-    local ename, eopts
-    if engine then
-      ename, eopts = engine:match("^([^:]+):?(.*)$")
-      exec("SET SESSION default_storage_engine = `" .. ename .. "`", "--engine=" .. ename)
+    local rs = main:query("SELECT id FROM t1")
+    local list, quote = {}, opt.auto_generate_sql_guid_primary
+    while rs do
+      local row = rs:fetch_row()
+      if not row then break end
+      list[#list + 1] = quote and ("'" .. row[1] .. "'") or row[1]
     end
-    local function add_opts(q)
-      if eopts and eopts ~= "" and q:match("^%s*[Cc][Rr][Ee][Aa][Tt][Ee]%s+[Tt][Aa][Bb][Ll][Ee]") then
-        return q .. " " .. eopts
-      end
-      return q
+    plan.keys = list
+  end)
+  if not ok then fail("cannot read the primary keys of t1: %s", sql_error(err)) end
+end
+
+-- A round's entry in the document's runs, and its figures added to the
+-- level's and the job's.
+function Job:record_round(pass, lv, it, r, run_status)
+  local c = lv.c
+  local o = json.object()
+  o.engine = pass.name
+  o.concurrency = c
+  o.iteration = it
+  o.duration_s = r.duration_s
+  o.statements = r.totals.events
+  o.statements_per_client = r.totals.events / c
+  o.statements_per_sec = r.duration_s > 0 and r.totals.events / r.duration_s or 0
+  o.queries = r.totals.queries
+  o.queries_by_type = r.totals.queries_by_type
+  o.queries_per_sec = r.totals.queries_per_sec
+  o.errors = r.totals.errors
+  o.ignored_errors = r.totals.ignored_errors
+  o.reconnects = r.totals.reconnects
+  o.latency_ms = r.latency_ms
+  o.status = run_status
+  self.runs[#self.runs + 1] = o
+  add_buckets(lv.hist, r)
+  add_buckets(self.all_hist, r)
+  lv.times[#lv.times + 1] = r.duration_s
+  lv.tsum = lv.tsum + r.duration_s
+  lv.qsum = lv.qsum + r.totals.events
+  local tot, tq, bq = self.tot, r.totals.queries or {}, r.totals.queries_by_type or {}
+  tot.events = tot.events + r.totals.events
+  tot.duration = tot.duration + r.duration_s
+  tot.read, tot.write, tot.other = tot.read + (tq.read or 0), tot.write + (tq.write or 0), tot.other + (tq.other or 0)
+  tot.select, tot.insert = tot.select + (bq.select or 0), tot.insert + (bq.insert or 0)
+  tot.update, tot.delete, tot.qother = tot.update + (bq.update or 0), tot.delete + (bq.delete or 0), tot.qother + (bq.other or 0)
+  tot.errors = tot.errors + (r.totals.errors or 0)
+  tot.ignored = tot.ignored + (r.totals.ignored_errors or 0)
+  tot.reconnects = tot.reconnects + (r.totals.reconnects or 0)
+end
+
+-- Iteration `it` of a level: schema stage, pre-round commands, the run
+-- itself, post-round commands.  Returns true when the level's iterations
+-- end here (a stop, a failed or cut-short run, or nothing measured).
+function Job:round(pass, lv, it)
+  if lbench.should_stop() then self.interrupted = true return true end
+  if self.creates then self:create_stage(pass.engine or nil) end
+  if not pass.name and self.creates then
+    local ok, _, e = pcall(self.main.query_row, self.main, "SHOW VARIABLES LIKE 'default_storage_engine'")
+    if ok and e then pass.name = e:lower() end
+  end
+  local plan = { schema = self.schema, stmts = self.stmts, quota = lv.quota, commit = opt.commit, detach = opt.detach,
+                 sql_mode = opt.sql_mode }
+  self:key_plan(plan)
+  system(opt.pre_system, "pre-system")
+  self:run_statements(self.pre, "--pre-query")
+  local r, failed, err = lbench.run({ threads = lv.c, events = lv.total, time = 0, warmup_time = 0,
+    verbosity = math.min(opt.verbosity, 2), slap_plan = plan })
+  if failed then
+    -- The server's message and the query, without the worker's traceback.
+    self.status, self.failure = "error", (tostring(err):gsub("\n.*", ""))
+  end
+  if not r then return true end -- nothing measured: the clients did not start
+  local run_status = failed and "error" or r.status
+  if run_status == "interrupted" then self.interrupted = true end
+  self:record_round(pass, lv, it, r, run_status)
+  if failed or run_status ~= "ok" then self.interrupted = true return true end
+  self:run_statements(self.post, "--post-query")
+  system(opt.post_system, "post-system")
+  if lbench.should_stop() then self.interrupted = true end
+  return false
+end
+
+-- mysqlslap's "Benchmark" block of a level, with lbench's latency line.
+function Job:benchmark_block(asked, s)
+  local lat = s.latency_ms
+  local lines = { "Benchmark" }
+  if asked then lines[#lines + 1] = "\tRunning for engine " .. asked end
+  lines[#lines + 1] = "\tAverage number of seconds to run all queries: " .. secs3(s.avg_s) .. " seconds"
+  lines[#lines + 1] = "\tMinimum number of seconds to run all queries: " .. secs3(s.min_s) .. " seconds"
+  lines[#lines + 1] = "\tMaximum number of seconds to run all queries: " .. secs3(s.max_s) .. " seconds"
+  lines[#lines + 1] = "\tNumber of clients running queries: " .. s.concurrency
+  lines[#lines + 1] = "\tAverage number of queries per client: " .. s.statements_per_client
+  lines[#lines + 1] = string.format("\tQueries per second: %.2f", s.statements_per_sec)
+  local ps = {}
+  for _, k in ipairs(self.keys) do ps[#ps + 1] = "p" .. k .. " " .. fmt_ms(lat.percentiles[k]) end
+  lines[#lines + 1] = string.format("\tQuery latency (ms): min %s  avg %s  %s  max %s", fmt_ms(lat.min),
+    fmt_ms(lat.avg), table.concat(ps, "  "), fmt_ms(lat.max))
+  print(table.concat(lines, "\n") .. "\n")
+end
+
+-- A level's entry in the document's summary, its Benchmark block and its
+-- --csv line (once its iterations ran; nothing when none did).
+function Job:level_summary(pass, lv)
+  local times, c = lv.times, lv.c
+  if #times == 0 then return end
+  local mn, mx = math.huge, 0
+  for _, t in ipairs(times) do mn = math.min(mn, t); mx = math.max(mx, t) end
+  local s = json.object()
+  s.engine = pass.name
+  s.concurrency = c
+  s.iterations = #times
+  s.avg_s, s.min_s, s.max_s = lv.tsum / #times, mn, mx
+  s.clients = c
+  s.statements_per_client = math.floor(lv.qsum / #times / c)
+  s.statements_per_sec = lv.tsum > 0 and lv.qsum / lv.tsum or 0
+  s.latency_ms = lat_summary(lv.hist)
+  self.summary[#self.summary + 1] = s
+  if self.text then self:benchmark_block(pass.asked, s) end
+  if self.csv_out then
+    self.csv_out:write(string.format("%s,%s,%s,%s,%s,%d,%d\n", pass.asked or "", self.load_type, secs3(s.avg_s),
+      secs3(mn), secs3(mx), c, s.statements_per_client))
+    self.csv_out:flush()
+  end
+end
+
+-- One pass per --engine (or one in the server's default engine): every
+-- concurrency level, --iterations rounds each.  The schema goes at the end
+-- of each pass (mysqlslap), unless --no-drop; the next pass recreates it
+-- anyway.
+function Job:engine_pass(engine)
+  -- mysqlslap names an engine (its "Running for engine" line, the --csv
+  -- file's first column) only when --engine asked for one; the server's
+  -- default that `name` falls back to goes only into lbench's own outputs
+  -- (the result document, --output=csv).
+  local name = engine and engine:match("^[^:]+") or nil
+  local pass = { engine = engine, name = name, asked = name }
+  for _, c in ipairs(self.levels) do
+    if self.interrupted then break end
+    local lv = { c = c }
+    lv.quota, lv.total = quotas(c, #self.stmts)
+    lv.hist = new_hist()
+    lv.times, lv.qsum, lv.tsum = {}, 0, 0
+    for it = 1, opt.iterations do
+      if self:round(pass, lv, it) then break end
     end
-    if auto then
-      exec(add_opts(create_table_sql()), "cannot create t1")
-      local n, done, batch = opt.auto_generate_sql_write_number, 0, 1000
-      local k = 0
-      while done < n do
-        local rows = {}
-        for _ = 1, math.min(batch, n - done) do
-          k = k % #initial_rows + 1
-          rows[#rows + 1] = initial_rows[k]
-        end
-        exec("INSERT INTO t1 VALUES " .. table.concat(rows, ","), "cannot load t1")
-        done = done + #rows
-      end
-    else
-      for _, q in ipairs(create) do exec(add_opts(q), "--create: cannot run '" .. q:sub(1, 200) .. "'") end
+    self:level_summary(pass, lv)
+  end
+  if self.created and not opt.no_drop then self:drop_schema() end
+end
+
+-- The result document: a run's header and totals over every round, and
+-- slap's own section (each round, each level).
+function Job:finish_doc()
+  local status, tot = self.status, self.tot
+  local st = (status == "ok" and interrupted_by_signal()) and "interrupted" or status
+  local doc = lbench.result_header("run", self.started, st, st == "interrupted" and "signal" or nil, self.failure)
+  local maxc = 0
+  for _, c in ipairs(self.levels) do if c > maxc then maxc = c end end
+  doc.threads = maxc
+  doc.duration_s = tot.duration
+  local t = json.object()
+  local secs = tot.duration > 0 and tot.duration or 1
+  t.events = tot.events
+  t.events_per_sec = tot.events / secs
+  local q = json.object()
+  q.read, q.write, q.other, q.total = tot.read, tot.write, tot.other, tot.read + tot.write + tot.other
+  t.queries = q
+  local bt = json.object()
+  bt.select, bt.insert, bt.update, bt.delete, bt.other = tot.select, tot.insert, tot.update, tot.delete, tot.qother
+  t.queries_by_type = bt
+  t.queries_per_sec = q.total / secs
+  t.statements = tot.events
+  t.statements_per_sec = tot.events / secs
+  t.ignored_errors, t.reconnects, t.errors = tot.ignored, tot.reconnects, tot.errors
+  doc.totals = t
+  doc.latency_ms = lat_summary(self.all_hist)
+  local s = json.object()
+  s.load_type = self.load_type
+  s.schema = self.schema
+  s.engines = json.array(#opt.engine > 0 and opt.engine or {})
+  s.concurrency = json.array(self.levels)
+  s.iterations = opt.iterations
+  s.statements = #self.stmts
+  s.runs = self.runs
+  s.summary = self.summary
+  doc.slap = s
+  return doc
+end
+
+-- --output=csv: one row per level (engine, load type, times, latency).
+function Job:csv_report()
+  local keys, h = self.keys, {}
+  for _, k in ipairs(keys) do h[#h + 1] = "lat_p" .. k .. "_ms" end
+  local rows = { "engine,load_type,concurrency,iterations,avg_s,min_s,max_s,statements_per_client,statements_per_sec,"
+    .. "lat_min_ms,lat_avg_ms," .. table.concat(h, ",") .. ",lat_max_ms" }
+  for _, s in ipairs(self.summary) do
+    local ps = {}
+    for _, k in ipairs(keys) do
+      local v = s.latency_ms.percentiles[k]
+      ps[#ps + 1] = type(v) == "number" and string.format("%.6g", v) or ""
     end
+    rows[#rows + 1] = string.format("%s,%s,%d,%d,%.6f,%.6f,%.6f,%d,%.6g,%.6g,%.6g,%s,%.6g", s.engine or "",
+      self.load_type, s.concurrency, s.iterations, s.avg_s, s.min_s, s.max_s, s.statements_per_client,
+      s.statements_per_sec, s.latency_ms.min, s.latency_ms.avg, table.concat(ps, ","), s.latency_ms.max)
   end
+  print(table.concat(rows, "\n"))
+end
 
-  -- Primary keys the key/update statements pick from (read after loading).
-  local function key_plan(plan)
-    plan.keys, plan.kmin, plan.kmax = nil, nil, nil
-    if not (auto and has_key()) then return end
-    local need = false
-    for _, s in ipairs(stmts) do if s[2] then need = true end end
-    if not need then return end
-    local ok, err = pcall(function()
-      if opt.auto_generate_sql_add_autoincrement then
-        local n, lo, hi = main:query_row("SELECT COUNT(*), MIN(id), MAX(id) FROM t1")
-        n, lo, hi = tonumber(n), tonumber(lo), tonumber(hi)
-        if n and n > 0 and hi - lo + 1 == n then plan.kmin, plan.kmax = lo, hi; return end
-      end
-      local rs = main:query("SELECT id FROM t1")
-      local list, quote = {}, opt.auto_generate_sql_guid_primary
-      while rs do
-        local row = rs:fetch_row()
-        if not row then break end
-        list[#list + 1] = quote and ("'" .. row[1] .. "'") or row[1]
-      end
-      plan.keys = list
-    end)
-    if not ok then fail("cannot read the primary keys of t1: %s", sql_error(err)) end
-  end
-
-  local function run_statements(list, what)
-    for _, q in ipairs(list or {}) do exec(q, what .. ": cannot run '" .. q:sub(1, 200) .. "'") end
-  end
-  local function system(cmd, what)
-    if cmd == "" then return end
-    local rc = os.execute(cmd)
-    if rc ~= 0 and rc ~= true then io.stderr:write(string.format("Warning: --%s returned %s\n", what, tostring(rc))) end
-  end
-
-  local started = os.date("!%Y-%m-%dT%H:%M:%SZ")
-  local runs, summary = json.array(), json.array()
-  local all_hist = new_hist()
-  local tot = { events = 0, read = 0, write = 0, other = 0, select = 0, insert = 0, update = 0, delete = 0, qother = 0,
-                errors = 0, ignored = 0, reconnects = 0, duration = 0 }
-  local status, failure = "ok", nil
-  local engines = #opt.engine > 0 and opt.engine or { false }
-  local load_type = auto and opt.auto_generate_sql_load_type or "query"
-
-  local function finish_doc()
-    local doc = json.object()
-    doc.lbench_version = lbench.version
-    doc.scenario = "slap"
-    doc.scenario_path = lbench.cmdline.script_path
-    doc.command = "run"
-    doc.options = lbench.result_options()
-    doc.host = require("lbench.host").collect()
-    doc.started_at = started
-    doc.status = (status == "ok" and interrupted_by_signal()) and "interrupted" or status
-    if doc.status == "interrupted" then doc.stop_reason = "signal" end
-    if failure then doc.error = failure end
-    local maxc = 0
-    for _, c in ipairs(levels) do if c > maxc then maxc = c end end
-    doc.threads = maxc
-    doc.duration_s = tot.duration
-    local t = json.object()
-    local secs = tot.duration > 0 and tot.duration or 1
-    t.events = tot.events
-    t.events_per_sec = tot.events / secs
-    local q = json.object()
-    q.read, q.write, q.other, q.total = tot.read, tot.write, tot.other, tot.read + tot.write + tot.other
-    t.queries = q
-    local bt = json.object()
-    bt.select, bt.insert, bt.update, bt.delete, bt.other = tot.select, tot.insert, tot.update, tot.delete, tot.qother
-    t.queries_by_type = bt
-    t.queries_per_sec = q.total / secs
-    t.statements = tot.events
-    t.statements_per_sec = tot.events / secs
-    t.ignored_errors, t.reconnects, t.errors = tot.ignored, tot.reconnects, tot.errors
-    doc.totals = t
-    doc.latency_ms = lat_summary(all_hist)
-    local s = json.object()
-    s.load_type = load_type
-    s.schema = schema
-    s.engines = json.array(#opt.engine > 0 and opt.engine or {})
-    s.concurrency = json.array(levels)
-    s.iterations = opt.iterations
-    s.statements = #stmts
-    s.runs = runs
-    s.summary = summary
-    doc.slap = s
-    return doc
-  end
-
-  local interrupted = false
-  for _, engine in ipairs(engines) do
-    if interrupted then break end
-    local engine_name = engine and engine:match("^[^:]+") or nil
-    -- mysqlslap names an engine (its "Running for engine" line, the --csv
-    -- file's first column) only when --engine asked for one; the server's
-    -- default that engine_name falls back to goes only into lbench's own
-    -- outputs (the result document, --output=csv).
-    local asked = engine_name
-    for _, c in ipairs(levels) do
-      if interrupted then break end
-      local quota, total = quotas(c, #stmts)
-      local level_hist = new_hist()
-      local times, qsum, tsum = {}, 0, 0
-      for it = 1, opt.iterations do
-        if lbench.should_stop() then interrupted = true break end
-        if creates then create_stage(engine or nil) end
-        if not engine_name and creates then
-          local ok, _, e = pcall(main.query_row, main, "SHOW VARIABLES LIKE 'default_storage_engine'")
-          if ok and e then engine_name = e:lower() end
-        end
-        local plan = { schema = schema, stmts = stmts, quota = quota, commit = opt.commit, detach = opt.detach, sql_mode = opt.sql_mode }
-        key_plan(plan)
-        system(opt.pre_system, "pre-system")
-        run_statements(pre, "--pre-query")
-        local r, failed, err = lbench.run({ threads = c, events = total, time = 0, warmup_time = 0,
-          verbosity = math.min(opt.verbosity, 2), slap_plan = plan })
-        if failed then
-          -- The server's message and the query, without the worker's traceback.
-          status, failure = "error", (tostring(err):gsub("\n.*", ""))
-        end
-        if not r then break end -- nothing measured: the clients did not start
-        local run_status = failed and "error" or r.status
-        if run_status == "interrupted" then interrupted = true end
-        local o = json.object()
-        o.engine = engine_name
-        o.concurrency = c
-        o.iteration = it
-        o.duration_s = r.duration_s
-        o.statements = r.totals.events
-        o.statements_per_client = r.totals.events / c
-        o.statements_per_sec = r.duration_s > 0 and r.totals.events / r.duration_s or 0
-        o.queries = r.totals.queries
-        o.queries_by_type = r.totals.queries_by_type
-        o.queries_per_sec = r.totals.queries_per_sec
-        o.errors = r.totals.errors
-        o.ignored_errors = r.totals.ignored_errors
-        o.reconnects = r.totals.reconnects
-        o.latency_ms = r.latency_ms
-        o.status = run_status
-        runs[#runs + 1] = o
-        add_buckets(level_hist, r)
-        add_buckets(all_hist, r)
-        times[#times + 1] = r.duration_s
-        tsum = tsum + r.duration_s
-        qsum = qsum + r.totals.events
-        local tq, bq = r.totals.queries or {}, r.totals.queries_by_type or {}
-        tot.events = tot.events + r.totals.events
-        tot.duration = tot.duration + r.duration_s
-        tot.read, tot.write, tot.other = tot.read + (tq.read or 0), tot.write + (tq.write or 0), tot.other + (tq.other or 0)
-        tot.select, tot.insert = tot.select + (bq.select or 0), tot.insert + (bq.insert or 0)
-        tot.update, tot.delete, tot.qother = tot.update + (bq.update or 0), tot.delete + (bq.delete or 0), tot.qother + (bq.other or 0)
-        tot.errors = tot.errors + (r.totals.errors or 0)
-        tot.ignored = tot.ignored + (r.totals.ignored_errors or 0)
-        tot.reconnects = tot.reconnects + (r.totals.reconnects or 0)
-        if failed or run_status ~= "ok" then interrupted = true break end
-        run_statements(post, "--post-query")
-        system(opt.post_system, "post-system")
-        if lbench.should_stop() then interrupted = true end
-      end
-      if #times > 0 then
-        local mn, mx = math.huge, 0
-        for _, t in ipairs(times) do mn = math.min(mn, t); mx = math.max(mx, t) end
-        local avg = tsum / #times
-        local lat = lat_summary(level_hist)
-        local s = json.object()
-        s.engine = engine_name
-        s.concurrency = c
-        s.iterations = #times
-        s.avg_s, s.min_s, s.max_s = avg, mn, mx
-        s.clients = c
-        s.statements_per_client = math.floor(qsum / #times / c)
-        s.statements_per_sec = tsum > 0 and qsum / tsum or 0
-        s.latency_ms = lat
-        summary[#summary + 1] = s
-        if text then
-          local lines = { "Benchmark" }
-          if asked then lines[#lines + 1] = "\tRunning for engine " .. asked end
-          lines[#lines + 1] = "\tAverage number of seconds to run all queries: " .. secs3(avg) .. " seconds"
-          lines[#lines + 1] = "\tMinimum number of seconds to run all queries: " .. secs3(mn) .. " seconds"
-          lines[#lines + 1] = "\tMaximum number of seconds to run all queries: " .. secs3(mx) .. " seconds"
-          lines[#lines + 1] = "\tNumber of clients running queries: " .. c
-          lines[#lines + 1] = "\tAverage number of queries per client: " .. s.statements_per_client
-          lines[#lines + 1] = string.format("\tQueries per second: %.2f", s.statements_per_sec)
-          local ps = {}
-          for _, k in ipairs(keys) do ps[#ps + 1] = "p" .. k .. " " .. fmt_ms(lat.percentiles[k]) end
-          lines[#lines + 1] = string.format("\tQuery latency (ms): min %s  avg %s  %s  max %s", fmt_ms(lat.min),
-            fmt_ms(lat.avg), table.concat(ps, "  "), fmt_ms(lat.max))
-          print(table.concat(lines, "\n") .. "\n")
-        end
-        if csv_out then
-          csv_out:write(string.format("%s,%s,%s,%s,%s,%d,%d\n", asked or "", load_type, secs3(avg), secs3(mn),
-            secs3(mx), c, s.statements_per_client))
-          csv_out:flush()
-        end
-      end
-    end
-    -- The schema goes at the end of each engine's pass (mysqlslap), unless
-    -- --no-drop; the next engine's pass recreates it anyway.
-    if created and not opt.no_drop then drop_schema() end
-  end
-  if created and not opt.no_drop then drop_schema() end
-  if csv_out and csv_out ~= io.stdout then csv_out:close() end
-  main:disconnect()
-
-  local doc = finish_doc()
+-- After the passes: the schema dropped (unless --no-drop), the outputs
+-- written, and a failed round failing the job.
+function Job:finish()
+  if self.created and not opt.no_drop then self:drop_schema() end
+  if self.csv_out and self.csv_out ~= io.stdout then self.csv_out:close() end
+  self.main:disconnect()
+  local doc = self:finish_doc()
   if opt.output == "json" then print(json.encode(doc)) end
-  if opt.output == "csv" then
-    local rows = { "engine,load_type,concurrency,iterations,avg_s,min_s,max_s,statements_per_client,statements_per_sec,"
-      .. "lat_min_ms,lat_avg_ms," .. (function()
-        local h = {}
-        for _, k in ipairs(keys) do h[#h + 1] = "lat_p" .. k .. "_ms" end
-        return table.concat(h, ",")
-      end)() .. ",lat_max_ms" }
-    for _, s in ipairs(summary) do
-      local ps = {}
-      for _, k in ipairs(keys) do
-        local v = s.latency_ms.percentiles[k]
-        ps[#ps + 1] = type(v) == "number" and string.format("%.6g", v) or ""
-      end
-      rows[#rows + 1] = string.format("%s,%s,%d,%d,%.6f,%.6f,%.6f,%d,%.6g,%.6g,%.6g,%s,%.6g", s.engine or "", load_type,
-        s.concurrency, s.iterations, s.avg_s, s.min_s, s.max_s, s.statements_per_client, s.statements_per_sec,
-        s.latency_ms.min, s.latency_ms.avg, table.concat(ps, ","), s.latency_ms.max)
-    end
-    print(table.concat(rows, "\n"))
-  end
+  if opt.output == "csv" then self:csv_report() end
   if opt.result_file then
     local ok, e = require("lbench.result").write_atomic(opt.result_file, json.encode(doc, "  ") .. "\n")
     if not ok then fail("--result-file: cannot write '%s': %s", opt.result_file, tostring(e)) end
   end
-  if failure then fail("%s", failure) end
-  if interrupted and status == "ok" and text then print("Interrupted: the rounds run so far are reported.") end
+  if self.failure then fail("%s", self.failure) end
+  if self.interrupted and self.status == "ok" and self.text then
+    print("Interrupted: the rounds run so far are reported.")
+  end
+end
+
+local function run_job()
+  local job = new_job()
+  for _, engine in ipairs(#opt.engine > 0 and opt.engine or { false }) do
+    if job.interrupted then break end
+    job:engine_pass(engine)
+  end
+  job:finish()
 end
 
 lbench.cmdline.commands = {

@@ -53,45 +53,52 @@ function M.interval_line(iv)
   return table.concat(parts, " ")
 end
 
-local function line(out, fmt, ...) out[#out + 1] = string.format(fmt, ...) end
+local function line(out, fmt, ...)
+  out[#out + 1] = string.format(fmt, ...)
+end
 
--- The final report in sysbench's layout plus every configured percentile,
--- a per-type table and (with --histogram) the distribution.
-function M.final_text(r)
-  local out = {}
+-- The final report is one section per part of the result tree; each
+-- section below appends its lines to `out` and is skipped by final_text
+-- when the run has nothing of that kind (no SQL, no I/O, no --rate ...).
+
+-- sysbench's "SQL statistics" block (rates over the measured duration).
+local function sql_section(out, t, secs)
+  local q = t.queries
+  line(out, "SQL statistics:")
+  line(out, "    queries performed:")
+  line(out, "        read:                            %d", q.read)
+  line(out, "        write:                           %d", q.write)
+  line(out, "        other:                           %d", q.other)
+  line(out, "        total:                           %d", q.total)
+  line(out, "    transactions:                        %-6d (%.2f per sec.)", t.events, t.events_per_sec)
+  line(out, "    queries:                             %-6d (%.2f per sec.)", q.total, q.total / secs)
+  line(out, "    ignored errors:                      %-6d (%.2f per sec.)", t.ignored_errors, t.ignored_errors / secs)
+  line(out, "    reconnects:                          %-6d (%.2f per sec.)", t.reconnects, t.reconnects / secs)
+  if t.errors_by_code and next(t.errors_by_code) then
+    local codes = {}
+    for code, n in json.pairs(t.errors_by_code) do codes[#codes + 1] = code .. ": " .. n end
+    line(out, "    errors by code:                      %s", table.concat(codes, ", "))
+  end
+  line(out, "")
+end
+
+-- sysbench fileio's "File operations" and "Throughput" blocks.
+local function io_section(out, io)
+  line(out, "File operations:")
+  line(out, "    reads/s:                      %.2f", io.reads_per_sec)
+  line(out, "    writes/s:                     %.2f", io.writes_per_sec)
+  line(out, "    fsyncs/s:                     %.2f", io.fsyncs_per_sec)
+  line(out, "")
+  line(out, "Throughput:")
+  line(out, "    read, MiB/s:                  %.2f", io.read_mib_per_sec)
+  line(out, "    written, MiB/s:               %.2f", io.written_mib_per_sec)
+  line(out, "")
+end
+
+-- Events per second only when there is no SQL block: that one already
+-- gives them as transactions per second.
+local function general_section(out, r)
   local t = r.totals
-  local secs = r.duration_s > 0 and r.duration_s or 1
-  if t.queries then
-    local q = t.queries
-    line(out, "SQL statistics:")
-    line(out, "    queries performed:")
-    line(out, "        read:                            %d", q.read)
-    line(out, "        write:                           %d", q.write)
-    line(out, "        other:                           %d", q.other)
-    line(out, "        total:                           %d", q.total)
-    line(out, "    transactions:                        %-6d (%.2f per sec.)", t.events, t.events_per_sec)
-    line(out, "    queries:                             %-6d (%.2f per sec.)", q.total, q.total / secs)
-    line(out, "    ignored errors:                      %-6d (%.2f per sec.)", t.ignored_errors, t.ignored_errors / secs)
-    line(out, "    reconnects:                          %-6d (%.2f per sec.)", t.reconnects, t.reconnects / secs)
-    if t.errors_by_code and next(t.errors_by_code) then
-      local codes = {}
-      for code, n in json.pairs(t.errors_by_code) do codes[#codes + 1] = code .. ": " .. n end
-      line(out, "    errors by code:                      %s", table.concat(codes, ", "))
-    end
-    line(out, "")
-  end
-  if r.io then
-    local io = r.io
-    line(out, "File operations:")
-    line(out, "    reads/s:                      %.2f", io.reads_per_sec)
-    line(out, "    writes/s:                     %.2f", io.writes_per_sec)
-    line(out, "    fsyncs/s:                     %.2f", io.fsyncs_per_sec)
-    line(out, "")
-    line(out, "Throughput:")
-    line(out, "    read, MiB/s:                  %.2f", io.read_mib_per_sec)
-    line(out, "    written, MiB/s:               %.2f", io.written_mib_per_sec)
-    line(out, "")
-  end
   line(out, "General statistics:")
   line(out, "    total time:                          %.4fs", r.duration_s)
   line(out, "    total number of events:              %d", t.events)
@@ -102,57 +109,70 @@ function M.final_text(r)
     line(out, "    warm-up (excluded):                  %.4fs, %d events", r.warmup_s, r.warmup_events or 0)
   end
   line(out, "")
-  local l = r.latency_ms
+end
+
+-- One line per configured percentile, in the order they were asked for.
+local function pct_lines(out, list)
+  for _, p in ipairs(list) do
+    line(out, "         %-33s%11s", p.key .. "th percentile:", fmt_ms(p.ms))
+  end
+end
+
+local function latency_section(out, l)
   line(out, "Latency (ms):")
   line(out, "         min:                              %11.2f", l.min)
   line(out, "         avg:                              %11.2f", l.avg)
   line(out, "         max:                              %11.2f", l.max)
-  for _, p in ipairs(l.pct_list) do
-    line(out, "         %-33s%11s", p.key .. "th percentile:", fmt_ms(p.ms))
-  end
+  pct_lines(out, l.pct_list)
   line(out, "         sum:                              %11.2f", l.sum)
+  -- Samples past the histogram's range are counted, not dropped: say so.
   if (l.overflow or 0) > 0 or (l.underflow or 0) > 0 then
     line(out, "         out of range:        %d above %.0f ms, %d below 0", l.overflow, l.highest_ms, l.underflow)
   end
   line(out, "")
-  if r.queue_ms then
-    local q = r.queue_ms
-    line(out, "Queue time under --rate (ms; included in latency):")
-    line(out, "         avg:                              %11.2f", q.avg)
-    line(out, "         max:                              %11.2f", q.max)
-    for _, p in ipairs(q.pct_list) do
-      line(out, "         %-33s%11s", p.key .. "th percentile:", fmt_ms(p.ms))
-    end
-    line(out, "")
+end
+
+local function queue_section(out, q)
+  line(out, "Queue time under --rate (ms; included in latency):")
+  line(out, "         avg:                              %11.2f", q.avg)
+  line(out, "         max:                              %11.2f", q.max)
+  pct_lines(out, q.pct_list)
+  line(out, "")
+end
+
+-- Columns of percentiles follow the run's own list (l.pct_list), so the
+-- header and every type's row line up.
+local function types_section(out, r)
+  line(out, "Per-type statistics:")
+  local hdr = string.format("    %-16s %10s %10s %10s %9s %9s", "type", "events", "restarts", "rollbacks", "avg ms", "max ms")
+  local pl = {}
+  for _, p in ipairs(r.latency_ms.pct_list) do pl[#pl + 1] = string.format("%9s", p.key .. "%") end
+  line(out, "%s %s", hdr, table.concat(pl, " "))
+  for _, name in ipairs(r.type_order) do
+    local ty = r.types[name]
+    local vals = {}
+    for _, p in ipairs(ty.latency_ms.pct_list) do vals[#vals + 1] = string.format("%9s", fmt_ms(p.ms)) end
+    line(out, "    %-16s %10d %10d %10d %9.2f %9.2f %s", name, ty.events, ty.restarts, ty.rollbacks,
+      ty.latency_ms.avg, ty.latency_ms.max, table.concat(vals, " "))
   end
-  if r.types and #r.type_order > 0 then
-    line(out, "Per-type statistics:")
-    local hdr = string.format("    %-16s %10s %10s %10s %9s %9s", "type", "events", "restarts", "rollbacks", "avg ms", "max ms")
-    local pl = {}
-    for _, p in ipairs(l.pct_list) do pl[#pl + 1] = string.format("%9s", p.key .. "%") end
-    line(out, "%s %s", hdr, table.concat(pl, " "))
-    for _, name in ipairs(r.type_order) do
-      local ty = r.types[name]
-      local vals = {}
-      for _, p in ipairs(ty.latency_ms.pct_list) do vals[#vals + 1] = string.format("%9s", fmt_ms(p.ms)) end
-      line(out, "    %-16s %10d %10d %10d %9.2f %9.2f %s", name, ty.events, ty.restarts, ty.rollbacks,
-        ty.latency_ms.avg, ty.latency_ms.max, table.concat(vals, " "))
-    end
-    line(out, "")
+  line(out, "")
+end
+
+-- CPU per query when the run counted queries, else per event.
+local function cpu_section(out, c)
+  local per = c.client_us_per_query and "query" or "event"
+  line(out, "CPU time (user+sys):")
+  line(out, "    client:                        %.2fs (%.2f us per %s)", c.client_s,
+    c["client_us_per_" .. per] or 0, per)
+  if c.server_s then
+    line(out, "    server:                        %.2fs (%.2f us per %s; pid %d)", c.server_s,
+      c["server_us_per_" .. per] or 0, per, c.server_pid)
   end
-  if r.cpu then
-    local c = r.cpu
-    local per = c.client_us_per_query and "query" or "event"
-    line(out, "CPU time (user+sys):")
-    line(out, "    client:                        %.2fs (%.2f us per %s)", c.client_s,
-      c["client_us_per_" .. per] or 0, per)
-    if c.server_s then
-      line(out, "    server:                        %.2fs (%.2f us per %s; pid %d)", c.server_s,
-        c["server_us_per_" .. per] or 0, per, c.server_pid)
-    end
-    line(out, "")
-  end
-  local f = r.fairness
+  line(out, "")
+end
+
+-- Threads always; connections too in async mode (many per thread).
+local function fairness_section(out, f)
   line(out, "Threads fairness:")
   line(out, "    events (avg/stddev):           %.4f/%.2f", f.events_avg, f.events_stddev)
   line(out, "    execution time (avg/stddev):   %.4f/%.2f", f.exec_time_avg_s, f.exec_time_stddev_s)
@@ -165,6 +185,11 @@ function M.final_text(r)
     if cf.unused > 0 then line(out, "    connections without events:    %d", cf.unused) end
     line(out, "")
   end
+end
+
+-- A run that did not end normally says so under its figures, so that
+-- partial figures are not read as a full run's.
+local function status_section(out, r)
   if r.status == "interrupted" then
     line(out, "Run interrupted (%s) after %.4fs of measurement: the figures above cover that period.",
       r.stop_reason == "signal" and "signal" or "workers stuck past the deadline were cut off", r.duration_s)
@@ -173,6 +198,22 @@ function M.final_text(r)
     line(out, "Run stopped on error: %s", (r.error or ""):match("^[^\n]*"))
     line(out, "")
   end
+end
+
+-- The final report in sysbench's layout plus every configured percentile,
+-- a per-type table and (with --histogram) the distribution.
+function M.final_text(r)
+  local out = {}
+  local t = r.totals
+  if t.queries then sql_section(out, t, r.duration_s > 0 and r.duration_s or 1) end
+  if r.io then io_section(out, r.io) end
+  general_section(out, r)
+  latency_section(out, r.latency_ms)
+  if r.queue_ms then queue_section(out, r.queue_ms) end
+  if r.types and #r.type_order > 0 then types_section(out, r) end
+  if r.cpu then cpu_section(out, r.cpu) end
+  fairness_section(out, r.fairness)
+  status_section(out, r)
   -- The scenario's own section (lbench.hooks.report_extra).
   if r.extra_text and r.extra_text ~= "" then out[#out + 1] = r.extra_text end
   return table.concat(out, "\n")

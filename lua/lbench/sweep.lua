@@ -316,13 +316,13 @@ end
 -- Figures of one point, for the table.
 local function figures(r)
   local f = {}
-  f.throughput, f.metric = cmp.throughput(r)
+  f.throughput, f.metric = result.throughput(r)
   f.events_per_sec = r.totals.events_per_sec
-  f.qps = cmp.is_sql(r) and r.totals.queries_per_sec or nil
-  f.iops = cmp.iops(r)
+  f.qps = result.is_sql(r) and r.totals.queries_per_sec or nil
+  f.iops = result.iops(r)
   if type(r.io) == "table" then f.read_mib, f.write_mib = r.io.read_mib_per_sec, r.io.written_mib_per_sec end
-  f.p95 = cmp.pct(r.latency_ms, "95")
-  f.p99 = cmp.pct(r.latency_ms, "99")
+  f.p95 = result.pct(r.latency_ms, "95")
+  f.p99 = result.pct(r.latency_ms, "99")
   f.errors = r.totals.errors or 0
   f.threads = r.threads
   -- CPU per transaction (or event): the client's own, and the server's when
@@ -388,8 +388,15 @@ end
 
 M.usage = USAGE
 
-function M.main(rt, argv)
-  local dims, set, rest, pos = parse(argv)
+-- One sweep's state, shared by the steps of M.main below, one method each:
+-- what was asked (dimensions, points, settings), the first point's loaded
+-- scenario, the document being built, the per-point summary rows with
+-- their baselines, and the guard of the server variables.
+local Sweep = {}
+Sweep.__index = Sweep
+
+-- Refuse what cannot be swept before anything is loaded.
+local function check_args(dims, pos)
   if #pos == 0 then util.fail("lbench sweep: missing scenario (%s)", USAGE) end
   if pos[2] and pos[2] ~= "run" then
     util.fail("lbench sweep runs the 'run' command only, not '%s' (prepare the data once with " ..
@@ -399,59 +406,82 @@ function M.main(rt, argv)
   if #dims == 0 then
     util.fail("nothing to sweep: give --threads=1,2,4, --option name=v1,v2 or --server-var name=v1,v2 (%s)", USAGE)
   end
-  local point_warmup = number_setting(set, "point-warmup", 0)
-  local sv_timeout = number_setting(set, "server-var-timeout", 1)
-  local result_file = set["result-file"]
+end
 
-  local path = scenario.find(pos[1])
+-- The arguments, the sweep's settings, the options common to every point
+-- and the grid of points.
+local function new_sweep(rt, argv)
+  local dims, set, rest, pos = parse(argv)
+  check_args(dims, pos)
+  local self = setmetatable({ rt = rt, dims = dims, rest = rest, scenario_arg = pos[1] }, Sweep)
+  self.point_warmup = number_setting(set, "point-warmup", 0)
+  self.sv_timeout = number_setting(set, "server-var-timeout", 1)
+  self.result_file = set["result-file"]
+
+  self.path = scenario.find(pos[1])
   local given = options.parse_argv(rest)
-  if result_file == nil and given["result-file"] then result_file = given["result-file"] end
+  if self.result_file == nil and given["result-file"] then self.result_file = given["result-file"] end
   given["result-file"] = nil
-  local base = runtime.merged_raw(given)
-  base["result-file"] = nil
-  local user_verbosity = base.verbosity ~= nil
+  self.base = runtime.merged_raw(given)
+  self.base["result-file"] = nil
+  self.user_verbosity = self.base.verbosity ~= nil
 
-  local option_dims, sv_names = {}, {}
+  self.sv_names = {}
   for _, d in ipairs(dims) do
-    if d.kind == "option" then option_dims[#option_dims + 1] = d else sv_names[#sv_names + 1] = d.name end
-  end
-  local points = grid(dims)
-
-  local function raw_for(point)
-    local raw = copy(base)
-    for _, c in ipairs(point) do
-      if c.dim.kind == "option" then raw[c.dim.name] = c.value end
+    if d.kind == "option" then
+      if d.name == "threads" then self.threads_dim = d end
+    else
+      self.sv_names[#self.sv_names + 1] = d.name
     end
-    if point_warmup then raw["warmup-time"] = tostring(point_warmup) end
-    if not user_verbosity then raw.verbosity = "2" end -- no per-point banner
-    return raw
   end
+  self.points = grid(dims)
+  self.sums = {}
+  self.base_of = {}   -- group label -> index of its baseline point
+  -- Progress lines go to the text output only; the server variables'
+  -- guard calls this too, hence a function rather than a method.
+  self.say = function(s) if self.text then out(rt, s) end end
+  return self
+end
 
-  -- Load the scenario with the first point's options (unknown names fail
-  -- here), then check every point's values before running anything.
-  local scen_argv = { pos[1] }
-  for _, a in ipairs(rest) do scen_argv[#scen_argv + 1] = a end
-  local ctx1, lb1, specs = runtime.setup(rt, path, raw_for(points[1]), "run", scen_argv)
+-- The options of one point: the common ones with the point's values.
+function Sweep:raw_for(point)
+  local raw = copy(self.base)
+  for _, c in ipairs(point) do
+    if c.dim.kind == "option" then raw[c.dim.name] = c.value end
+  end
+  if self.point_warmup then raw["warmup-time"] = tostring(self.point_warmup) end
+  if not self.user_verbosity then raw.verbosity = "2" end -- no per-point banner
+  return raw
+end
+
+-- Load the scenario with the first point's options (unknown names fail
+-- here), then check every point's values before running anything.
+function Sweep:load()
+  local scen_argv = { self.scenario_arg }
+  for _, a in ipairs(self.rest) do scen_argv[#scen_argv + 1] = a end
+  self.scen_argv = scen_argv
+  local ctx1, lb1, specs = runtime.setup(self.rt, self.path, self:raw_for(self.points[1]), "run", scen_argv)
   if not scenario.fn("event") then util.fail("%s defines no event() function: nothing to run", ctx1.scenario_name) end
-  if result_file then result.check_writable(result_file, "--result-file") end
+  if self.result_file then result.check_writable(self.result_file, "--result-file") end
   local core_specs = options.core_specs()
-  for i = 2, #points do
-    local raw = raw_for(points[i])
+  for i = 2, #self.points do
+    local raw = self:raw_for(self.points[i])
     local o = options.resolve(core_specs, raw, {})
     options.resolve(specs, raw, o)
   end
-  local opt1 = ctx1.opt
-  local output = opt1.output
-  local text = output == "text"
-  local function say(s) if text then out(rt, s) end end
+  self.ctx1, self.lb1, self.opt1 = ctx1, lb1, ctx1.opt
+  self.output = ctx1.opt.output
+  self.text = self.output == "text"
+end
 
-  -- The sweep document: the header of a run's (options are the first
-  -- point's; each point records its own).
-  local doc = result.header(ctx1, lb1, os.time(), "ok")
+-- The sweep document: the header of a run's (options are the first
+-- point's; each point records its own).
+function Sweep:new_doc()
+  local doc = result.header(self.ctx1, self.lb1, os.time(), "ok")
   doc.tool = "sweep"
   local sw = json.object()
   local jd = json.array()
-  for _, d in ipairs(dims) do
+  for _, d in ipairs(self.dims) do
     local o = json.object()
     o.name = d.name
     o.kind = d.kind == "option" and (d.name == "threads" and "threads" or "option") or "server_var"
@@ -460,157 +490,201 @@ function M.main(rt, argv)
     d.json = o
   end
   sw.dimensions = jd
-  sw.point_warmup_s = point_warmup or 0
+  sw.point_warmup_s = self.point_warmup or 0
   sw.baseline = "first point with the same values of the other dimensions when threads are swept, else the first point"
   doc.sweep = sw
   doc.summary = json.array()
   doc.points = json.array()
-  local doc_meta = { points_coords = {} }
+  self.doc = doc
+  self.doc_meta = { points_coords = {} }
+end
 
-  say(string.format("lbench sweep: %s, %d point(s) over %s; %s%s\n", ctx1.scenario_name, #points,
-    table.concat((function()
-      local t = {}
-      for _, d in ipairs(dims) do t[#t + 1] = d.name .. "=" .. table.concat(d.values, ",") end
-      return t
-    end)(), " "), opt1.time > 0 and (cmp.fmt(opt1.time) .. " s per point") or
-      opt1.events > 0 and (opt1.events .. " events per point") or "no limit per point",
-    point_warmup and string.format(" (+%g s warm-up)", point_warmup) or ""))
+-- The opening line: scenario, points, dimensions and each point's limit.
+function Sweep:banner()
+  local o, t = self.opt1, {}
+  for _, d in ipairs(self.dims) do t[#t + 1] = d.name .. "=" .. table.concat(d.values, ",") end
+  self.say(string.format("lbench sweep: %s, %d point(s) over %s; %s%s\n", self.ctx1.scenario_name, #self.points,
+    table.concat(t, " "), o.time > 0 and (cmp.fmt(o.time) .. " s per point") or
+      o.events > 0 and (o.events .. " events per point") or "no limit per point",
+    self.point_warmup and string.format(" (+%g s warm-up)", self.point_warmup) or ""))
+end
 
-  local sv
-  if #sv_names > 0 then
-    sv = new_server_vars(lb1, opt1, sv_names, sv_timeout)
-    sv.rt = rt
-    sv:start()
-    for _, d in ipairs(dims) do
-      if d.kind == "server_var" then
-        local orig = sv.original[d.name]
-        d.json.original = orig == nil and json.null or orig
-        if orig == nil then
-          say(string.format("  note: cannot read @@GLOBAL.%s (driver %s): it will not be restored\n", d.name, sv.driver))
-        end
+-- Connect for the server variables and read their original values (the
+-- document records them; one that cannot be read is not restored).
+function Sweep:start_server_vars()
+  if #self.sv_names == 0 then return end
+  local sv = new_server_vars(self.lb1, self.opt1, self.sv_names, self.sv_timeout)
+  self.sv = sv
+  sv.rt = self.rt
+  sv:start()
+  for _, d in ipairs(self.dims) do
+    if d.kind == "server_var" then
+      local orig = sv.original[d.name]
+      d.json.original = orig == nil and json.null or orig
+      if orig == nil then
+        self.say(string.format("  note: cannot read @@GLOBAL.%s (driver %s): it will not be restored\n", d.name,
+          sv.driver))
       end
     end
   end
+end
 
-  local sums = {}
-  local threads_dim
-  for _, d in ipairs(option_dims) do if d.name == "threads" then threads_dim = d end end
-  local base_of = {}   -- group label -> index of its baseline point
-  local failed_msg
+-- The sweep ends in error at point i; the message is the run's error too.
+function Sweep:stop_on_error(i, lbl, err)
+  self.doc.status = "error"
+  self.doc.error = string.format("point %d (%s): %s", i, lbl, tostring(err))
+  self.failed_msg = self.doc.error
+end
 
-  local function run_points()
-    for i, point in ipairs(points) do
-      local lbl = label(point)
-      say(string.format("\n[%d/%d] %s\n", i, #points, lbl))
-      if sv then
-        for _, c in ipairs(point) do
-          if c.dim.kind == "server_var" then sv:set(c.dim.name, c.value, say) end
-        end
-      end
-      local ctx, lb = ctx1, lb1
-      if i > 1 then ctx, lb = runtime.setup(rt, path, raw_for(point), "run", scen_argv) end
-      local res, failed, err = runner.run(ctx, lb)
-      if not res then
-        -- Nothing measured (the workers did not start): the sweep stops.
-        doc.status = "error"
-        doc.error = string.format("point %d (%s): %s", i, lbl, tostring(err))
-        failed_msg = doc.error
-        return
-      end
-      local r = runner.unwrap(res)
-      local sp = json.object()
-      for _, c in ipairs(point) do sp[c.dim.name] = cmp.numeric(c.value) and tonumber(c.value) or c.value end
-      r.sweep_point = sp
-      if sv then r.server_vars = sv:effective() end
-      doc.points[#doc.points + 1] = r
-      doc_meta.points_coords[i] = point
+-- Point i's row of the summary: its figures, its baseline and the scale
+-- factor and parallel efficiency against that baseline.  Returns the row
+-- and the figures.
+function Sweep:summarise(i, point, r, sp, lbl)
+  local f = figures(r)
+  local group = self.threads_dim and label(point, self.threads_dim) or ""
+  local base_of = self.base_of
+  -- Only a complete point is a baseline: an interrupted or failed one
+  -- measured a different thing.
+  if not base_of[group] and (r.status or "ok") == "ok" then base_of[group] = i end
+  local b = base_of[group] and (self.sums[base_of[group]] or f)
+  local s = json.object()
+  s.point = sp
+  s.label = lbl
+  s.status = r.status or "ok"
+  s.threads = f.threads
+  s.metric = f.metric
+  s.throughput = f.throughput
+  s.events_per_sec = f.events_per_sec
+  s.qps = f.qps
+  s.iops = f.iops
+  s.read_mib = f.read_mib
+  s.write_mib = f.write_mib
+  s.p95 = f.p95
+  s.p99 = f.p99
+  s.errors = f.errors
+  s.client_us, s.server_us = f.client_us, f.server_us
+  s.baseline = base_of[group]
+  s.scale_factor = (b and b.throughput and b.throughput > 0 and s.status == "ok") and f.throughput / b.throughput or nil
+  if self.threads_dim and s.scale_factor and b.threads and b.threads > 0 then
+    s.efficiency = s.scale_factor / (f.threads / b.threads)
+  end
+  self.sums[i] = s
+  self.doc.summary[i] = s
+  return s, f
+end
 
-      local f = figures(r)
-      local group = threads_dim and label(point, threads_dim) or ""
-      -- Only a complete point is a baseline: an interrupted or failed one
-      -- measured a different thing.
-      if not base_of[group] and (r.status or "ok") == "ok" then base_of[group] = i end
-      local b = base_of[group] and (sums[base_of[group]] or f)
-      local s = json.object()
-      s.point = sp
-      s.label = lbl
-      s.status = r.status or "ok"
-      s.threads = f.threads
-      s.metric = f.metric
-      s.throughput = f.throughput
-      s.events_per_sec = f.events_per_sec
-      s.qps = f.qps
-      s.iops = f.iops
-      s.read_mib = f.read_mib
-      s.write_mib = f.write_mib
-      s.p95 = f.p95
-      s.p99 = f.p99
-      s.errors = f.errors
-      s.client_us, s.server_us = f.client_us, f.server_us
-      s.baseline = base_of[group]
-      s.scale_factor = (b and b.throughput and b.throughput > 0 and s.status == "ok") and f.throughput / b.throughput or nil
-      if threads_dim and s.scale_factor and b.threads and b.threads > 0 then
-        s.efficiency = s.scale_factor / (f.threads / b.threads)
-      end
-      sums[i] = s
-      doc.summary[i] = s
-      say(string.format("[%d/%d] %s: %s %s, p95 %s ms, p99 %s ms, errors %s, scale %s\n", i, #points, lbl,
-        cmp.fmt(f.throughput), f.metric, cmp.fmt(f.p95), cmp.fmt(f.p99), cmp.fmt(f.errors),
-        s.scale_factor and string.format("%.2f", s.scale_factor) or "-"))
-      if result_file then write_doc(result_file, doc) end
-      if failed then
-        doc.status = "error"
-        doc.error = string.format("point %d (%s): %s", i, lbl, tostring(err))
-        failed_msg = doc.error
-        if i < #points then say(string.format("point %d failed: sweep stopped after %d of %d point(s)\n", i, i, #points)) end
-        return
-      end
-      if C.lb_runtime_stop_requested(rt) ~= 0 then
-        doc.status = "interrupted"
-        if i < #points then say(string.format("interrupted: %d of %d point(s) done\n", i, #points)) end
-        return
-      end
+-- Run point i: set its server variables, load the scenario afresh (the
+-- first point's is loaded already), run, record.  Returns true when the
+-- sweep stops here (nothing measured, a failed point, a signal).
+function Sweep:run_point(i, point)
+  local say, doc, n = self.say, self.doc, #self.points
+  local lbl = label(point)
+  say(string.format("\n[%d/%d] %s\n", i, n, lbl))
+  if self.sv then
+    for _, c in ipairs(point) do
+      if c.dim.kind == "server_var" then self.sv:set(c.dim.name, c.value, say) end
     end
   end
+  local ctx, lb = self.ctx1, self.lb1
+  if i > 1 then ctx, lb = runtime.setup(self.rt, self.path, self:raw_for(point), "run", self.scen_argv) end
+  local res, failed, err = runner.run(ctx, lb)
+  if not res then
+    -- Nothing measured (the workers did not start): the sweep stops.
+    self:stop_on_error(i, lbl, err)
+    return true
+  end
+  local r = runner.unwrap(res)
+  local sp = json.object()
+  for _, c in ipairs(point) do sp[c.dim.name] = cmp.numeric(c.value) and tonumber(c.value) or c.value end
+  r.sweep_point = sp
+  if self.sv then r.server_vars = self.sv:effective() end
+  doc.points[#doc.points + 1] = r
+  self.doc_meta.points_coords[i] = point
 
-  local ok, e = pcall(run_points)
-  if sv then
-    -- Always put the server back, whatever happened.
-    local problems = sv:restore(say)
+  local s, f = self:summarise(i, point, r, sp, lbl)
+  say(string.format("[%d/%d] %s: %s %s, p95 %s ms, p99 %s ms, errors %s, scale %s\n", i, n, lbl,
+    cmp.fmt(f.throughput), f.metric, cmp.fmt(f.p95), cmp.fmt(f.p99), cmp.fmt(f.errors),
+    s.scale_factor and string.format("%.2f", s.scale_factor) or "-"))
+  -- The file is rewritten after every point: a sweep cut short keeps
+  -- the points it ran.
+  if self.result_file then write_doc(self.result_file, doc) end
+  if failed then
+    self:stop_on_error(i, lbl, err)
+    if i < n then say(string.format("point %d failed: sweep stopped after %d of %d point(s)\n", i, i, n)) end
+    return true
+  end
+  if C.lb_runtime_stop_requested(self.rt) ~= 0 then
+    doc.status = "interrupted"
+    doc.stop_reason = "signal"
+    if i < n then say(string.format("interrupted: %d of %d point(s) done\n", i, n)) end
+    return true
+  end
+  return false
+end
+
+function Sweep:run_points()
+  for i, point in ipairs(self.points) do
+    if self:run_point(i, point) then return end
+  end
+end
+
+-- After the points, whatever happened: the server variables are put back,
+-- then an error out of the points is recorded in the result file (when
+-- some points ran) and raised again.
+function Sweep:finish(ok, e)
+  local doc = self.doc
+  if self.sv then
+    local problems = self.sv:restore(self.say)
     if #problems > 0 then doc.restore_problems = json.array(problems) end
-    for _, p in ipairs(problems) do out(rt, "warning: --server-var " .. p .. "\n") end
+    for _, p in ipairs(problems) do out(self.rt, "warning: --server-var " .. p .. "\n") end
   end
   if not ok then
-    if #doc.points > 0 and result_file then
+    if #doc.points > 0 and self.result_file then
       doc.status = "error"
       doc.error = util.is_usage_error(e) and e.lbench_message or tostring(e)
-      write_doc(result_file, doc)
+      write_doc(self.result_file, doc)
     end
     error(e, 0)
   end
-  if result_file then write_doc(result_file, doc) end
+  if self.result_file then write_doc(self.result_file, doc) end
+end
 
+-- The summary table (text, CSV) or the whole document (JSON), the
+-- document as the run's result; returns the exit status.
+function Sweep:report()
+  local doc, output, result_file, rt = self.doc, self.output, self.result_file, self.rt
   local s
   if output == "json" then
     s = json.encode(doc, "  ") .. "\n"
   else
-    s = (text and ("\nSweep results (" .. ctx1.scenario_name .. "), scale factor = throughput / baseline:\n") or "")
-      .. summary_table(doc_meta, dims, sums, output == "csv") .. "\n"
-    if text and result_file then s = s .. "\nResult file: " .. result_file .. "\n" end
+    s = (self.text and ("\nSweep results (" .. self.ctx1.scenario_name .. "), scale factor = throughput / baseline:\n")
+      or "") .. summary_table(self.doc_meta, self.dims, self.sums, output == "csv") .. "\n"
+    if self.text and result_file then s = s .. "\nResult file: " .. result_file .. "\n" end
   end
   out(rt, s)
   local enc = json.encode(doc)
   C.lb_runtime_set_result(rt, enc, #enc)
-  if failed_msg then
-    C.lb_runtime_set_error(rt, failed_msg)
+  if self.failed_msg then
+    C.lb_runtime_set_error(rt, self.failed_msg)
     return 1
   end
   if doc.status == "interrupted" then
     C.lb_runtime_set_error(rt, string.format("sweep interrupted by a signal after %d of %d point(s)%s", #doc.points,
-      #points, result_file and ("; " .. result_file .. " holds them") or ""))
+      #self.points, result_file and ("; " .. result_file .. " holds them") or ""))
     return 1
   end
   return 0
+end
+
+function M.main(rt, argv)
+  local sw = new_sweep(rt, argv)
+  sw:load()
+  sw:new_doc()
+  sw:banner()
+  sw:start_server_vars()
+  local ok, e = pcall(sw.run_points, sw)
+  sw:finish(ok, e)
+  return sw:report()
 end
 
 return M

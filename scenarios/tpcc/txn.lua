@@ -178,9 +178,16 @@ local function middle_row(rs)
 end
 
 -- ---- New-Order (2.4) -------------------------------------------------------
+-- New-Order runs in six steps, one helper each, in the order of the spec's
+-- profile.  The helpers pass values as arguments and results, and the
+-- order's lines live in the three module-level arrays below, reused by
+-- every call: this hot path allocates no closure or table for its steps.
 local lines_i, lines_w, lines_q = {}, {}, {}
 
-function M.new_order(w)
+-- The terminal's input (2.4.1): district, customer and the order lines
+-- (item, supplying warehouse, quantity into lines_i/w/q).  The draws keep
+-- their order, so a seed gives the same transactions.
+local function draw_order(w)
   local d = uniform(1, 10)
   local c_id = c_id_rand()
   local ol_cnt = uniform(5, 15)
@@ -196,7 +203,13 @@ function M.new_order(w)
     end
     lines_q[i] = uniform(1, 10)
   end
+  return d, c_id, ol_cnt, all_local
+end
 
+-- Customer and warehouse, then the district row locked while its next
+-- order id is taken, then the ORDERS and NEW_ORDERS rows.  Returns the
+-- order id and the three rates the total needs.
+local function open_order(w, d, c_id, ol_cnt, all_local)
   local rs = exec(S.no_wc, w, d, c_id)
   local row = rs and rs:fetch_row()
   if not row then error(string.format("New-Order: customer %d/%d/%d not found", w, d, c_id)) end
@@ -207,8 +220,12 @@ function M.new_order(w)
   exec(S.no_d_upd, w, d)
   exec(S.no_o, o_id, d, w, c_id, ol_cnt, all_local)
   exec(S.no_no, o_id, d, w)
+  return o_id, c_discount, w_tax, d_tax
+end
 
-  -- ITEM rows of the distinct items.
+-- ITEM rows of the distinct items in one statement, by item id; nil when
+-- one is missing (the unused item of the 1 %, 2.4.2.3).
+local function read_items(ol_cnt)
   local ids, seen = {}, {}
   for i = 1, ol_cnt do
     local it = lines_i[i]
@@ -216,23 +233,24 @@ function M.new_order(w)
   end
   local st = items_stmt(#ids)
   for i = 1, #ids do st.p[i]:set(ids[i]) end
-  rs = st.st:execute()
+  local rs = st.st:execute()
   local items = {}
-  row = rs:fetch_row()
+  local row = rs:fetch_row()
   while row do
     items[tonumber(row[1])] = { price = gen.cents(row[2]), name = row[3], data = row[4] }
     row = rs:fetch_row()
   end
   for i = 1, #ids do
-    if not items[ids[i]] then
-      -- The unused item of the 1 % (2.4.2.3): roll the whole transaction back.
-      S.rollback.st:execute()
-      lbench.stat.rollback()
-      return
-    end
+    if not items[ids[i]] then return nil end
   end
+  return items
+end
 
-  -- STOCK rows, locked per supplying warehouse in warehouse then item order.
+-- STOCK rows, locked per supplying warehouse in warehouse then item order
+-- (one lock order for every New-Order: no deadlocks on stock).  Returns
+-- the sorted warehouses, each one's sorted item set, and the rows by
+-- warehouse and item.
+local function lock_stock(d, ol_cnt)
   local whs, by_w = {}, {}
   for i = 1, ol_cnt do
     local sw = lines_w[i]
@@ -251,17 +269,22 @@ function M.new_order(w)
     ss.p[1]:set(d)
     ss.p[2]:set(sw)
     for i = 1, n do ss.p[i + 2]:set(set.ids[i]) end
-    rs = ss.st:execute()
+    local rs = ss.st:execute()
     local rows = {}
-    row = rs:fetch_row()
+    local row = rs:fetch_row()
     while row do
       rows[tonumber(row[1])] = { qty = tonumber(row[2]), data = row[3], dist = row[4], ytd = 0, cnt = 0 }
       row = rs:fetch_row()
     end
     stock[sw] = rows
   end
+  return whs, by_w, stock
+end
 
-  -- The lines, in order (an item twice sees its first line's update).
+-- The lines, in order (an item twice sees its first line's update): the
+-- stock rows' new figures in Lua, the ORDER_LINE insert bound.  Returns
+-- that insert (it runs after the stock update) and the total in cents.
+local function bind_lines(w, d, o_id, ol_cnt, items, stock)
   local total = 0
   local ol = ol_stmt(ol_cnt)
   local op = ol.p
@@ -281,6 +304,12 @@ function M.new_order(w)
     -- Brand/generic (2.4.2.2): computed for the output screen.
     s.brand = (item.data:find("ORIGINAL", 1, true) and s.data:find("ORIGINAL", 1, true)) and "B" or "G"
   end
+  return ol, total
+end
+
+-- One UPDATE per supplying warehouse, its items' new figures in CASE
+-- expressions (one round trip instead of one per line).
+local function update_stock(w, whs, by_w, stock)
   for _, sw in ipairs(whs) do
     local set = by_w[sw]
     local n = #set.ids
@@ -299,6 +328,21 @@ function M.new_order(w)
     p[8 * n + 1]:set(sw)
     us.st:execute()
   end
+end
+
+function M.new_order(w)
+  local d, c_id, ol_cnt, all_local = draw_order(w)
+  local o_id, c_discount, w_tax, d_tax = open_order(w, d, c_id, ol_cnt, all_local)
+  local items = read_items(ol_cnt)
+  if not items then
+    -- The unused item of the 1 % (2.4.2.3): roll the whole transaction back.
+    S.rollback.st:execute()
+    lbench.stat.rollback()
+    return
+  end
+  local whs, by_w, stock = lock_stock(d, ol_cnt)
+  local ol, total = bind_lines(w, d, o_id, ol_cnt, items, stock)
+  update_stock(w, whs, by_w, stock)
   ol.st:execute()
   commit()
   -- The output screen's total (2.4.2.2); not shown by a benchmark.
