@@ -2,10 +2,15 @@
  *
  * Two halves live behind this header:
  *
- *  - the driver-independent layer (db.c): driver registry, connections,
- *    statements, results, errors and all accounting into lb_db_stats;
- *  - drivers (mysql.c, null.c), each one `const lb_db_driver_ops` table that
- *    only talks to its client library and never touches statistics.
+ *  - the driver-independent layer (the core): driver registry (driver.c),
+ *    connections (conn.c), queries, results and bulk inserts (query.c),
+ *    prepared statements (stmt.c) and their client-side emulation
+ *    (emulate.c), the non-blocking operations (async.c), errors (error.c),
+ *    all accounting into lb_db_stats (account.c), SQL classification
+ *    (sql.c) and the debug log (debug.c); internal.h holds the objects;
+ *  - drivers (mysql.c with mysql_conn.c, mysql_stmt.c, mysql_async.c;
+ *    null.c), each one `const lb_db_driver_ops` table that only talks to
+ *    its client library and never touches statistics.
  *
  * The Lua layer reaches everything here through the LuaJIT FFI, so the types
  * it must read or write (stats, binds, options, errors) are plain structs of
@@ -373,7 +378,7 @@ int lb_db_conn_timeout_ms(lb_db_conn *c);
 /* FFI END */
 
 /* ------------------------------------------------------------------------ */
-/* Driver interface (internal: db.c and the drivers, not the Lua layer)      */
+/* Driver interface (internal: the core and the drivers, not the Lua layer)  */
 /* ------------------------------------------------------------------------ */
 
 /* A result set as a driver reports it: `h` is the driver's handle for
@@ -393,7 +398,7 @@ typedef struct lb__db_async {
 
 /* The ops of one driver.  `dc` is driver connection state, `ds` driver
  * statement state.  Every op that can fail fills `err` and returns
- * non-zero/NULL; db.c does the classification, counting and debug log.
+ * non-zero/NULL; the core does the classification, counting and debug log.
  * Blocking ops are kept one-per-protocol-step so a non-blocking variant
  * (start/cont pairs) can be added beside them later.
  * Required: name, connect, disconnect, abort, server_version, query,
@@ -409,7 +414,7 @@ struct lb_db_driver_ops {
     /* Close and free `dc`.  Statements of dc may still be open: their
      * stmt_close is called afterwards and must then only free memory. */
     void (*disconnect)(void *dc);
-    /* Thread-safe socket shutdown; db.c guarantees dc stays alive. */
+    /* Thread-safe socket shutdown; the core guarantees dc stays alive. */
     void (*abort)(void *dc);
     const char *(*server_version)(void *dc);
     /* Discards leftover result sets of an earlier multi-statement query. */
@@ -421,7 +426,7 @@ struct lb_db_driver_ops {
     uint64_t (*affected_rows)(void *dc, void *ds);  /* optional; ds = last executed stmt or NULL */
     uint64_t (*insert_id)(void *dc, void *ds);      /* optional */
     /* Escape `len` bytes into `to` (room for 2*len+1); returns the escaped
-     * length or -1.  Optional: db.c falls back to backslash escaping. */
+     * length or -1.  Optional: the core falls back to backslash escaping. */
     long (*escape)(void *dc, char *to, const char *from, size_t len);
 
     void *(*prepare)(void *dc, const char *sql, size_t len, int *nparams, lb_db_error *err);
@@ -431,13 +436,13 @@ struct lb_db_driver_ops {
     void (*stmt_free_result)(void *h);
     void (*stmt_close)(void *ds);
 
-    /* Non-blocking twins, optional as a group (connect_start NULL: db.c
+    /* Non-blocking twins, optional as a group (connect_start NULL: the core
      * runs the blocking op, which completes at once).  Each *_start begins
      * an operation on the connection and returns 0 done, <0 error (err
      * filled), >0 an LB_DB_WAIT_* mask; `cont` continues the operation in
      * progress after the wait, with the same convention.  Results are
      * written to *out when the operation completes.  connect_start sets
-     * *dc at once (also while waiting); after a failed connect db.c calls
+     * *dc at once (also while waiting); after a failed connect the core calls
      * disconnect(*dc).  Blocking ops stay usable on such a connection. */
     int  (*connect_start)(const lb_db_conn_opts *o, void **dc, lb_db_error *err);
     int  (*query_start)(void *dc, const char *sql, size_t len, lb__db_async *out, lb_db_error *err);

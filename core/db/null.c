@@ -1,7 +1,7 @@
 /* Null driver: accepts every query and statement, performs no I/O.
  *
  * It exists to measure the engine itself (Lua scenario + this layer) with
- * the database taken out: everything goes through the same db.c wrappers,
+ * the database taken out: everything goes through the same core wrappers,
  * so queries, rows and errors are accounted exactly as with a real driver.
  * SELECT-class statements return an empty result set so scenario code that
  * fetches rows runs its normal path. */

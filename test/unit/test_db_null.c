@@ -121,6 +121,36 @@ static void test_classify(void)
     check(lb_db_classify("SELECTED", 6) == LB_DB_Q_SELECT, "classify.len", "len not honoured");
 }
 
+/* Placeholders and parentheses are found outside quoted text and
+ * comments only. */
+static void test_placeholders(void)
+{
+    static const struct { const char *sql; int n; } t[] = {
+        {"SELECT ?", 1},
+        {"SELECT '?', \"?\", `?`", 0},
+        {"SELECT 'it''s ?', ?", 1},
+        {"SELECT 'a\\'?', ?", 1},
+        {"/* ? */ SELECT ? -- ?\n, ?", 2},
+        {"# ?\nSELECT ?", 1},
+        {"SELECT --?\n?", 2},          /* "--" without space is not a comment */
+        {"SELECT '?", 0},               /* unterminated quote */
+        {"", 0},
+    };
+    int bad = 0;
+    char why[512] = "";
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        int got = lb__db_count_placeholders(t[i].sql, strlen(t[i].sql));
+        if (got != t[i].n) {
+            bad++;
+            snprintf(why, sizeof why, "\"%s\": got %d want %d", t[i].sql, got, t[i].n);
+        }
+    }
+    check(bad == 0, "placeholders.table", "%d wrong, e.g. %s", bad, why);
+    const char *w = "WITH a AS (SELECT /* ) */ ')' AS p) UPDATE t JOIN a SET t.x=1";
+    check(lb_db_classify(w, strlen(w)) == LB_DB_Q_UPDATE, "classify.with_parens_skip_literals",
+          "got %d", lb_db_classify(w, strlen(w)));
+}
+
 static void test_accounting(void)
 {
     lb_db_stats st;
@@ -406,6 +436,7 @@ int main(void)
         check(0, "global_init", "failed");
     test_registry();
     test_classify();
+    test_placeholders();
     test_accounting();
     test_error_slots();
     test_bulk();

@@ -1,0 +1,272 @@
+/* Non-blocking operations.  Each *_start records what is in progress in
+ * c->aop; async_done finishes it when the driver reports completion (at
+ * once or from lb_db_cont) with the same accounting as the blocking twin,
+ * through the helpers the blocking calls use (conn.h, query.h, stmt.h).
+ * Drivers without non-blocking ops run the blocking op inside *_start, so
+ * callers need one code path.  The blocking calls do not go through here:
+ * a poll loop would add a system call per query on the OLTP hot path. */
+#include "async.h"
+#include "account.h"
+#include "conn.h"
+#include "debug.h"
+#include "error.h"
+#include "query.h"
+#include "stmt.h"
+
+#include <string.h>
+
+static int async_done(lb_db_conn *c, int rc, lb__db_async *out);
+
+static int busy(lb_db_conn *c)
+{
+    return lb__db_fail_code(c, LB_DB_E_INVALID, "another operation is in progress on this connection", NULL, 0, 0);
+}
+
+/* -code when no operation can start on `c` (NULL, or one in progress). */
+static int not_idle(lb_db_conn *c)
+{
+    if (!c)
+        return -LB_DB_E_INVALID;
+    return c->aop ? busy(c) : 0;
+}
+
+/* The driver's start or cont call returned `rc`: a wait mask goes back to
+ * the caller; completion (0 or <0) finishes the operation. */
+static int begun(lb_db_conn *c, int rc, lb__db_async *out)
+{
+    return rc > 0 ? rc : async_done(c, rc, out);
+}
+
+/* Operation `op` (on statement `s`) is in progress from now on. */
+static void in_progress(lb_db_conn *c, int op, lb_db_stmt *s)
+{
+    lb__db_clear_error(c);
+    c->aop = op;
+    c->astmt = s;
+}
+
+static int connect_begin(lb_db_conn *c, int op)
+{
+    in_progress(c, op, NULL);
+    if (!lb__db_has_async(c->ops)) {
+        c->adrv = c->ops->connect(&c->opts, &c->err);
+        return async_done(c, c->adrv ? 0 : -1, NULL);
+    }
+    void *d = NULL;
+    int rc = c->ops->connect_start(&c->opts, &d, &c->err);
+    c->adrv = d;
+    return begun(c, rc, NULL);
+}
+
+int lb_db_connect_start(lb_db_conn *c)
+{
+    int rc = not_idle(c);
+    if (rc != 0)
+        return rc;
+    if (c->drv)
+        return 0;
+    lb__db_debug_connect(c);
+    return connect_begin(c, LB__DB_AOP_CONNECT);
+}
+
+int lb_db_reconnect_start(lb_db_conn *c)
+{
+    int rc = not_idle(c);
+    if (rc != 0)
+        return rc;
+    lb__db_reconnect_begin(c);
+    return connect_begin(c, LB__DB_AOP_RECONNECT);
+}
+
+static int query_begin(lb_db_conn *c, const char *sql, size_t len, int type, lb_db_result *target)
+{
+    int rc = lb__db_query_prologue(c, sql, len);
+    if (rc != 0)
+        return rc;
+    c->aop = LB__DB_AOP_QUERY;
+    c->atype = type;
+    c->atarget = target;
+    c->asql = sql;
+    c->alen = len;
+    lb__db_async out;
+    memset(&out, 0, sizeof out);
+    return begun(c, c->ops->query_start(c->drv, sql, len, &out, &c->err), &out);
+}
+
+int lb_db_query_start(lb_db_conn *c, const char *sql, size_t len)
+{
+    if (!c || !sql)
+        return lb__db_query_invalid(c);
+    if (c->aop)
+        return busy(c);
+    if (!lb__db_has_async(c->ops))
+        return lb_db_query(c, sql, len);
+    return query_begin(c, sql, len, lb_db_classify(sql, len), &c->result);
+}
+
+/* Server-side prepare of `s` (a new statement, or one a reconnect left
+ * unprepared), as operation `op`. */
+static int prepare_begin(lb_db_stmt *s, int op)
+{
+    lb_db_conn *c = s->c;
+    in_progress(c, op, s);
+    lb__db_async out;
+    memset(&out, 0, sizeof out);
+    return begun(c, c->ops->prepare_start(c->drv, s->sql, s->len, &out, &c->err), &out);
+}
+
+int lb_db_prepare_start(lb_db_conn *c, const char *sql, size_t len)
+{
+    int rc = not_idle(c);
+    if (rc != 0)
+        return rc;
+    c->aprepared = NULL;
+    if (!lb__db_has_async(c->ops) || c->opts.ps_mode == LB_DB_PS_DISABLE || !c->ops->prepare) {
+        /* Nothing to wait for: emulated statements only parse the SQL. */
+        c->aprepared = lb_db_prepare(c, sql, len);
+        return c->aprepared ? 0 : lb__db_err_rc(c);
+    }
+    lb_db_stmt *s = lb__db_stmt_new(c, sql, len, 0);
+    if (!s)
+        return lb__db_err_rc(c);
+    return prepare_begin(s, LB__DB_AOP_PREPARE);
+}
+
+lb_db_stmt *lb_db_prepared(lb_db_conn *c)
+{
+    return c ? c->aprepared : NULL;
+}
+
+static int exec_begin(lb_db_stmt *s)
+{
+    lb_db_conn *c = s->c;
+    lb__db_exec_begin(s);
+    c->aop = LB__DB_AOP_EXECUTE;
+    c->astmt = s;
+    lb__db_async out;
+    memset(&out, 0, sizeof out);
+    return begun(c, c->ops->stmt_execute_start(s->drv, &out, &c->err), &out);
+}
+
+int lb_db_stmt_execute_start(lb_db_stmt *s)
+{
+    if (!s)
+        return -LB_DB_E_INVALID;
+    lb_db_conn *c = s->c;
+    if (c->aop)
+        return busy(c);
+    if (!lb__db_has_async(c->ops))
+        return lb_db_stmt_execute(s);
+    size_t n;
+    int rc = lb__db_exec_prologue(s, &n);
+    if (rc < 0)
+        return rc;
+    if (rc > 0)
+        return query_begin(c, s->ebuf, n, s->type, &s->result);
+    if (!s->drv) {
+        /* Unprepared since a reconnect: prepare it again first. */
+        if (c->opts.debug)
+            lb__db_debug_prepare(c, s, 0);
+        return prepare_begin(s, LB__DB_AOP_REPREPARE);
+    }
+    return exec_begin(s);
+}
+
+static int connect_done(lb_db_conn *c, int op, int rc)
+{
+    void *d = c->adrv;
+    c->adrv = NULL;
+    if (rc < 0 || !d) {
+        if (d)
+            c->ops->disconnect(d);
+        return lb__db_connect_failed(c);
+    }
+    lb__db_conn_attach(c, d, op == LB__DB_AOP_RECONNECT);
+    return 0;
+}
+
+/* A prepare completed: hand its result to the statement. */
+static int prepared(lb_db_stmt *s, int rc, const lb__db_async *out)
+{
+    return lb__db_stmt_after_prepare(s, rc == 0 ? out->ds : NULL, rc == 0 ? out->nparams : 0);
+}
+
+static int async_done(lb_db_conn *c, int rc, lb__db_async *out)
+{
+    int op = c->aop;
+    lb_db_stmt *s = c->astmt;
+    c->aop = LB__DB_AOP_NONE;
+    c->astmt = NULL;
+    switch (op) {
+    case LB__DB_AOP_CONNECT:
+    case LB__DB_AOP_RECONNECT:
+        return connect_done(c, op, rc);
+    case LB__DB_AOP_QUERY:
+        if (rc < 0)
+            return lb__db_fail(c, c->asql, c->alen, 1);
+        lb__db_query_done(c, c->atype, &out->rs, c->atarget);
+        return 0;
+    case LB__DB_AOP_PREPARE:
+        if ((rc = lb__db_stmt_adopt(s, prepared(s, rc, out))) == 0)
+            c->aprepared = s;
+        return rc;
+    case LB__DB_AOP_REPREPARE:
+        if (prepared(s, rc, out) != 0)
+            return lb__db_fail(c, s->sql, s->len, 1);
+        if (s->emulated)
+            return lb_db_stmt_execute_start(s);
+        return exec_begin(s);
+    case LB__DB_AOP_EXECUTE:
+        if (rc < 0)
+            return lb__db_fail(c, s->sql, s->len, 1);
+        lb__db_exec_done(s, &out->rs);
+        return 0;
+    default:
+        return lb__db_fail_code(c, LB_DB_E_INVALID, "no operation in progress", NULL, 0, 0);
+    }
+}
+
+int lb_db_cont(lb_db_conn *c, int ready)
+{
+    if (!c)
+        return -LB_DB_E_INVALID;
+    if (!c->aop)
+        return lb__db_fail_code(c, LB_DB_E_INVALID, "no operation in progress", NULL, 0, 0);
+    lb__db_async out;
+    memset(&out, 0, sizeof out);
+    int connecting = c->aop == LB__DB_AOP_CONNECT || c->aop == LB__DB_AOP_RECONNECT;
+    return begun(c, c->ops->cont(connecting ? c->adrv : c->drv, ready, &out, &c->err), &out);
+}
+
+/* The driver connection an operation waits on: the one being connected,
+ * else the live one. */
+static void *wait_dc(lb_db_conn *c)
+{
+    return c ? (c->adrv ? c->adrv : c->drv) : NULL;
+}
+
+int lb_db_conn_fd(lb_db_conn *c)
+{
+    void *dc = wait_dc(c);
+    return dc && lb__db_has_async(c->ops) ? c->ops->fd(dc) : -1;
+}
+
+int lb_db_conn_timeout_ms(lb_db_conn *c)
+{
+    void *dc = wait_dc(c);
+    return dc && lb__db_has_async(c->ops) ? c->ops->timeout_ms(dc) : 0;
+}
+
+void lb__db_async_abandon(lb_db_conn *c)
+{
+    if (c->adrv) {
+        /* A connect that never completed. */
+        c->ops->disconnect(c->adrv);
+        c->adrv = NULL;
+    }
+    if (c->aop == LB__DB_AOP_PREPARE && c->astmt) {
+        /* A new statement whose prepare never completed (not yet listed). */
+        lb__db_stmt_free(c->astmt);
+        c->astmt = NULL;
+    }
+}

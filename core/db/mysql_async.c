@@ -1,0 +1,283 @@
+/* MySQL driver, non-blocking operations.  Each operation runs the same
+ * protocol steps as its blocking twin (mysql_conn.c, mysql_stmt.c) through
+ * Connector/C's *_start / *_cont calls, with the same state structs.  Every
+ * operation but connect first drains result sets left over from an earlier
+ * multi-statement query.  Connector/C lets blocking calls be mixed in on a
+ * non-blocking connection (it switches the socket back), which the rare
+ * paths use (leftover results of a CALL, closing). */
+#include "mysql_async.h"
+#include "mysql_conn.h"
+#include "mysql_stmt.h"
+
+#include <limits.h>
+
+/* Steps of the state machine.  A step that starts a call moves `step` to
+ * the step that handles its completion; if the call must wait, `pending`
+ * is set and the status goes back to the caller, and the next cont()
+ * continues that call with what happened. */
+enum {
+    ST_IDLE, ST_CONNECT_DONE,
+    ST_DRAIN, ST_DRAIN_NEXT_DONE, ST_DRAIN_STORE_DONE,
+    ST_QUERY, ST_QUERY_DONE, ST_STORE_DONE,
+    ST_PREPARE, ST_PREPARE_DONE,
+    ST_EXECUTE, ST_EXECUTE_DONE, ST_SSTORE_DONE
+};
+
+/* What a step returns to run the next step at once (never a wait mask,
+ * 0 or -1, the values that go back to the caller). */
+#define AGAIN INT_MIN
+
+static int op_end(my_conn *mc, int rc)
+{
+    mc->op = OP_NONE;
+    mc->step = ST_IDLE;
+    mc->pending = 0;
+    mc->ast = NULL;
+    return rc;
+}
+
+/* Start a call: `expr` returns a wait status or 0. */
+#define START(next, expr)                       \
+    do {                                        \
+        mc->step = (next);                      \
+        int st_ = (expr);                       \
+        if (st_) {                              \
+            mc->pending = 1;                    \
+            return st_;                         \
+        }                                       \
+    } while (0)
+
+/* Continue the call this step waits for, if it had to wait. */
+#define CONT(expr)                              \
+    do {                                        \
+        if (mc->pending) {                      \
+            mc->pending = 0;                    \
+            int st_ = (expr);                   \
+            if (st_) {                          \
+                mc->pending = 1;                \
+                return st_;                     \
+            }                                   \
+        }                                       \
+    } while (0)
+
+/* The operation's own first step, once nothing is left to drain. */
+static int first_step(const my_conn *mc)
+{
+    return mc->op == OP_QUERY ? ST_QUERY : mc->op == OP_PREPARE ? ST_PREPARE : ST_EXECUTE;
+}
+
+static int step_connect(my_conn *mc, int ready, lb_db_error *err)
+{
+    MYSQL *m = &mc->m;
+    CONT(mysql_real_connect_cont(&mc->cret, m, ready));
+    if (!mc->cret) {
+        lb__db_my_conn_error(err, m);
+        return op_end(mc, -1);
+    }
+    return op_end(mc, lb__db_my_connected(mc, err));
+}
+
+/* As lb__db_my_drain: a failed leftover statement ends the chain. */
+static int step_drain(my_conn *mc, int ready)
+{
+    MYSQL *m = &mc->m;
+    switch (mc->step) {
+    case ST_DRAIN:
+        if (!mysql_more_results(m)) {
+            mc->step = first_step(mc);
+            return AGAIN;
+        }
+        START(ST_DRAIN_NEXT_DONE, mysql_next_result_start(&mc->iret, m));
+        return AGAIN;
+    case ST_DRAIN_NEXT_DONE:
+        CONT(mysql_next_result_cont(&mc->iret, m, ready));
+        if (mc->iret != 0) {
+            mc->step = first_step(mc);
+            return AGAIN;
+        }
+        START(ST_DRAIN_STORE_DONE, mysql_store_result_start(&mc->res, m));
+        return AGAIN;
+    default: /* ST_DRAIN_STORE_DONE */
+        CONT(mysql_store_result_cont(&mc->res, m, ready));
+        if (mc->res)
+            mysql_free_result(mc->res);
+        mc->res = NULL;
+        mc->step = ST_DRAIN;
+        return AGAIN;
+    }
+}
+
+static int step_query(my_conn *mc, int ready, lb__db_async *out, lb_db_error *err)
+{
+    MYSQL *m = &mc->m;
+    switch (mc->step) {
+    case ST_QUERY:
+        START(ST_QUERY_DONE, mysql_real_query_start(&mc->iret, m, mc->sql, mc->len));
+        return AGAIN;
+    case ST_QUERY_DONE:
+        CONT(mysql_real_query_cont(&mc->iret, m, ready));
+        if (mc->iret != 0) {
+            lb__db_my_conn_error(err, m);
+            return op_end(mc, -1);
+        }
+        START(ST_STORE_DONE, mysql_store_result_start(&mc->res, m));
+        return AGAIN;
+    default: /* ST_STORE_DONE */
+        CONT(mysql_store_result_cont(&mc->res, m, ready));
+        if (!mc->res && mysql_field_count(m) != 0) {
+            lb__db_my_conn_error(err, m);
+            return op_end(mc, -1);
+        }
+        lb__db_my_result_out(mc->res, &out->rs);
+        mc->res = NULL;
+        return op_end(mc, 0);
+    }
+}
+
+static int step_prepare(my_conn *mc, int ready, lb__db_async *out, lb_db_error *err)
+{
+    my_stmt *ms = mc->ast;
+    if (mc->step == ST_PREPARE) {
+        START(ST_PREPARE_DONE, mysql_stmt_prepare_start(&mc->iret, ms->st, mc->sql, mc->len));
+        return AGAIN;
+    }
+    CONT(mysql_stmt_prepare_cont(&mc->iret, ms->st, ready));
+    if (mc->iret != 0)
+        lb__db_my_prepare_error(err, ms->st);
+    if (mc->iret != 0 || lb__db_my_stmt_prepared_ok(ms, out, err) != 0) {
+        lb__db_my_stmt_close(ms);
+        return op_end(mc, -1);
+    }
+    return op_end(mc, 0);
+}
+
+static int step_execute(my_conn *mc, int ready, lb__db_async *out, lb_db_error *err)
+{
+    my_stmt *ms = mc->ast;
+    switch (mc->step) {
+    case ST_EXECUTE:
+        START(ST_EXECUTE_DONE, mysql_stmt_execute_start(&mc->iret, ms->st));
+        return AGAIN;
+    case ST_EXECUTE_DONE: {
+        CONT(mysql_stmt_execute_cont(&mc->iret, ms->st, ready));
+        if (mc->iret != 0) {
+            lb__db_my_stmt_error(err, ms->st);
+            return op_end(mc, -1);
+        }
+        int rc = lb__db_my_exec_shape(ms, &out->rs, err);
+        if (rc <= 0)
+            return op_end(mc, rc);
+        START(ST_SSTORE_DONE, mysql_stmt_store_result_start(&mc->iret, ms->st));
+        return AGAIN;
+    }
+    default: /* ST_SSTORE_DONE */
+        CONT(mysql_stmt_store_result_cont(&mc->iret, ms->st, ready));
+        return op_end(mc, lb__db_my_stmt_executed(ms, &out->rs, err));
+    }
+}
+
+/* Run steps until one waits (its mask) or the operation ends (0 / -1). */
+static int advance(my_conn *mc, int ready, lb__db_async *out, lb_db_error *err)
+{
+    for (;;) {
+        int rc;
+        switch (mc->step) {
+        case ST_CONNECT_DONE:
+            rc = step_connect(mc, ready, err);
+            break;
+        case ST_DRAIN: case ST_DRAIN_NEXT_DONE: case ST_DRAIN_STORE_DONE:
+            rc = step_drain(mc, ready);
+            break;
+        case ST_QUERY: case ST_QUERY_DONE: case ST_STORE_DONE:
+            rc = step_query(mc, ready, out, err);
+            break;
+        case ST_PREPARE: case ST_PREPARE_DONE:
+            rc = step_prepare(mc, ready, out, err);
+            break;
+        case ST_EXECUTE: case ST_EXECUTE_DONE: case ST_SSTORE_DONE:
+            rc = step_execute(mc, ready, out, err);
+            break;
+        default:
+            lb__db_error_set(err, LB_DB_E_INVALID, "HY000", "no operation in progress");
+            return op_end(mc, -1);
+        }
+        if (rc != AGAIN)
+            return rc;
+    }
+}
+
+int lb__db_my_connect_start(const lb_db_conn_opts *o, void **dc, lb_db_error *err)
+{
+    my_conn *mc = lb__db_my_conn_init(o, err);
+    *dc = mc;
+    if (!mc)
+        return -1;
+    MYSQL *m = &mc->m;
+    /* 0: Connector/C's default stack for its internal coroutine. */
+    if (mysql_options(m, MYSQL_OPT_NONBLOCK, 0) != 0) {
+        lb__db_error_set(err, LB_DB_E_NOMEM, "HY001", "cannot enable the non-blocking API");
+        return -1;
+    }
+    mc->op = OP_CONNECT;
+    mc->pending = 0;
+    mc->step = ST_CONNECT_DONE;
+    int st = mysql_real_connect_start(&mc->cret, m, o->host, o->user, o->password, o->db,
+                                      o->port > 0 ? (unsigned int)o->port : 0, o->socket, LB__DB_MY_CONNECT_FLAGS);
+    if (st) {
+        mc->pending = 1;
+        return st;
+    }
+    lb__db_async out;
+    return advance(mc, 0, &out, err);
+}
+
+/* Begin operation `op` (SQL text for query/prepare, statement for
+ * prepare/execute): the drain step first. */
+static int op_begin(my_conn *mc, int op, const char *sql, size_t len, my_stmt *ms,
+                    lb__db_async *out, lb_db_error *err)
+{
+    mc->op = op;
+    mc->step = ST_DRAIN;
+    mc->pending = 0;
+    mc->sql = sql;
+    mc->len = (unsigned long)len;
+    mc->ast = ms;
+    return advance(mc, 0, out, err);
+}
+
+int lb__db_my_query_start(void *dc, const char *sql, size_t len, lb__db_async *out, lb_db_error *err)
+{
+    return op_begin(dc, OP_QUERY, sql, len, NULL, out, err);
+}
+
+int lb__db_my_prepare_start(void *dc, const char *sql, size_t len, lb__db_async *out, lb_db_error *err)
+{
+    my_conn *mc = dc;
+    my_stmt *ms = lb__db_my_stmt_new(mc, err);
+    if (!ms)
+        return -1;
+    return op_begin(mc, OP_PREPARE, sql, len, ms, out, err);
+}
+
+int lb__db_my_stmt_execute_start(void *ds, lb__db_async *out, lb_db_error *err)
+{
+    my_stmt *ms = ds;
+    if (lb__db_my_rebind_if_changed(ms, err) != 0)
+        return -1;
+    return op_begin(ms->mc, OP_EXECUTE, NULL, 0, ms, out, err);
+}
+
+int lb__db_my_cont(void *dc, int ready, lb__db_async *out, lb_db_error *err)
+{
+    return advance(dc, ready, out, err);
+}
+
+int lb__db_my_fd(void *dc)
+{
+    return (int)mysql_get_socket(&((my_conn *)dc)->m);
+}
+
+int lb__db_my_timeout_ms(void *dc)
+{
+    return (int)mysql_get_timeout_value_ms(&((my_conn *)dc)->m);
+}

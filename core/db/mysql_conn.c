@@ -1,0 +1,245 @@
+/* MySQL driver, connections and plain queries: the client library's
+ * process and thread set-up, connection handles (options, TLS check,
+ * abort from another thread) and the blocking query ops.  Query rows are
+ * handed out as the library's own MYSQL_ROW (no copy), and results are
+ * stored client-side (the connection is free for the next query at once
+ * and the row count is known without fetching). */
+#include "mysql_conn.h"
+#include "mysql_stmt.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+static _Thread_local int thread_ready;
+
+/* libmariadb keeps per-thread state; mysql_thread_init must run in every
+ * thread that uses the library (mysql_init does it implicitly in some
+ * versions, not all), so do it on first use. */
+void lb__db_my_thread_init(void)
+{
+    if (!thread_ready) {
+        mysql_thread_init();
+        thread_ready = 1;
+    }
+}
+
+void lb__db_my_thread_done(void)
+{
+    if (thread_ready) {
+        mysql_thread_end();
+        thread_ready = 0;
+    }
+}
+
+int lb__db_my_global_init(void)
+{
+    return mysql_library_init(0, NULL, NULL) ? -1 : 0;
+}
+
+void lb__db_my_global_done(void)
+{
+    mysql_library_end();
+}
+
+void lb__db_my_conn_error(lb_db_error *err, MYSQL *m)
+{
+    lb__db_error_set(err, (int)mysql_errno(m), mysql_sqlstate(m), mysql_error(m));
+}
+
+static void set_uint_opt(MYSQL *m, enum mysql_option opt, int32_t v)
+{
+    if (v > 0) {
+        unsigned int u = (unsigned int)v;
+        mysql_options(m, opt, &u);
+    }
+}
+
+/* Allocate and set up a MYSQL handle with the options (no I/O). */
+my_conn *lb__db_my_conn_init(const lb_db_conn_opts *o, lb_db_error *err)
+{
+    lb__db_my_thread_init();
+    my_conn *mc = calloc(1, sizeof *mc);
+    if (!mc) {
+        lb__db_error_set(err, LB_DB_E_NOMEM, "HY001", "out of memory");
+        return NULL;
+    }
+    mc->fd = -1;
+    if (!mysql_init(&mc->m)) {
+        free(mc);
+        lb__db_error_set(err, LB_DB_E_NOMEM, "HY001", "mysql_init failed");
+        return NULL;
+    }
+    MYSQL *m = &mc->m;
+    my_bool on = 1;
+    set_uint_opt(m, MYSQL_OPT_CONNECT_TIMEOUT, o->connect_timeout);
+    set_uint_opt(m, MYSQL_OPT_READ_TIMEOUT, o->read_timeout);
+    set_uint_opt(m, MYSQL_OPT_WRITE_TIMEOUT, o->write_timeout);
+    if (o->compression)
+        mysql_options(m, MYSQL_OPT_COMPRESS, NULL);
+    /* Makes mysql_stmt_fetch report columns that did not fit our buffers. */
+    mysql_options(m, MYSQL_REPORT_DATA_TRUNCATION, &on);
+    if (o->ssl_mode != LB_DB_SSL_DISABLED) {
+        /* Connector/C has no CA-only verification: VERIFY_CA and
+         * VERIFY_IDENTITY both verify the chain and the host name. */
+        mysql_ssl_set(m, o->ssl_key, o->ssl_cert, o->ssl_ca, NULL, o->ssl_cipher);
+        if (o->ssl_mode >= LB_DB_SSL_REQUIRED)
+            mysql_options(m, MYSQL_OPT_SSL_ENFORCE, &on);
+        if (o->ssl_mode >= LB_DB_SSL_VERIFY_CA)
+            mysql_options(m, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &on);
+    }
+    mc->ssl_required = o->ssl_mode >= LB_DB_SSL_REQUIRED;
+    return mc;
+}
+
+/* After the handshake: Connector/C only refuses a TLS-less server when
+ * certificate verification is on; MYSQL_OPT_SSL_ENFORCE alone falls back
+ * to plain text.  "required" must not, so check what was negotiated. */
+int lb__db_my_connected(my_conn *mc, lb_db_error *err)
+{
+    if (mc->ssl_required && mysql_get_ssl_cipher(&mc->m) == NULL) {
+        lb__db_error_set(err, 2026, "HY000", "TLS/SSL error: SSL is required, but the server does not support it");
+        return -1;
+    }
+    mc->fd = (int)mysql_get_socket(&mc->m);
+    return 0;
+}
+
+void *lb__db_my_connect(const lb_db_conn_opts *o, lb_db_error *err)
+{
+    my_conn *mc = lb__db_my_conn_init(o, err);
+    if (!mc)
+        return NULL;
+    MYSQL *m = &mc->m;
+    if (!mysql_real_connect(m, o->host, o->user, o->password, o->db,
+                            o->port > 0 ? (unsigned int)o->port : 0, o->socket, LB__DB_MY_CONNECT_FLAGS))
+        lb__db_my_conn_error(err, m);
+    else if (lb__db_my_connected(mc, err) == 0)
+        return mc;
+    mysql_close(m);
+    free(mc);
+    return NULL;
+}
+
+void lb__db_my_disconnect(void *dc)
+{
+    my_conn *mc = dc;
+    my_stmt *orphan = mc->op == OP_PREPARE ? mc->ast : NULL; /* a prepare that never completed */
+    if (mc->res)
+        mysql_free_result(mc->res);
+    /* mysql_close detaches (invalidates) the connection's statements, so
+     * their later mysql_stmt_close only frees client memory. */
+    mysql_close(&mc->m);
+    if (orphan)
+        lb__db_my_stmt_close(orphan);
+    free(mc);
+}
+
+void lb__db_my_abort(void *dc)
+{
+    my_conn *mc = dc;
+    /* shutdown() rather than close(): the fd stays allocated to this
+     * connection (no reuse race), and the owner's blocked read/write fails
+     * at once with a lost-connection error. */
+    if (mc->fd >= 0)
+        shutdown(mc->fd, SHUT_RDWR);
+}
+
+const char *lb__db_my_server_version(void *dc)
+{
+    return mysql_get_server_info(&((my_conn *)dc)->m);
+}
+
+/* Throw away result sets still pending from a multi-statement query, so
+ * the next command is not "out of sync". */
+void lb__db_my_drain(MYSQL *m)
+{
+    while (mysql_more_results(m)) {
+        if (mysql_next_result(m) != 0)
+            break;
+        MYSQL_RES *r = mysql_store_result(m);
+        if (r)
+            mysql_free_result(r);
+    }
+}
+
+void lb__db_my_result_out(MYSQL_RES *r, lb__db_rs *out)
+{
+    out->h = r;
+    out->nrows = r ? (int64_t)mysql_num_rows(r) : 0;
+    out->nfields = r ? (int)mysql_num_fields(r) : 0;
+}
+
+static int store(MYSQL *m, lb__db_rs *out, lb_db_error *err)
+{
+    MYSQL_RES *r = mysql_store_result(m);
+    if (!r && mysql_field_count(m) != 0) {
+        lb__db_my_conn_error(err, m);
+        return -1;
+    }
+    lb__db_my_result_out(r, out);
+    return 0;
+}
+
+int lb__db_my_query(void *dc, const char *sql, size_t len, lb__db_rs *out, lb_db_error *err)
+{
+    MYSQL *m = &((my_conn *)dc)->m;
+    if (mysql_more_results(m))
+        lb__db_my_drain(m);
+    if (mysql_real_query(m, sql, (unsigned long)len) != 0) {
+        lb__db_my_conn_error(err, m);
+        return -1;
+    }
+    return store(m, out, err);
+}
+
+int lb__db_my_next_result(void *dc, lb__db_rs *out, lb_db_error *err)
+{
+    MYSQL *m = &((my_conn *)dc)->m;
+    if (!mysql_more_results(m))
+        return 0;
+    int rc = mysql_next_result(m);
+    if (rc < 0)
+        return 0;
+    if (rc > 0) {
+        lb__db_my_conn_error(err, m);
+        return -1;
+    }
+    return store(m, out, err) == 0 ? 1 : -1;
+}
+
+int lb__db_my_fetch(void *h, const char *const **values, const unsigned long **lengths, lb_db_error *err)
+{
+    (void)err;
+    MYSQL_ROW row = mysql_fetch_row((MYSQL_RES *)h);
+    if (!row)
+        return 0;
+    *values = (const char *const *)row;
+    *lengths = mysql_fetch_lengths((MYSQL_RES *)h);
+    return 1;
+}
+
+void lb__db_my_free_result(void *h)
+{
+    mysql_free_result((MYSQL_RES *)h);
+}
+
+uint64_t lb__db_my_affected_rows(void *dc, void *ds)
+{
+    my_ulonglong n = ds ? mysql_stmt_affected_rows(((my_stmt *)ds)->st)
+                        : mysql_affected_rows(&((my_conn *)dc)->m);
+    return n == (my_ulonglong)-1 ? 0 : (uint64_t)n;
+}
+
+uint64_t lb__db_my_insert_id(void *dc, void *ds)
+{
+    return ds ? (uint64_t)mysql_stmt_insert_id(((my_stmt *)ds)->st)
+              : (uint64_t)mysql_insert_id(&((my_conn *)dc)->m);
+}
+
+long lb__db_my_escape(void *dc, char *to, const char *from, size_t len)
+{
+    /* Honours the connection charset and NO_BACKSLASH_ESCAPES. */
+    unsigned long n = mysql_real_escape_string(&((my_conn *)dc)->m, to, from, (unsigned long)len);
+    return n == (unsigned long)-1 ? -1 : (long)n;
+}

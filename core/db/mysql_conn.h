@@ -1,0 +1,73 @@
+/* The MySQL driver's connection (my_conn) and its blocking connection and
+ * query ops, shared by the driver's files (mysql.c lists the ops). */
+#ifndef LB_DB_MYSQL_CONN_H
+#define LB_DB_MYSQL_CONN_H
+
+#include "db.h"
+
+#include <mysql.h>
+
+/* MYSQL_BIND.length is unsigned long *; lb_db_bind.len is uint64_t. */
+_Static_assert(sizeof(unsigned long) == sizeof(uint64_t), "LP64 required for in-place length binding");
+_Static_assert(sizeof(my_bool) == sizeof(char), "my_bool must alias lb_db_bind.is_null");
+
+/* Multi statements as in sysbench: scenarios may send "a; b". */
+#define LB__DB_MY_CONNECT_FLAGS (CLIENT_MULTI_STATEMENTS | CLIENT_MULTI_RESULTS)
+
+typedef struct my_stmt my_stmt;
+
+typedef struct my_conn {
+    MYSQL m;
+    int fd;             /* cached socket for abort(): never touch MYSQL from another thread */
+    /* the non-blocking operation in progress (mysql_async.c) */
+    int op;             /* OP_* */
+    int step;           /* ST_*: the step to run, or the call waited for */
+    int pending;        /* the call of `step` returned a wait status: continue it */
+    int ssl_required;
+    const char *sql;
+    unsigned long len;
+    my_stmt *ast;       /* prepare / execute */
+    int iret;
+    my_bool bret;
+    MYSQL *cret;
+    MYSQL_RES *res;
+} my_conn;
+
+enum { OP_NONE, OP_CONNECT, OP_QUERY, OP_PREPARE, OP_EXECUTE };
+
+/* mysql_thread_init on a thread's first use of the library. */
+void lb__db_my_thread_init(void);
+
+/* The connection's last error into `err`. */
+void lb__db_my_conn_error(lb_db_error *err, MYSQL *m);
+
+/* Allocate and set up a MYSQL handle with the options (no I/O). */
+my_conn *lb__db_my_conn_init(const lb_db_conn_opts *o, lb_db_error *err);
+
+/* After the handshake: check the TLS the options require, cache the
+ * socket.  0 or -1 (err filled). */
+int lb__db_my_connected(my_conn *mc, lb_db_error *err);
+
+/* Throw away result sets still pending from a multi-statement query. */
+void lb__db_my_drain(MYSQL *m);
+
+/* A stored result set (or none) as the driver interface reports it. */
+void lb__db_my_result_out(MYSQL_RES *r, lb__db_rs *out);
+
+/* The ops of lb__db_mysql_ops that live in mysql_conn.c. */
+int  lb__db_my_global_init(void);
+void lb__db_my_global_done(void);
+void lb__db_my_thread_done(void);
+void *lb__db_my_connect(const lb_db_conn_opts *o, lb_db_error *err);
+void lb__db_my_disconnect(void *dc);
+void lb__db_my_abort(void *dc);
+const char *lb__db_my_server_version(void *dc);
+int  lb__db_my_query(void *dc, const char *sql, size_t len, lb__db_rs *out, lb_db_error *err);
+int  lb__db_my_next_result(void *dc, lb__db_rs *out, lb_db_error *err);
+int  lb__db_my_fetch(void *h, const char *const **values, const unsigned long **lengths, lb_db_error *err);
+void lb__db_my_free_result(void *h);
+uint64_t lb__db_my_affected_rows(void *dc, void *ds);
+uint64_t lb__db_my_insert_id(void *dc, void *ds);
+long lb__db_my_escape(void *dc, char *to, const char *from, size_t len);
+
+#endif
