@@ -52,15 +52,20 @@ lb_runtime *lb__runtime_self(lua_State *L)
 /* Text written while a progress line is shown first clears that line, so a
  * message never continues the bar; the reporter draws the bar again at its
  * next update. */
+static void clear_bar_locked(lb_runtime *rt)
+{
+    if (rt->bar_shown) {
+        rt->out(rt->out_ud, "\r\033[K", 4);
+        rt->bar_shown = 0;
+    }
+}
+
 void lb__runtime_write(lb_runtime *rt, const char *s, size_t len)
 {
     if (!rt || !rt->out)
         return;
     pthread_mutex_lock(&rt->out_mu);
-    if (rt->bar_shown) {
-        rt->out(rt->out_ud, "\r\033[K", 4);
-        rt->bar_shown = 0;
-    }
+    clear_bar_locked(rt);
     rt->out(rt->out_ud, s, len);
     pthread_mutex_unlock(&rt->out_mu);
 }
@@ -219,10 +224,7 @@ void lb_runtime_debug_sink(void *ud, const char *msg)
     if (!rt || !rt->out)
         return;
     pthread_mutex_lock(&rt->out_mu);
-    if (rt->bar_shown) {
-        rt->out(rt->out_ud, "\r\033[K", 4);
-        rt->bar_shown = 0;
-    }
+    clear_bar_locked(rt);
     rt->out(rt->out_ud, "debug: ", 7);
     rt->out(rt->out_ud, msg, strlen(msg));
     rt->out(rt->out_ud, "\n", 1);

@@ -48,3 +48,36 @@ json_assert() {
     fail "$name" "$(head -c 400 "$T/$name.ja")"
   fi
 }
+
+# one_line NAME REGEX CMD... : non-zero exit below 124, exactly one stderr
+# line matching REGEX, no traceback, and an empty stdout unless
+# ALLOW_STDOUT=1 (a user mistake refused before anything runs prints no
+# report and no help).
+one_line() {
+  local name=$1 re=$2; shift 2
+  run "$name" "$@"
+  local n
+  n=$(wc -l < "$T/$name.err")
+  if [ "$rc" -eq 0 ]; then fail "$name" "expected a non-zero exit"; return 1; fi
+  if [ "$rc" -ge 124 ]; then fail "$name" "crashed or timed out (status $rc): $(head -c 300 "$T/$name.err")"; return 1; fi
+  if grep -q 'stack traceback' "$T/$name.err"; then fail "$name" "traceback: $(head -c 400 "$T/$name.err")"; return 1; fi
+  if [ "$n" -ne 1 ]; then fail "$name" "stderr has $n lines: $(head -c 400 "$T/$name.err")"; return 1; fi
+  if ! grep -Eq -- "$re" "$T/$name.err"; then fail "$name" "stderr does not match /$re/: $(head -c 400 "$T/$name.err")"; return 1; fi
+  if [ "${ALLOW_STDOUT:-0}" != 1 ] && [ -s "$T/$name.out" ]; then
+    fail "$name" "stdout is not empty: $(head -c 300 "$T/$name.out")"; return 1
+  fi
+  pass "$name"
+}
+
+# sandbox_start SUITE: start the suite's private MariaDB (LB_SANDBOX_DIR and
+# LB_SANDBOX_PORT exported by the caller), stop it by its PID and remove $T
+# at exit, and set $M to the options that reach it.
+sandbox_start() {
+  if ! contrib/mariadb-sandbox.sh start >"$T/sandbox.log" 2>&1; then
+    fail "$1_sandbox_start" "$(tail -5 "$T/sandbox.log")"; exit 1
+  fi
+  pass "$1_sandbox_start"
+  trap 'contrib/mariadb-sandbox.sh stop >/dev/null 2>&1; rm -rf "$T"' EXIT
+  set -a; . "$LB_SANDBOX_DIR/env"; set +a
+  M="--mysql-host=127.0.0.1 --mysql-port=$LB_MYSQL_PORT --mysql-user=sbtest --mysql-password=sbtest --mysql-db=sbtest"
+}

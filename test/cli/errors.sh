@@ -8,23 +8,6 @@ cd "$(dirname "$0")/../.." || exit 1
 S=test/cli/scripts
 DB="--mysql-host=127.0.0.1 --mysql-port=1"   # a closed port: connects fail at once
 
-# one_line NAME REGEX CMD... : non-zero exit, exactly one stderr line
-# matching REGEX, no traceback, empty stdout.
-one_line() {
-  local name=$1 re=$2; shift 2
-  run "$name" "$@"
-  local n
-  n=$(wc -l < "$T/$name.err")
-  if [ "$rc" -eq 0 ]; then fail "$name" "expected a non-zero exit"; return 1; fi
-  if [ "$rc" -ge 124 ]; then fail "$name" "crashed or timed out (status $rc): $(head -c 300 "$T/$name.err")"; return 1; fi
-  if grep -q 'stack traceback' "$T/$name.err"; then fail "$name" "traceback: $(head -c 400 "$T/$name.err")"; return 1; fi
-  if [ "$n" -ne 1 ]; then fail "$name" "stderr has $n lines: $(head -c 400 "$T/$name.err")"; return 1; fi
-  if ! grep -Eq -- "$re" "$T/$name.err"; then fail "$name" "stderr does not match /$re/: $(head -c 400 "$T/$name.err")"; return 1; fi
-  if [ "${ALLOW_STDOUT:-0}" != 1 ] && [ -s "$T/$name.out" ]; then
-    fail "$name" "stdout is not empty: $(head -c 300 "$T/$name.out")"; return 1
-  fi
-  pass "$name"
-}
 
 # ---- 2. a failed connect: one line (the run's report is the runner's) ----
 ALLOW_STDOUT=1 one_line connect_refused "^lbench: cannot connect to 127\.0\.0\.1:1 as 'sbtest' \(mysql\): error 200[23]" \

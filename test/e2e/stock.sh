@@ -6,12 +6,7 @@
 cd "$(dirname "$0")/../.." || exit 1
 . test/lib.sh
 export LB_SANDBOX_DIR=${LB_SANDBOX_DIR_STOCK:-/tmp/lbench-test-sandbox-stock} LB_SANDBOX_PORT=${LB_SANDBOX_PORT_STOCK:-3319}
-if ! contrib/mariadb-sandbox.sh start >"$T/sandbox.log" 2>&1; then
-  fail stock_sandbox_start "$(tail -5 "$T/sandbox.log")"; exit 1
-fi
-pass stock_sandbox_start
-trap 'contrib/mariadb-sandbox.sh stop >/dev/null 2>&1; rm -rf "$T"' EXIT
-set -a; . "$LB_SANDBOX_DIR/env"; set +a
+sandbox_start stock
 C="--mysql-host=127.0.0.1 --mysql-port=$LB_MYSQL_PORT --mysql-user=sbtest --mysql-password=sbtest"
 M="$C --mysql-db=sbtest"
 SQL() { mariadb -h127.0.0.1 -P"$LB_MYSQL_PORT" -usbtest -psbtest sbtest -N -B -e "$1" 2>&1; }
