@@ -10,7 +10,8 @@ expect_ok tsan_events 'total number of events: +20000' $LB $S/empty.lua run --th
 expect_ok tsan_parallel 'worker 3 of 4' $LB $S/opts.lua par --threads=4
 expect_ok tsan_sql_null 'transactions:' $LB oltp_read_write --db-driver=null --threads=4 --time=2 --report-interval=0.5 run
 # async workers (event loops, wakeups) with the metrics thread scraped meanwhile
-mport=$((20000 + RANDOM % 20000)); ( for _ in $(seq 20); do sleep 0.25; curl -sf "http://127.0.0.1:$mport/metrics" >/dev/null 2>&1; done ) &
+# Ports below the ephemeral range (32768-), where client sockets would collide.
+mport=$((20000 + RANDOM % 12000)); ( for _ in $(seq 20); do sleep 0.25; curl -sf "http://127.0.0.1:$mport/metrics" >/dev/null 2>&1; done ) &
 expect_ok tsan_async 'Connections fairness' $LB oltp_read_write --db-driver=null --threads=3 --connections=60 --time=3 --rate=3000 --report-interval=0.5 --metrics-addr=127.0.0.1:$mport run
 wait
 expect_fail tsan_error 'boom in the event' $LB $S/runtime_error.lua run --threads=4 --time=2

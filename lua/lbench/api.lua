@@ -16,26 +16,9 @@ local RESTART_EVENT = 1
 
 -- ctx: { rt = lb_runtime*, W = lb_worker* or nil, tid = n, opt = {...},
 --        command = "run", script = path, stock_dir = dir }
-function M.new(ctx)
-  local lb = {}
-  lb.version = ffi.string(C.lb_version())
-  lb.version_string = "lbench " .. lb.version
-  lb.tid = ctx.tid or 0
-  lb.opt = ctx.opt
-  lb.hooks = {}
-  lb.error = { RESTART_EVENT = RESTART_EVENT }
-  lb.cmdline = {
-    options = {},
-    commands = {},
-    command = ctx.command,
-    script_path = ctx.script,
-    argv = ctx.argv or {},
-    PARALLEL_COMMAND = true,
-    -- Explicit option types (3rd element of a declaration).
-    ARG_BOOL = "bool", ARG_INT = "int", ARG_SIZE = "size", ARG_DOUBLE = "double",
-    ARG_STRING = "string", ARG_LIST = "list",
-  }
-
+-- lbench.rand: the worker's stream (or the main state's) and sysbench's distributions.
+local function add_rand(lb, ctx)
+  local opt, W = ctx.opt, ctx.W
   -- ---- random numbers ------------------------------------------------
   local R
   if ctx.W ~= nil then
@@ -46,7 +29,6 @@ function M.new(ctx)
     local seed = ctx.opt.rand_seed ~= 0 and ctx.opt.rand_seed or tonumber(C.lb_clock_ns() % 2^52)
     C.lb_rand_seed(R, seed, 0xFFFF)
   end
-  local opt = ctx.opt
   local iter, spct, sres = opt.rand_spec_iter or 12, opt.rand_spec_pct or 1, opt.rand_spec_res or 75
   local ph, zexp = opt.rand_pareto_h or 0.2, opt.rand_zipfian_exp or 0.8
   local rand = {}
@@ -97,7 +79,11 @@ function M.new(ctx)
     return ffi.string(b, n)
   end
   lb.rand = rand
+end
 
+-- lbench.clock, timers, histograms, sleep.
+local function add_clock(lb, ctx)
+  local opt, W = ctx.opt, ctx.W
   -- ---- clock, timers, histograms -------------------------------------
   lb.clock = {
     now = function() return C.lb_clock_now() end,        -- seconds (monotonic)
@@ -147,9 +133,12 @@ function M.new(ctx)
       C.lb_clock_sleep_ns(ms * 1e6)
     end
   end
+end
 
+-- Event types, per-type accounting, and the worker-facing helpers.
+local function add_stat(lb, ctx)
+  local opt, W = ctx.opt, ctx.W
   -- ---- event types ---------------------------------------------------
-  local W = ctx.W
   local stat = {}
   -- Register (or look up) a named event type; returns its id.
   function stat.type(name)
@@ -204,7 +193,11 @@ function M.new(ctx)
     if W ~= nil then return C.lb_worker_should_stop(W) ~= 0 end
     return C.lb_runtime_stop_requested(ctx.rt) ~= 0
   end
+end
 
+-- Reports, progress, result documents, and (main state) lbench.run / run_parallel.
+local function add_commands(lb, ctx)
+  local opt, W = ctx.opt, ctx.W
   -- ---- reports (sysbench's built-in report functions) ----------------
   local report = require("lbench.report")
   lb.report_default = function(stat_) report.hook_default(ctx.rt, stat_, opt) end
@@ -249,6 +242,32 @@ function M.new(ctx)
       return ok
     end
   end
+end
+
+function M.new(ctx)
+  local lb = {}
+  lb.version = ffi.string(C.lb_version())
+  lb.version_string = "lbench " .. lb.version
+  lb.tid = ctx.tid or 0
+  lb.opt = ctx.opt
+  lb.hooks = {}
+  lb.error = { RESTART_EVENT = RESTART_EVENT }
+  lb.cmdline = {
+    options = {},
+    commands = {},
+    command = ctx.command,
+    script_path = ctx.script,
+    argv = ctx.argv or {},
+    PARALLEL_COMMAND = true,
+    -- Explicit option types (3rd element of a declaration).
+    ARG_BOOL = "bool", ARG_INT = "int", ARG_SIZE = "size", ARG_DOUBLE = "double",
+    ARG_STRING = "string", ARG_LIST = "list",
+  }
+
+  add_rand(lb, ctx)
+  add_clock(lb, ctx)
+  add_stat(lb, ctx)
+  add_commands(lb, ctx)
 
   -- The SQL API is loaded on first use.
   setmetatable(lb, { __index = function(t, k)

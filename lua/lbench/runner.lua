@@ -115,6 +115,16 @@ local function boot_chunk(ctx, mode)
     opt = ctx.opt, argv = ctx.argv })
 end
 
+-- A new lb_run (garbage-collected) from `cfg`.  cfg.boot only points into
+-- the Lua string `boot`: the caller passes the string too, so that it stays
+-- referenced until lb_run_new has copied it (a collection in between, e.g.
+-- during the scenario's init(), would leave the workers a dangling pointer).
+local function new_run(ctx, cfg, boot)
+  local run = C.lb_run_new(ctx.rt, cfg)
+  if run == nil or #boot == 0 then error("cannot create the run (out of memory?)") end
+  return ffi.gc(run, C.lb_run_free)
+end
+
 -- A progress line for long parallel commands, shown only on a terminal:
 -- units/s and ETA from lb_progress_*.
 local function progress_line(rt, t0, unit)
@@ -140,10 +150,8 @@ local COMMAND_STOP_GRACE_NS = 500000000LL
 -- ended); or false and the first worker's error.
 function M.parallel_command(ctx)
   if C.lb_runtime_stop_requested(ctx.rt) ~= 0 then return false, "interrupted" end
-  local cfg = make_config(ctx.opt, C.LB_RUN_COMMAND, boot_chunk(ctx, "command"))
-  local run = C.lb_run_new(ctx.rt, cfg)
-  if run == nil then error("cannot create the run (out of memory?)") end
-  run = ffi.gc(run, C.lb_run_free)
+  local boot = boot_chunk(ctx, "command")
+  local run = new_run(ctx, make_config(ctx.opt, C.LB_RUN_COMMAND, boot), boot)
   local t0 = C.lb_clock_ns()
   local tty = C.lb_runtime_isatty() ~= 0 and ctx.progress_unit
   local shown, stop_at, cut = false, nil, false
@@ -546,15 +554,14 @@ function M.run_measured(ctx, lb, metrics)
   local opt = ctx.opt
   local keys = M.percentile_keys(opt)
   local paced = opt.rate > 0
-  local cfg = make_config(opt, C.LB_RUN_EVENTS, boot_chunk(ctx, "run"))
+  local boot = boot_chunk(ctx, "run")
+  local cfg = make_config(opt, C.LB_RUN_EVENTS, boot)
 
   local init = rawget(_G, "init")
   if type(init) == "function" then init() end
 
   local started_at = C.lb_clock_wall()
-  local run = C.lb_run_new(ctx.rt, cfg)
-  if run == nil then error("cannot create the run (out of memory?)") end
-  run = ffi.gc(run, C.lb_run_free)
+  local run = new_run(ctx, cfg, boot)
   local text = opt.output == "text" and opt.verbosity >= 3
   local cpu_sampler = cpu.sampler(cpu.server_pid(opt, lb))
   if metrics ~= nil then

@@ -54,45 +54,11 @@ local function caller_position()
   return ""
 end
 
-function M.new(ctx, lb)
-  local sql = { type = types, error = { NONE = 0, IGNORABLE = 1, FATAL = 2 } }
-  local opt = ctx.opt
-  local W = ctx.W
-  local RESTART = lb.error.RESTART_EVENT
-  local rand = W ~= nil and C.lb_worker_rand(W) or nil
-
-  -- Stats block for connections: the worker's (reported), or a private one
-  -- in the main state (prepare, commands).
-  local stats
-  if W ~= nil then
-    stats = C.lb_worker_stats(W).db
-  else
-    local holder = ffi.new("lb_db_stats")
-    stats = holder
-    sql._stats_holder = holder
-  end
-
-  local ignore_all, ignore = false, {}
-  for _, c in ipairs(opt.db_ignore_errors or {}) do
-    if c == "all" then ignore_all = true
-    elseif c ~= "none" then
-      local n = tonumber(c)
-      if not n then util.fail("--db-ignore-errors: '%s' is not an error code (expected numbers, 'all' or 'none')", c) end
-      ignore[n] = true
-    end
-  end
-
-  local driver_name = opt.mysql_dry_run and "null" or (opt.db_driver or "mysql")
-  local ops = C.lb_db_driver_find(driver_name)
-  if ops == nil then util.fail("--db-driver=%s: unknown driver (available: mysql, null)", driver_name) end
-
-  local hosts, ports, sockets = opt.mysql_host or { "localhost" }, opt.mysql_port or { "3306" }, opt.mysql_socket or {}
-  for _, p in ipairs(ports) do
-    if not tonumber(p) then util.fail("--mysql-port: '%s' is not a port number", p) end
-  end
-  local ssl = C.lb_db_ssl_mode_parse(opt.mysql_ssl or "disabled")
-  local nconn = 0
-
+-- Waiting for non-blocking operations in async mode, and reconnects.
+local function build_wait(E)
+  local ctx, lb, opt, W, RESTART, rand, stats = E.ctx, E.lb, E.opt, E.W, E.RESTART, E.rand, E.stats
+  local ignore_all, ignore, driver_name, ops = E.ignore_all, E.ignore, E.driver_name, E.ops
+  local hosts, ports, sockets, ssl = E.hosts, E.ports, E.sockets, E.ssl
   -- Drive a non-blocking operation to its end: rc > 0 is what to wait for.
   local function await(c, rc)
     while rc > 0 do
@@ -112,7 +78,11 @@ function M.new(ctx, lb)
     end
     return C.lb_db_reconnect(c)
   end
+  return await, reconnect
+end
 
+-- Result sets: one reusable object per connection or statement.
+local function build_results()
   -- ---- results -----------------------------------------------------------
   -- One result-set object per connection or statement, reused by every
   -- query or execute.  It keeps only its owner; the C result is looked up
@@ -149,42 +119,16 @@ function M.new(ctx, lb)
     return row
   end
   function RS_methods:free() C.lb_db_result_free(self.get(self.owner)) end
+  return wrap_rs, stmt_result, conn_result
+end
 
-  -- ---- connections ---------------------------------------------------
-  local Con = {}
-  Con.__index = Con
-
-  local function raise(con, query)
-    local e = C.lb_db_conn_error(con.c)
-    local err = setmetatable({ sql_errno = e.code, sql_state = ffi.string(e.sqlstate),
-      sql_errmsg = ffi.string(e.message), query = query and query:sub(1, 512) or ffi.string(e.query),
-      connection = con }, sql_error_mt)
-    -- Kept for callers that catch a fatal error (raised as a string) and
-    -- explain it: a stock scenario turns 1146 into "run prepare".
-    con.last_error = err
-    if C.lb_db_error_is_connection_lost(e.code) ~= 0 then
-      -- Reconnect (counted by the DB layer), then restart the event; while
-      -- the server is away keep trying until it answers or the run stops.
-      local delay = 0.01
-      while true do
-        if lb.should_stop() then error(err, 0) end
-        if reconnect(con.c) == 0 then break end
-        lb.sleep(delay * 1000)
-        delay = math.min(delay * 2, 0.5)
-      end
-      err.errcode = RESTART
-      error(err, 0)
-    end
-    if ignore_all or ignore[e.code] then
-      err.errcode = RESTART
-      error(err, 0)
-    end
-    -- A fatal server error is the server's answer, not a script bug: one
-    -- line, with the script's file:line, and no traceback.
-    error(setmetatable({ lbench_message = caller_position() .. tostring(err), sql_errno = err.sql_errno,
-      sql_state = err.sql_state, sql_errmsg = err.sql_errmsg, query = err.query }, fatal_mt), 0)
-  end
-
+-- connect(over): a connection object of class Con, with the run's options
+-- (--mysql-*, hosts and ports in rotation) overridden by `over`.
+local function build_connect(E, await, Con)
+  local ctx, opt, W, stats = E.ctx, E.opt, E.W, E.stats
+  local driver_name, ops = E.driver_name, E.ops
+  local hosts, ports, sockets, ssl = E.hosts, E.ports, E.sockets, E.ssl
+  local nconn = 0   -- connections made so far: the host/port rotation
   local function connect(over)
     over = over or {}
     local o = ffi.new("lb_db_conn_opts")
@@ -239,6 +183,50 @@ function M.new(ctx, lb)
     end
     return setmetatable({ c = c, stmts = {} }, Con)
   end
+  return connect
+end
+
+-- Connections: connect (host/port rotation, options), queries, errors.
+local function build_connections(E, await, reconnect, wrap_rs, conn_result)
+  local ctx, lb, opt, W, RESTART, rand, stats = E.ctx, E.lb, E.opt, E.W, E.RESTART, E.rand, E.stats
+  local ignore_all, ignore, driver_name, ops = E.ignore_all, E.ignore, E.driver_name, E.ops
+  local hosts, ports, sockets, ssl = E.hosts, E.ports, E.sockets, E.ssl
+  -- ---- connections ---------------------------------------------------
+  local Con = {}
+  Con.__index = Con
+
+  local function raise(con, query)
+    local e = C.lb_db_conn_error(con.c)
+    local err = setmetatable({ sql_errno = e.code, sql_state = ffi.string(e.sqlstate),
+      sql_errmsg = ffi.string(e.message), query = query and query:sub(1, 512) or ffi.string(e.query),
+      connection = con }, sql_error_mt)
+    -- Kept for callers that catch a fatal error (raised as a string) and
+    -- explain it: a stock scenario turns 1146 into "run prepare".
+    con.last_error = err
+    if C.lb_db_error_is_connection_lost(e.code) ~= 0 then
+      -- Reconnect (counted by the DB layer), then restart the event; while
+      -- the server is away keep trying until it answers or the run stops.
+      local delay = 0.01
+      while true do
+        if lb.should_stop() then error(err, 0) end
+        if reconnect(con.c) == 0 then break end
+        lb.sleep(delay * 1000)
+        delay = math.min(delay * 2, 0.5)
+      end
+      err.errcode = RESTART
+      error(err, 0)
+    end
+    if ignore_all or ignore[e.code] then
+      err.errcode = RESTART
+      error(err, 0)
+    end
+    -- A fatal server error is the server's answer, not a script bug: one
+    -- line, with the script's file:line, and no traceback.
+    error(setmetatable({ lbench_message = caller_position() .. tostring(err), sql_errno = err.sql_errno,
+      sql_state = err.sql_state, sql_errmsg = err.sql_errmsg, query = err.query }, fatal_mt), 0)
+  end
+
+  local connect = build_connect(E, await, Con)
 
   function Con:query(q)
     local c = self.c
@@ -289,7 +277,14 @@ function M.new(ctx, lb)
   function Con:insert_id() return tonumber(C.lb_db_insert_id(self.c)) end
   function Con:affected_rows() return tonumber(C.lb_db_affected_rows(self.c)) end
   function Con:server_version() return ffi.string(C.lb_db_server_version(self.c)) end
+  return Con, connect, raise
+end
 
+-- Prepared statements and their parameters.
+local function build_statements(E, Con, await, raise, wrap_rs, stmt_result)
+  local ctx, lb, opt, W, RESTART, rand, stats = E.ctx, E.lb, E.opt, E.W, E.RESTART, E.rand, E.stats
+  local ignore_all, ignore, driver_name, ops = E.ignore_all, E.ignore, E.driver_name, E.ops
+  local hosts, ports, sockets, ssl = E.hosts, E.ports, E.sockets, E.ssl
   -- ---- prepared statements ---------------------------------------------
   local Stmt = {}
   Stmt.__index = Stmt
@@ -384,7 +379,13 @@ function M.new(ctx, lb)
     end
     b.len = n
   end
+end
 
+-- lbench.sql.driver(): the run's one driver.
+local function build_driver(E, sql, connect)
+  local ctx, lb, opt, W, RESTART, rand, stats = E.ctx, E.lb, E.opt, E.W, E.RESTART, E.rand, E.stats
+  local ignore_all, ignore, driver_name, ops = E.ignore_all, E.ignore, E.driver_name, E.ops
+  local hosts, ports, sockets, ssl = E.hosts, E.ports, E.sockets, E.ssl
   -- ---- driver --------------------------------------------------------
   local Drv = {}
   Drv.__index = Drv
@@ -397,7 +398,56 @@ function M.new(ctx, lb)
     end
     return setmetatable({}, Drv)
   end
+end
 
+function M.new(ctx, lb)
+  local sql = { type = types, error = { NONE = 0, IGNORABLE = 1, FATAL = 2 } }
+  local opt = ctx.opt
+  local W = ctx.W
+  local RESTART = lb.error.RESTART_EVENT
+  local rand = W ~= nil and C.lb_worker_rand(W) or nil
+
+  -- Stats block for connections: the worker's (reported), or a private one
+  -- in the main state (prepare, commands).
+  local stats
+  if W ~= nil then
+    stats = C.lb_worker_stats(W).db
+  else
+    local holder = ffi.new("lb_db_stats")
+    stats = holder
+    sql._stats_holder = holder
+  end
+
+  local ignore_all, ignore = false, {}
+  for _, c in ipairs(opt.db_ignore_errors or {}) do
+    if c == "all" then ignore_all = true
+    elseif c ~= "none" then
+      local n = tonumber(c)
+      if not n then util.fail("--db-ignore-errors: '%s' is not an error code (expected numbers, 'all' or 'none')", c) end
+      ignore[n] = true
+    end
+  end
+
+  local driver_name = opt.mysql_dry_run and "null" or (opt.db_driver or "mysql")
+  local ops = C.lb_db_driver_find(driver_name)
+  if ops == nil then util.fail("--db-driver=%s: unknown driver (available: mysql, null)", driver_name) end
+
+  local hosts, ports, sockets = opt.mysql_host or { "localhost" }, opt.mysql_port or { "3306" }, opt.mysql_socket or {}
+  for _, p in ipairs(ports) do
+    if not tonumber(p) then util.fail("--mysql-port: '%s' is not a port number", p) end
+  end
+  local ssl = C.lb_db_ssl_mode_parse(opt.mysql_ssl or "disabled")
+
+  local E = { ctx = ctx, lb = lb, opt = opt, W = W, RESTART = RESTART, rand = rand, stats = stats,
+              ignore_all = ignore_all, ignore = ignore, driver_name = driver_name, ops = ops,
+              hosts = hosts, ports = ports, sockets = sockets, ssl = ssl }
+  -- Each part's closures keep what they use as upvalues (copied from E at
+  -- the top of each builder), so the per-query path reads no table.
+  local await, reconnect = build_wait(E)
+  local wrap_rs, stmt_result, conn_result = build_results()
+  local Con, connect, raise = build_connections(E, await, reconnect, wrap_rs, conn_result)
+  build_statements(E, Con, await, raise, wrap_rs, stmt_result)
+  build_driver(E, sql, connect)
   return sql
 end
 
