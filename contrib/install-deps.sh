@@ -4,7 +4,7 @@
 # Usage: contrib/install-deps.sh [build|test|bench]      (default: build)
 #
 #   build  compiler toolchain and libraries needed to build lbench
-#   test   build + MariaDB server/client, busted, gnuplot, sysbench, fio, procps
+#   test   build + MariaDB and PostgreSQL servers/clients, busted, gnuplot, sysbench, fio, procps
 #   bench  test + sysbench, fio (the reference tools lbench is compared against)
 #
 # Environment:
@@ -22,7 +22,7 @@ err() { printf '%s: %s\n' "$prog" "$*" >&2; }
 
 BUILD_PKGS=(gcc make pkg-config luajit libluajit-5.1-dev libaio-dev libevent-dev
             default-libmysqlclient-dev liburing-dev)
-TEST_PKGS=(mariadb-server mariadb-client lua-busted gnuplot-nox sysbench fio procps)
+TEST_PKGS=(mariadb-server mariadb-client postgresql-15 postgresql-client-15 iproute2 lua-busted gnuplot-nox sysbench fio procps)
 BENCH_PKGS=(sysbench fio)
 
 group=${1:-build}
@@ -74,8 +74,9 @@ fi
 
 echo "$prog: installing missing packages ($group): ${missing[*]}"
 
-# Keep mariadb-server's maintainer scripts from starting Debian's system
-# service on port 3306: deny service starts via policy-rc.d while we install,
+# Keep the maintainer scripts of mariadb-server and postgresql-15 from
+# starting Debian's system services (ports 3306, 5432): deny service starts
+# via policy-rc.d while we install,
 # unless the machine already has a policy-rc.d (then it decides, and we leave
 # whatever it allows alone).
 POLICY=/usr/sbin/policy-rc.d
@@ -91,7 +92,7 @@ trap remove_policy EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 for p in "${missing[@]}"; do
-    if [ "$p" = mariadb-server ] && [ ! -e "$POLICY" ]; then
+    if { [ "$p" = mariadb-server ] || [ "$p" = postgresql-15 ]; } && [ ! -e "$POLICY" ]; then
         printf '#!/bin/sh\n%s (denies service starts during install)\nexit 101\n' "$POLICY_MARK" \
             | "${SUDO[@]}" tee "$POLICY" >/dev/null
         "${SUDO[@]}" chmod 755 "$POLICY"
