@@ -8,6 +8,7 @@
 #include "loop.h"
 #include "runtime.h"
 #include "stats.h"
+#include "db/db.h"
 
 enum { MAX_Q = 32 };
 
@@ -102,25 +103,27 @@ static void scrape(void *ud, lb_loop_reply *rep)
         lb_loop_reply_printf(rep, "lbench_type_events_total{type=\"%s\"} %llu\n", lv,
                              (unsigned long long)sum.types[t].events);
     }
+    /* The SQL layer's counters in the workers' neutral block. */
+    const lb_db_stats *db = (const lb_db_stats *)&sum.ext;
     counter(rep, "lbench_queries_total", "successful queries by class");
     for (int i = 0; i < LB_DB_Q_NTYPES; i++)
         lb_loop_reply_printf(rep, "lbench_queries_total{type=\"%s\"} %llu\n", qtype_name[i],
-                             (unsigned long long)sum.db.queries[i]);
+                             (unsigned long long)db->queries[i]);
     counter(rep, "lbench_query_errors_total", "failed queries by error code");
     for (int i = 0; i < LB_DB_ERRSLOTS; i++) {
-        if (sum.db.err[i].count == 0)
+        if (db->err[i].count == 0)
             continue;
-        if (sum.db.err[i].code == -1)
+        if (db->err[i].code == -1)
             lb_loop_reply_printf(rep, "lbench_query_errors_total{code=\"other\"} %llu\n",
-                                 (unsigned long long)sum.db.err[i].count);
+                                 (unsigned long long)db->err[i].count);
         else
-            lb_loop_reply_printf(rep, "lbench_query_errors_total{code=\"%d\"} %llu\n", sum.db.err[i].code,
-                                 (unsigned long long)sum.db.err[i].count);
+            lb_loop_reply_printf(rep, "lbench_query_errors_total{code=\"%d\"} %llu\n", db->err[i].code,
+                                 (unsigned long long)db->err[i].count);
     }
     counter(rep, "lbench_reconnects_total", "successful reconnects after a lost connection");
-    lb_loop_reply_printf(rep, "lbench_reconnects_total %llu\n", (unsigned long long)sum.db.reconnects);
+    lb_loop_reply_printf(rep, "lbench_reconnects_total %llu\n", (unsigned long long)db->reconnects);
     counter(rep, "lbench_rows_total", "rows returned to the client");
-    lb_loop_reply_printf(rep, "lbench_rows_total %llu\n", (unsigned long long)sum.db.rows);
+    lb_loop_reply_printf(rep, "lbench_rows_total %llu\n", (unsigned long long)db->rows);
 
     gauge(rep, "lbench_interval_latency_seconds", "event latency quantiles of the last report interval");
     for (int i = 0; i < nq; i++)

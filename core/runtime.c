@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "luart.h"
-#include "db/db.h"
 #include "stats.h"
 
 #ifndef LB_VERSION

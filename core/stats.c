@@ -48,34 +48,60 @@ lb_hist *lb_stats_type_hist(lb_stats_hists *sh, int type)
 
 static inline uint64_t ld(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
 
-/* Add error counts by code: each worker claims its slots in its own order,
- * so slots are matched by code, not by position. */
-static void add_db(lb_db_stats *dst, const lb_db_stats *src)
+/* Add a layer's counters: sums by position; codes by value, since each
+ * worker claims its slots in its own order. */
+static void add_ext(lb_stats_ext *dst, const lb_stats_ext *src)
 {
-    for (int q = 0; q < LB_DB_Q_NTYPES; q++)
-        dst->queries[q] += ld(&src->queries[q]);
-    dst->errors += ld(&src->errors);
-    dst->reconnects += ld(&src->reconnects);
-    dst->rows += ld(&src->rows);
-    for (int i = 0; i < LB_DB_ERRSLOTS; i++) {
-        uint64_t n = ld(&src->err[i].count);
+    for (int i = 0; i < LB_STATS_EXT_SUMS; i++)
+        dst->sums[i] += ld(&src->sums[i]);
+    for (int i = 0; i < LB_STATS_EXT_CODES; i++) {
+        uint64_t n = ld(&src->codes[i].count);
         if (n == 0)
             continue;
-        int32_t code = __atomic_load_n(&src->err[i].code, __ATOMIC_RELAXED);
+        int32_t code = __atomic_load_n(&src->codes[i].code, __ATOMIC_RELAXED);
         int j = 0;
-        while (j < LB_DB_ERRSLOTS - 1 && dst->err[j].count != 0 && dst->err[j].code != code)
+        while (j < LB_STATS_EXT_CODES - 1 && dst->codes[j].count != 0 && dst->codes[j].code != code)
             j++;
-        if (j == LB_DB_ERRSLOTS - 1)
+        if (j == LB_STATS_EXT_CODES - 1)
             code = -1; /* no free slot: fold into "other codes" */
-        dst->err[j].code = code;
-        dst->err[j].count += n;
+        dst->codes[j].code = code;
+        dst->codes[j].count += n;
     }
+}
+
+void lb_stats_ext_init(lb_stats_ext *e)
+{
+    memset(e, 0, sizeof *e);
+    e->codes[LB_STATS_EXT_CODES - 1].code = -1;
+}
+
+void lb_stats_count_code(lb_stats_ext *e, int32_t code)
+{
+    lb_code_count *c = e->codes;
+    for (int i = 0; i < LB_STATS_EXT_CODES - 1; i++) {
+        uint64_t n = __atomic_load_n(&c[i].count, __ATOMIC_RELAXED);
+        if (n == 0) {
+            /* Slots fill in order, so the first free one means "new code".
+             * Publish the code before the count makes the slot visible. */
+            __atomic_store_n(&c[i].code, code, __ATOMIC_RELAXED);
+            __atomic_store_n(&c[i].count, 1, __ATOMIC_RELEASE);
+            return;
+        }
+        if (c[i].code == code) {
+            lb_stats_bump(&c[i].count, 1);
+            return;
+        }
+    }
+    lb_code_count *other = &c[LB_STATS_EXT_CODES - 1];
+    if (other->code != -1)
+        __atomic_store_n(&other->code, -1, __ATOMIC_RELAXED);
+    lb_stats_bump(&other->count, 1);
 }
 
 void lb_stats_add(lb_stats *dst, const lb_stats *src)
 {
-    /* lb_stats is a block of uint64_t counters except the error-code slots
-     * of the db stats, whose codes are merged by value below. */
+    /* lb_stats is a block of uint64_t counters except the code slots of
+     * the layer block, whose codes are merged by value. */
     dst->events += ld(&src->events);
     dst->restarts += ld(&src->restarts);
     dst->failures += ld(&src->failures);
@@ -85,7 +111,7 @@ void lb_stats_add(lb_stats *dst, const lb_stats *src)
     dst->io_fsyncs += ld(&src->io_fsyncs);
     dst->io_bytes_read += ld(&src->io_bytes_read);
     dst->io_bytes_written += ld(&src->io_bytes_written);
-    add_db(&dst->db, &src->db);
+    add_ext(&dst->ext, &src->ext);
     for (int t = 0; t < LB_MAX_TYPES; t++) {
         dst->types[t].events += ld(&src->types[t].events);
         dst->types[t].restarts += ld(&src->types[t].restarts);

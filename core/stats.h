@@ -17,11 +17,31 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "db/db.h"
 #include "hist.h"
 
 /* FFI BEGIN */
 enum { LB_MAX_TYPES = 64 };
+
+/* Counters of a layer above the core, kept in each worker's block so that
+ * they travel with it (flip copies, merges, reports) without the core
+ * knowing what they mean: the SQL layer keeps its lb_db_stats here (db.h).
+ * `sums` are added field by field.  `codes` count occurrences per code
+ * (an error code): the single writer claims slots in order with
+ * lb_stats_count_code (count 0 = free; the last slot has code -1 and
+ * counts every code that found no slot of its own), and merges match
+ * slots by code. */
+enum { LB_STATS_EXT_SUMS = 16, LB_STATS_EXT_CODES = 32 };
+
+typedef struct lb_code_count {
+    int32_t code;
+    uint32_t pad;
+    uint64_t count;
+} lb_code_count;
+
+typedef struct lb_stats_ext {
+    uint64_t sums[LB_STATS_EXT_SUMS];
+    lb_code_count codes[LB_STATS_EXT_CODES];
+} lb_stats_ext;
 
 /* Counts kept per named event type (e.g. TPC-C's new_order). */
 typedef struct lb_type_counts {
@@ -40,7 +60,7 @@ typedef struct lb_stats {
     uint64_t busy_ns;      /* sum of event latencies: sysbench's "execution time" */
     uint64_t io_reads, io_writes, io_fsyncs;
     uint64_t io_bytes_read, io_bytes_written;
-    lb_db_stats db;        /* SQL counters, filled by the db layer */
+    lb_stats_ext ext;      /* a layer's counters (db/: lb_db_stats) */
     lb_type_counts types[LB_MAX_TYPES];
 } lb_stats;
 
@@ -121,6 +141,11 @@ static inline void lb_stats_bump(uint64_t *p, uint64_t by)
 /* Add the counters of `src` into `dst` (relaxed loads of src: src may be
  * written concurrently by its worker). */
 void lb_stats_add(lb_stats *dst, const lb_stats *src);
+
+/* Writer side of a block's code table: mark the overflow slot of a zeroed
+ * block (also done on first overflow), and count one occurrence of `code`. */
+void lb_stats_ext_init(lb_stats_ext *e);
+void lb_stats_count_code(lb_stats_ext *e, int32_t code);
 
 /* Merge buffer `b` of a worker's set into `dst` and clear that buffer. */
 int lb_snapshot_take(lb_snapshot *dst, lb_stats_hists *sh, int b);

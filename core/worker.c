@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "clock.h"
-#include "db/db.h"
 #include "loop.h"
 #include "luart.h"
 #include "pace.h"
@@ -52,7 +51,7 @@ struct lb_worker {
      * when the worker hangs past the deadline.  The mutex serialises that
      * abort with the worker's own disconnects. */
     pthread_mutex_t conn_mu;
-    lb_db_conn **conns;
+    struct tracked { void *h; const lb_handle_ops *ops; } *conns;
     int nconns, capconns;
     lb_loop *loop;         /* async mode: woken for swaps and stops (under conn_mu) */
 
@@ -172,7 +171,6 @@ static void *worker_main(void *arg)
             run_fail(r, err);
         lb__luart_close(L);
     }
-    lb_db_thread_done();
     pthread_mutex_lock(&r->mu);
     r->finished++;
     if (r->finished == r->cfg.threads)
@@ -431,12 +429,12 @@ void lb_worker_lane(lb_worker *w, int i)
 
 void lb_worker_poll(lb_worker *w) { lb_stats_hists_poll(&w->hists); }
 
-int lb_worker_track_conn(lb_worker *w, lb_db_conn *c)
+int lb_worker_track(lb_worker *w, void *h, const lb_handle_ops *ops)
 {
     pthread_mutex_lock(&w->conn_mu);
     if (w->nconns == w->capconns) {
         int cap = w->capconns ? w->capconns * 2 : 8;
-        lb_db_conn **n = realloc(w->conns, sizeof(*n) * (size_t)cap);
+        struct tracked *n = realloc(w->conns, sizeof(*n) * (size_t)cap);
         if (!n) {
             pthread_mutex_unlock(&w->conn_mu);
             return -ENOMEM;
@@ -444,21 +442,23 @@ int lb_worker_track_conn(lb_worker *w, lb_db_conn *c)
         w->conns = n;
         w->capconns = cap;
     }
-    w->conns[w->nconns++] = c;
+    w->conns[w->nconns].h = h;
+    w->conns[w->nconns].ops = ops;
+    w->nconns++;
     pthread_mutex_unlock(&w->conn_mu);
     return 0;
 }
 
-void lb_worker_disconnect(lb_worker *w, lb_db_conn *c)
+void lb_worker_close(lb_worker *w, void *h)
 {
     pthread_mutex_lock(&w->conn_mu);
     for (int i = 0; i < w->nconns; i++)
-        if (w->conns[i] == c) {
+        if (w->conns[i].h == h) {
+            /* Under the lock: the watchdog never aborts a handle being freed. */
+            w->conns[i].ops->close(h);
             w->conns[i] = w->conns[--w->nconns];
             break;
         }
-    /* Under the lock: the watchdog never aborts a connection being freed. */
-    lb_db_disconnect(c);
     pthread_mutex_unlock(&w->conn_mu);
 }
 
@@ -471,7 +471,7 @@ int lb_run_abort_connections(lb_run *r)
             continue;
         pthread_mutex_lock(&w->conn_mu);
         for (int j = 0; j < w->nconns; j++, n++)
-            lb_db_conn_abort(w->conns[j]);
+            w->conns[j].ops->abort(w->conns[j].h);
         pthread_mutex_unlock(&w->conn_mu);
     }
     return n;

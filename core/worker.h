@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#include "db/db.h"
+#include "handle.h"
 #include "stats.h"
 
 typedef struct lb_runtime lb_runtime;
@@ -98,12 +98,13 @@ void lb_ev_skip(lb_worker *w);
 void lb_worker_record(lb_worker *w, int32_t type, int64_t lat_ns);
 /* Let the reporter's histogram swap through during a long C loop. */
 void lb_worker_poll(lb_worker *w);
-/* Connections opened by a worker are tracked so that a worker stuck on a
- * server that does not answer can be cut loose at the deadline.
- * lb_worker_disconnect untracks and frees (lb_db_disconnect) under the
- * lock that lb_run_abort_connections takes. */
-int  lb_worker_track_conn(lb_worker *w, lb_db_conn *c);
-void lb_worker_disconnect(lb_worker *w, lb_db_conn *c);
+/* Connections (handles, handle.h) opened by a worker are tracked so that
+ * a worker stuck on a server that does not answer can be cut loose at the
+ * deadline or a stop.  lb_worker_close untracks and closes (ops->close)
+ * under the lock that lb_run_abort_connections takes.  Track: 0 or
+ * -ENOMEM. */
+int  lb_worker_track(lb_worker *w, void *h, const lb_handle_ops *ops);
+void lb_worker_close(lb_worker *w, void *h);
 /* Main thread: abort every open connection of the still running workers;
  * returns how many. */
 int  lb_run_abort_connections(lb_run *r);

@@ -4,7 +4,7 @@
  * installing/dropping the driver connection against lb_db_conn_abort. */
 #include "conn.h"
 #include "account.h"
-#include "async.h"
+#include "op.h"
 #include "debug.h"
 #include "driver.h"
 #include "error.h"
@@ -123,21 +123,12 @@ lb_db_conn *lb_db_connect(const lb_db_driver_ops *drv, const lb_db_conn_opts *o,
     lb_db_conn *c = conn_alloc(drv, o, st, err);
     if (!c)
         return NULL;
-    lb__db_debug_connect(c);
-    lb_db_error e;
-    memset(&e, 0, sizeof e);
-    void *d = drv->connect(&c->opts, &e);
-    if (!d) {
-        if (e.code <= 0)
-            lb__db_error_set(&e, LB_DB_E_UNKNOWN, "HY000", "connect failed");
-        if (c->opts.debug)
-            lb__db_debugf(c, "error %d (%s): %s", e.code, e.sqlstate, e.message);
+    if (lb_db_wait(c, lb_db_connect_start(c)) != 0) {
         if (err)
-            *err = e;
-        conn_free(c);
+            *err = c->err;
+        lb_db_disconnect(c);
         return NULL;
     }
-    c->drv = d;
     return c;
 }
 
@@ -195,18 +186,7 @@ int lb__db_connect_failed(lb_db_conn *c)
 
 int lb_db_reconnect(lb_db_conn *c)
 {
-    if (!c)
-        return -LB_DB_E_INVALID;
-    lb__db_reconnect_begin(c);
-    lb__db_clear_error(c);
-    void *d = c->ops->connect(&c->opts, &c->err);
-    if (!d)
-        return lb__db_connect_failed(c);
-    lb__db_conn_attach(c, d, 1);
-    for (lb_db_stmt *s = c->stmts; s; s = s->next)
-        if (!s->emulated && lb__db_stmt_prepare_native(s) != 0)
-            return lb__db_fail(c, s->sql, s->len, 1);
-    return 0;
+    return lb_db_wait(c, lb_db_reconnect_start(c));
 }
 
 void lb_db_disconnect(lb_db_conn *c)
@@ -216,7 +196,7 @@ void lb_db_disconnect(lb_db_conn *c)
     if (c->opts.debug)
         lb__db_debugf(c, "disconnect");
     lb__db_close_server(c);
-    lb__db_async_abandon(c);
+    lb__db_op_abandon(c);
     lb_db_stmt *s = c->stmts;
     while (s) {
         lb_db_stmt *n = s->next;
@@ -236,6 +216,10 @@ void lb_db_conn_abort(lb_db_conn *c)
         c->ops->abort(c->drv);
     pthread_mutex_unlock(&c->lock);
 }
+
+static void handle_abort(void *h) { lb_db_conn_abort(h); }
+static void handle_close(void *h) { lb_db_disconnect(h); }
+const lb_handle_ops lb_db_conn_handle = { handle_abort, handle_close };
 
 const lb_db_error *lb_db_conn_error(lb_db_conn *c)
 {

@@ -1,6 +1,6 @@
 /* Connections of the database layer: options, the connection object, the
  * server connection's life (connect, reconnect, disconnect, abort) and the
- * steps the blocking and non-blocking connects share. */
+ * halves of the connect operation (op.c). */
 #ifndef LB_DB_CONN_H
 #define LB_DB_CONN_H
 

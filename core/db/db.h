@@ -5,7 +5,7 @@
  *  - the driver-independent layer (the core): driver registry (driver.c),
  *    connections (conn.c), queries, results and bulk inserts (query.c),
  *    prepared statements (stmt.c) and their client-side emulation
- *    (emulate.c), the non-blocking operations (async.c), errors (error.c),
+ *    (emulate.c), the one state machine of every operation (op.c), errors (error.c),
  *    all accounting into lb_db_stats (account.c), SQL classification
  *    (sql.c) and the debug log (debug.c); internal.h holds the objects;
  *  - drivers (mysql.c with mysql_conn.c, mysql_stmt.c, mysql_async.c;
@@ -35,6 +35,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../handle.h"
+#include "../stats.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -47,22 +50,29 @@ extern "C" {
 /* Query classes, from the first SQL keyword (see lb_db_classify). */
 enum { LB_DB_Q_SELECT, LB_DB_Q_INSERT, LB_DB_Q_UPDATE, LB_DB_Q_DELETE, LB_DB_Q_OTHER, LB_DB_Q_NTYPES };
 
-enum { LB_DB_ERRSLOTS = 32 };
+enum { LB_DB_ERRSLOTS = LB_STATS_EXT_CODES };
 
-/* Per-worker counters.  Single writer (the thread owning the connections
- * that point at it), so every update is a relaxed atomic store of value+1,
- * never a read-modify-write; readers use relaxed atomic loads.
+/* Per-worker counters of the SQL layer.  They live in the worker's
+ * neutral counter block (lb_stats.ext, core/stats.h), which this union
+ * names: the core adds `sums` and merges `codes` without knowing them.
+ * Single writer (the thread owning the connections that point at it), so
+ * every update is a relaxed atomic store of value+1, never a
+ * read-modify-write; readers use relaxed atomic loads.
  * queries[] counts successful queries/executes only; failed ones count in
  * `errors` and in err[] (so attempts = sum(queries) + errors).
  * err[] slots are claimed in order: a slot with count 0 is unused; a slot's
  * code is written before its count becomes non-zero.  The last slot holds
  * code -1 and counts every code that did not get a slot of its own. */
-typedef struct lb_db_stats {
-    uint64_t queries[LB_DB_Q_NTYPES];
-    uint64_t errors;           /* all failed queries */
-    uint64_t reconnects;       /* successful lb_db_reconnect() calls */
-    uint64_t rows;             /* rows returned to the client */
-    struct { int32_t code; uint32_t pad; uint64_t count; } err[LB_DB_ERRSLOTS];
+typedef union lb_db_stats {
+    lb_stats_ext ext;
+    struct {
+        uint64_t queries[LB_DB_Q_NTYPES];
+        uint64_t errors;           /* all failed queries */
+        uint64_t reconnects;       /* successful reconnects */
+        uint64_t rows;             /* rows returned to the client */
+        uint64_t spare[LB_STATS_EXT_SUMS - LB_DB_Q_NTYPES - 3];
+        lb_code_count err[LB_DB_ERRSLOTS];
+    };
 } lb_db_stats;
 
 /* Zero a stats block and mark the overflow slot (code -1).  A block that is
@@ -123,8 +133,9 @@ int lb_db_global_init(void);
 /* Counterpart of lb_db_global_init(), after all threads have finished. */
 void lb_db_global_done(void);
 
-/* Release per-thread client-library state; a worker thread that used
- * connections calls it once before exiting (harmless if it never did). */
+/* Release the calling thread's client-library state now (harmless if it
+ * has none).  Threads need not call it: their state is released when they
+ * exit; it is for a thread that goes on without the library. */
 void lb_db_thread_done(void);
 
 /* Look a driver up by name ("mysql", "null").  NULL when unknown or when the
@@ -186,10 +197,10 @@ lb_db_conn *lb_db_connect(const lb_db_driver_ops *drv, const lb_db_conn_opts *o,
                           lb_db_stats *st, lb_db_error *err);
 
 /* Drop the current server connection (if any) and open a new one with the
- * same options; on success counts one reconnect and re-prepares every open
- * statement (re-binding its parameters), so lb_db_stmt handles held by the
- * caller stay valid.  Clears a pending abort: calling it is the owner's
- * decision to continue.  0 ok, <0 error in lb_db_conn_error(c). */
+ * same options; on success counts one reconnect.  lb_db_stmt handles held
+ * by the caller stay valid: each is prepared again (its parameters bound
+ * again) by its next execute.  Clears a pending abort: calling it is the
+ * owner's decision to continue.  0 ok, <0 error in lb_db_conn_error(c). */
 int lb_db_reconnect(lb_db_conn *c);
 
 /* Close the connection and free it together with its statements and
@@ -205,6 +216,10 @@ void lb_db_disconnect(lb_db_conn *c);
  * anything; the caller must ensure `c` is not being disconnected meanwhile
  * (e.g. the engine aborts only connections it knows are still open). */
 void lb_db_conn_abort(lb_db_conn *c);
+
+/* A connection as a worker tracks it (core/handle.h): abort is
+ * lb_db_conn_abort, close is lb_db_disconnect. */
+extern const lb_handle_ops lb_db_conn_handle;
 
 /* Last error recorded on the connection; meaningful after a call returned
  * a negative value.  Never NULL for a non-NULL `c`. */
@@ -324,11 +339,12 @@ int lb_db_bulk_insert_init(lb_db_conn *c, const char *prefix, size_t len);
  * flushed rows are lost (not retried), this tuple is kept for the next. */
 int lb_db_bulk_insert_next(lb_db_conn *c, const char *values, size_t len);
 
-/* Send the remaining rows, if any, and end the bulk insert. */
+/* Send the remaining rows, if any, and end the bulk insert.  (Bulk
+ * inserts always wait in poll(): they run in prepare, not in events.) */
 int lb_db_bulk_insert_done(lb_db_conn *c);
 
 /* ------------------------------------------------------------------------ */
-/* Non-blocking operations (async workers)                                  */
+/* Operations, non-blocking (async workers) or waited for (lb_db_wait)      */
 /* ------------------------------------------------------------------------ */
 
 /* What a non-blocking operation waits for: the same bits as MariaDB's
@@ -342,10 +358,11 @@ enum { LB_DB_WAIT_READ = 1, LB_DB_WAIT_WRITE = 2, LB_DB_WAIT_EXCEPT = 4, LB_DB_W
  * LB_DB_WAIT_TIMEOUT) and calls lb_db_cont(c, what_happened), which has the
  * same return convention.  Until the operation completes no other call may
  * be made on the connection, except lb_db_conn_fd/timeout_ms and
- * lb_db_conn_abort.  Accounting, results and errors are exactly those of
- * the blocking twins.  Drivers without a non-blocking API (null) complete
- * every operation at once.  Pointers passed to a *_start (SQL text) must
- * stay valid until the operation completes. */
+ * lb_db_conn_abort.  The blocking calls are these operations driven by
+ * lb_db_wait, so accounting, results and errors are the same in both
+ * modes.  A driver with nothing to wait for (null) completes every
+ * operation at once.  Pointers passed to a *_start (SQL text) must stay
+ * valid until the operation completes. */
 
 /* A connection object with these options, not yet connected (the driver
  * allocates nothing until lb_db_connect_start).  NULL with `err` filled on
@@ -355,11 +372,14 @@ lb_db_conn *lb_db_conn_new(const lb_db_driver_ops *drv, const lb_db_conn_opts *o
 /* Connect a connection from lb_db_conn_new (connect errors are not counted
  * as query errors, as with lb_db_connect). */
 int lb_db_connect_start(lb_db_conn *c);
-/* lb_db_reconnect, non-blocking: on success counts one reconnect; the
- * statements are prepared again lazily, by their next execute. */
+/* lb_db_reconnect, non-blocking. */
 int lb_db_reconnect_start(lb_db_conn *c);
 /* lb_db_query, non-blocking. */
 int lb_db_query_start(lb_db_conn *c, const char *sql, size_t len);
+/* lb_db_next_result, non-blocking; once it completed,
+ * lb_db_next_result_found(c) is 1 when there was a next result. */
+int lb_db_next_result_start(lb_db_conn *c);
+int lb_db_next_result_found(lb_db_conn *c);
 /* lb_db_prepare, non-blocking; once it completed, lb_db_prepared(c)
  * returns the statement (NULL after a failure). */
 int lb_db_prepare_start(lb_db_conn *c, const char *sql, size_t len);
@@ -374,6 +394,11 @@ int lb_db_cont(lb_db_conn *c, int ready);
  * last wait mask had LB_DB_WAIT_TIMEOUT (ms). */
 int lb_db_conn_fd(lb_db_conn *c);
 int lb_db_conn_timeout_ms(lb_db_conn *c);
+/* Drive the operation in progress to its end: `rc` is what its *_start
+ * returned; while it is a wait mask, poll() the connection's socket (and
+ * timeout) and continue.  Returns the operation's result (0 or -code).
+ * lb_db_wait(c, lb_db_query_start(c, sql, len)) is lb_db_query. */
+int lb_db_wait(lb_db_conn *c, int rc);
 
 /* FFI END */
 
@@ -389,28 +414,46 @@ typedef struct lb__db_rs {
     int nfields;
 } lb__db_rs;
 
-/* What a non-blocking operation produced when it completed. */
+/* What an operation produced when it completed. */
 typedef struct lb__db_async {
-    lb__db_rs rs;       /* query / execute */
+    lb__db_rs rs;       /* query / next result / execute */
     void *ds;           /* prepare: the driver statement */
     int nparams;        /* prepare */
+    int found;          /* next result: there was one (in rs) */
 } lb__db_async;
 
 /* The ops of one driver.  `dc` is driver connection state, `ds` driver
  * statement state.  Every op that can fail fills `err` and returns
- * non-zero/NULL; the core does the classification, counting and debug log.
- * Blocking ops are kept one-per-protocol-step so a non-blocking variant
- * (start/cont pairs) can be added beside them later.
- * Required: name, connect, disconnect, abort, server_version, query,
- * next_result, fetch, free_result.  Statement ops are optional as a group
- * (prepare NULL => statements are always emulated). */
+ * non-zero/NULL; the core does the classification, counting, waiting and
+ * debug log.
+ *
+ * Operations that talk to the server are non-blocking, one state machine
+ * each: *_start begins the operation and returns 0 when it completed, <0
+ * on error (err filled), or >0, an LB_DB_WAIT_* mask: the core waits (in
+ * poll() or in an async worker's event loop) until fd(dc) is ready for it,
+ * or timeout_ms(dc) passed with LB_DB_WAIT_TIMEOUT, and calls `cont` with
+ * what happened, which returns the same way.  Results go to *out when the
+ * operation completes.  connect_start sets *dc at once (also while
+ * waiting); after a failed connect the core calls disconnect(*dc).  A
+ * library that offers send / consume-input / is-busy calls (libpq) maps
+ * onto this directly; one with coroutine-style start/cont calls
+ * (Connector/C) too.  The remaining ops work on data already received
+ * (fetch) or are short client-side steps (bind, close) and do not wait.
+ *
+ * Required: name, connect_start, cont, fd, timeout_ms, disconnect, abort,
+ * server_version, query_start, next_result_start, fetch, free_result.
+ * Statement ops are optional as a group (prepare_start NULL => statements
+ * are always emulated client-side). */
 struct lb_db_driver_ops {
     const char *name;
     int  (*global_init)(void);                     /* optional */
     void (*global_done)(void);                     /* optional */
     void (*thread_done)(void);                     /* optional */
 
-    void *(*connect)(const lb_db_conn_opts *o, lb_db_error *err);
+    int  (*connect_start)(const lb_db_conn_opts *o, void **dc, lb_db_error *err);
+    int  (*cont)(void *dc, int ready, lb__db_async *out, lb_db_error *err);
+    int  (*fd)(void *dc);
+    int  (*timeout_ms)(void *dc);
     /* Close and free `dc`.  Statements of dc may still be open: their
      * stmt_close is called afterwards and must then only free memory. */
     void (*disconnect)(void *dc);
@@ -418,9 +461,10 @@ struct lb_db_driver_ops {
     void (*abort)(void *dc);
     const char *(*server_version)(void *dc);
     /* Discards leftover result sets of an earlier multi-statement query. */
-    int  (*query)(void *dc, const char *sql, size_t len, lb__db_rs *out, lb_db_error *err);
-    /* 1 next result stored in *out, 0 none, <0 error. */
-    int  (*next_result)(void *dc, lb__db_rs *out, lb_db_error *err);
+    int  (*query_start)(void *dc, const char *sql, size_t len, lb__db_async *out, lb_db_error *err);
+    /* The next result of a multi-statement query: out->found 0 when none
+     * is left (not an error). */
+    int  (*next_result_start)(void *dc, lb__db_async *out, lb_db_error *err);
     int  (*fetch)(void *h, const char *const **values, const unsigned long **lengths, lb_db_error *err);
     void (*free_result)(void *h);
     uint64_t (*affected_rows)(void *dc, void *ds);  /* optional; ds = last executed stmt or NULL */
@@ -429,28 +473,14 @@ struct lb_db_driver_ops {
      * length or -1.  Optional: the core falls back to backslash escaping. */
     long (*escape)(void *dc, char *to, const char *from, size_t len);
 
-    void *(*prepare)(void *dc, const char *sql, size_t len, int *nparams, lb_db_error *err);
+    /* out->ds, out->nparams; a server that cannot prepare this kind of
+     * statement fails with LB_DB_E_UNSUPPORTED (the core then emulates). */
+    int  (*prepare_start)(void *dc, const char *sql, size_t len, lb__db_async *out, lb_db_error *err);
     int  (*stmt_bind)(void *ds, lb_db_bind *params, int n, lb_db_error *err);
-    int  (*stmt_execute)(void *ds, lb__db_rs *out, lb_db_error *err);
+    int  (*stmt_execute_start)(void *ds, lb__db_async *out, lb_db_error *err);
     int  (*stmt_fetch)(void *h, const char *const **values, const unsigned long **lengths, lb_db_error *err);
     void (*stmt_free_result)(void *h);
     void (*stmt_close)(void *ds);
-
-    /* Non-blocking twins, optional as a group (connect_start NULL: the core
-     * runs the blocking op, which completes at once).  Each *_start begins
-     * an operation on the connection and returns 0 done, <0 error (err
-     * filled), >0 an LB_DB_WAIT_* mask; `cont` continues the operation in
-     * progress after the wait, with the same convention.  Results are
-     * written to *out when the operation completes.  connect_start sets
-     * *dc at once (also while waiting); after a failed connect the core calls
-     * disconnect(*dc).  Blocking ops stay usable on such a connection. */
-    int  (*connect_start)(const lb_db_conn_opts *o, void **dc, lb_db_error *err);
-    int  (*query_start)(void *dc, const char *sql, size_t len, lb__db_async *out, lb_db_error *err);
-    int  (*prepare_start)(void *dc, const char *sql, size_t len, lb__db_async *out, lb_db_error *err);
-    int  (*stmt_execute_start)(void *ds, lb__db_async *out, lb_db_error *err);
-    int  (*cont)(void *dc, int ready, lb__db_async *out, lb_db_error *err);
-    int  (*fd)(void *dc);
-    int  (*timeout_ms)(void *dc);
 };
 
 /* Fill an error record (message truncated to fit; sqlstate NULL = "HY000"). */

@@ -14,21 +14,16 @@ static const lb_db_driver_ops *const registry[] = {
 #define NREG (sizeof registry / sizeof registry[0])
 
 /* A table is usable if every required op is present and the statement ops
- * are either all present or absent as a group (prepare NULL = emulate). */
+ * are either all present or absent as a group (prepare_start NULL =
+ * emulate). */
 int lb__db_driver_valid(const lb_db_driver_ops *d)
 {
-    if (!d || !d->name || !d->connect || !d->disconnect || !d->abort ||
-        !d->server_version || !d->query || !d->next_result || !d->fetch ||
-        !d->free_result)
+    if (!d || !d->name || !d->connect_start || !d->cont || !d->fd || !d->timeout_ms ||
+        !d->disconnect || !d->abort || !d->server_version || !d->query_start ||
+        !d->next_result_start || !d->fetch || !d->free_result)
         return 0;
-    if (d->prepare && (!d->stmt_bind || !d->stmt_execute || !d->stmt_fetch ||
-                       !d->stmt_free_result || !d->stmt_close))
-        return 0;
-    /* Non-blocking ops: all or none. */
-    int na = !!d->connect_start + !!d->query_start + !!d->cont + !!d->fd + !!d->timeout_ms;
-    if (na != 0 && na != 5)
-        return 0;
-    if (na && d->prepare && (!d->prepare_start || !d->stmt_execute_start))
+    if (d->prepare_start && (!d->stmt_bind || !d->stmt_execute_start || !d->stmt_fetch ||
+                             !d->stmt_free_result || !d->stmt_close))
         return 0;
     return 1;
 }

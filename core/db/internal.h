@@ -1,5 +1,5 @@
 /* Object layouts shared by the files of the driver-independent database
- * layer (conn.c, query.c, stmt.c, emulate.c, async.c, ...), and the few
+ * layer (conn.c, query.c, stmt.c, emulate.c, op.c, ...), and the few
  * helpers every one of them uses on the hot path, kept inline so the split
  * into files costs no call.  Not part of the API: db.h is the contract.
  *
@@ -71,7 +71,7 @@ struct lb_db_conn {
     char *dbg;
     size_t dbgcap;
     lb_db_error err;
-    /* the non-blocking operation in progress (LB__DB_AOP_NONE: none; async.c) */
+    /* the operation in progress (LB__DB_AOP_NONE: none; op.c) */
     int aop;
     int atype;                  /* query: LB_DB_Q_* */
     lb_db_result *atarget;      /* query: where the result goes */
@@ -79,19 +79,13 @@ struct lb_db_conn {
     size_t alen;
     lb_db_stmt *astmt;          /* prepare / execute */
     lb_db_stmt *aprepared;      /* last completed prepare */
+    int afound;                 /* last next_result found a result */
     void *adrv;                 /* connect: the driver connection being set up */
 };
 
-/* Non-blocking operations (c->aop). */
-enum { LB__DB_AOP_NONE, LB__DB_AOP_CONNECT, LB__DB_AOP_RECONNECT, LB__DB_AOP_QUERY,
+/* Operations (c->aop). */
+enum { LB__DB_AOP_NONE, LB__DB_AOP_CONNECT, LB__DB_AOP_RECONNECT, LB__DB_AOP_QUERY, LB__DB_AOP_NEXT,
        LB__DB_AOP_PREPARE, LB__DB_AOP_REPREPARE, LB__DB_AOP_EXECUTE };
-
-/* True when the driver has the non-blocking ops (checked as a group by
- * lb__db_driver_valid). */
-static inline int lb__db_has_async(const lb_db_driver_ops *d)
-{
-    return d->connect_start != NULL;
-}
 
 /* Forget the previous error before a driver call that may fill it. */
 static inline void lb__db_clear_error(lb_db_conn *c)

@@ -1,10 +1,10 @@
-/* MySQL driver, non-blocking operations.  Each operation runs the same
- * protocol steps as its blocking twin (mysql_conn.c, mysql_stmt.c) through
- * Connector/C's *_start / *_cont calls, with the same state structs.  Every
- * operation but connect first drains result sets left over from an earlier
- * multi-statement query.  Connector/C lets blocking calls be mixed in on a
- * non-blocking connection (it switches the socket back), which the rare
- * paths use (leftover results of a CALL, closing). */
+/* MySQL driver, operations.  Each operation runs its protocol steps
+ * through Connector/C's non-blocking *_start / *_cont calls (the library
+ * runs them on a coroutine of its own and returns what it waits for).
+ * Query, prepare and execute first drain result sets left over from an
+ * earlier multi-statement query.  Connector/C lets blocking calls be mixed
+ * in on a non-blocking connection (it switches the socket back), which
+ * the rare paths use (leftover results of a CALL, closing). */
 #include "mysql_async.h"
 #include "mysql_conn.h"
 #include "mysql_stmt.h"
@@ -19,6 +19,7 @@ enum {
     ST_IDLE, ST_CONNECT_DONE,
     ST_DRAIN, ST_DRAIN_NEXT_DONE, ST_DRAIN_STORE_DONE,
     ST_QUERY, ST_QUERY_DONE, ST_STORE_DONE,
+    ST_NEXT, ST_NEXT_DONE,
     ST_PREPARE, ST_PREPARE_DONE,
     ST_EXECUTE, ST_EXECUTE_DONE, ST_SSTORE_DONE
 };
@@ -77,7 +78,9 @@ static int step_connect(my_conn *mc, int ready, lb_db_error *err)
     return op_end(mc, lb__db_my_connected(mc, err));
 }
 
-/* As lb__db_my_drain: a failed leftover statement ends the chain. */
+/* Throw away result sets still pending from a multi-statement query, so
+ * the next command is not "out of sync"; a failed leftover statement ends
+ * the chain. */
 static int step_drain(my_conn *mc, int ready)
 {
     MYSQL *m = &mc->m;
@@ -132,6 +135,27 @@ static int step_query(my_conn *mc, int ready, lb__db_async *out, lb_db_error *er
         mc->res = NULL;
         return op_end(mc, 0);
     }
+}
+
+/* The next result of a multi-statement query (stored by ST_STORE_DONE). */
+static int step_next(my_conn *mc, int ready, lb__db_async *out, lb_db_error *err)
+{
+    MYSQL *m = &mc->m;
+    if (mc->step == ST_NEXT) {
+        if (!mysql_more_results(m))
+            return op_end(mc, 0);
+        START(ST_NEXT_DONE, mysql_next_result_start(&mc->iret, m));
+    }
+    CONT(mysql_next_result_cont(&mc->iret, m, ready));
+    if (mc->iret < 0)
+        return op_end(mc, 0);
+    if (mc->iret > 0) {
+        lb__db_my_conn_error(err, m);
+        return op_end(mc, -1);
+    }
+    out->found = 1;
+    START(ST_STORE_DONE, mysql_store_result_start(&mc->res, m));
+    return AGAIN;
 }
 
 static int step_prepare(my_conn *mc, int ready, lb__db_async *out, lb_db_error *err)
@@ -191,6 +215,9 @@ static int advance(my_conn *mc, int ready, lb__db_async *out, lb_db_error *err)
         case ST_QUERY: case ST_QUERY_DONE: case ST_STORE_DONE:
             rc = step_query(mc, ready, out, err);
             break;
+        case ST_NEXT: case ST_NEXT_DONE:
+            rc = step_next(mc, ready, out, err);
+            break;
         case ST_PREPARE: case ST_PREPARE_DONE:
             rc = step_prepare(mc, ready, out, err);
             break;
@@ -248,6 +275,16 @@ static int op_begin(my_conn *mc, int op, const char *sql, size_t len, my_stmt *m
 int lb__db_my_query_start(void *dc, const char *sql, size_t len, lb__db_async *out, lb_db_error *err)
 {
     return op_begin(dc, OP_QUERY, sql, len, NULL, out, err);
+}
+
+int lb__db_my_next_result_start(void *dc, lb__db_async *out, lb_db_error *err)
+{
+    my_conn *mc = dc;
+    mc->op = OP_NEXT;
+    mc->step = ST_NEXT;
+    mc->pending = 0;
+    mc->ast = NULL;
+    return advance(mc, 0, out, err);
 }
 
 int lb__db_my_prepare_start(void *dc, const char *sql, size_t len, lb__db_async *out, lb_db_error *err)

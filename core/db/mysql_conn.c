@@ -1,26 +1,48 @@
-/* MySQL driver, connections and plain queries: the client library's
+/* MySQL driver, connections and plain results: the client library's
  * process and thread set-up, connection handles (options, TLS check,
- * abort from another thread) and the blocking query ops.  Query rows are
+ * abort from another thread) and query results.  Query rows are
  * handed out as the library's own MYSQL_ROW (no copy), and results are
  * stored client-side (the connection is free for the next query at once
  * and the row count is known without fetching). */
 #include "mysql_conn.h"
 #include "mysql_stmt.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
 static _Thread_local int thread_ready;
+static int thread_key_once_failed;   /* no key: threads end the library themselves */
 
 /* libmariadb keeps per-thread state; mysql_thread_init must run in every
  * thread that uses the library (mysql_init does it implicitly in some
- * versions, not all), so do it on first use. */
+ * versions, not all), so do it on first use.  A thread-specific key ends
+ * it when the thread exits, so the threads that use the library (lbench's
+ * workers, an embedder's) need no call of ours at their end. */
+static pthread_key_t thread_key;
+static pthread_once_t thread_key_once = PTHREAD_ONCE_INIT;
+
+static void thread_exit(void *unused)
+{
+    (void)unused;
+    lb__db_my_thread_done();
+}
+
+static void make_thread_key(void)
+{
+    if (pthread_key_create(&thread_key, thread_exit) != 0)
+        thread_key_once_failed = 1;
+}
+
 void lb__db_my_thread_init(void)
 {
     if (!thread_ready) {
         mysql_thread_init();
         thread_ready = 1;
+        pthread_once(&thread_key_once, make_thread_key);
+        if (!thread_key_once_failed)
+            pthread_setspecific(thread_key, &thread_ready);
     }
 }
 
@@ -29,6 +51,8 @@ void lb__db_my_thread_done(void)
     if (thread_ready) {
         mysql_thread_end();
         thread_ready = 0;
+        if (!thread_key_once_failed)
+            pthread_setspecific(thread_key, NULL);
     }
 }
 
@@ -105,22 +129,6 @@ int lb__db_my_connected(my_conn *mc, lb_db_error *err)
     return 0;
 }
 
-void *lb__db_my_connect(const lb_db_conn_opts *o, lb_db_error *err)
-{
-    my_conn *mc = lb__db_my_conn_init(o, err);
-    if (!mc)
-        return NULL;
-    MYSQL *m = &mc->m;
-    if (!mysql_real_connect(m, o->host, o->user, o->password, o->db,
-                            o->port > 0 ? (unsigned int)o->port : 0, o->socket, LB__DB_MY_CONNECT_FLAGS))
-        lb__db_my_conn_error(err, m);
-    else if (lb__db_my_connected(mc, err) == 0)
-        return mc;
-    mysql_close(m);
-    free(mc);
-    return NULL;
-}
-
 void lb__db_my_disconnect(void *dc)
 {
     my_conn *mc = dc;
@@ -150,62 +158,11 @@ const char *lb__db_my_server_version(void *dc)
     return mysql_get_server_info(&((my_conn *)dc)->m);
 }
 
-/* Throw away result sets still pending from a multi-statement query, so
- * the next command is not "out of sync". */
-void lb__db_my_drain(MYSQL *m)
-{
-    while (mysql_more_results(m)) {
-        if (mysql_next_result(m) != 0)
-            break;
-        MYSQL_RES *r = mysql_store_result(m);
-        if (r)
-            mysql_free_result(r);
-    }
-}
-
 void lb__db_my_result_out(MYSQL_RES *r, lb__db_rs *out)
 {
     out->h = r;
     out->nrows = r ? (int64_t)mysql_num_rows(r) : 0;
     out->nfields = r ? (int)mysql_num_fields(r) : 0;
-}
-
-static int store(MYSQL *m, lb__db_rs *out, lb_db_error *err)
-{
-    MYSQL_RES *r = mysql_store_result(m);
-    if (!r && mysql_field_count(m) != 0) {
-        lb__db_my_conn_error(err, m);
-        return -1;
-    }
-    lb__db_my_result_out(r, out);
-    return 0;
-}
-
-int lb__db_my_query(void *dc, const char *sql, size_t len, lb__db_rs *out, lb_db_error *err)
-{
-    MYSQL *m = &((my_conn *)dc)->m;
-    if (mysql_more_results(m))
-        lb__db_my_drain(m);
-    if (mysql_real_query(m, sql, (unsigned long)len) != 0) {
-        lb__db_my_conn_error(err, m);
-        return -1;
-    }
-    return store(m, out, err);
-}
-
-int lb__db_my_next_result(void *dc, lb__db_rs *out, lb_db_error *err)
-{
-    MYSQL *m = &((my_conn *)dc)->m;
-    if (!mysql_more_results(m))
-        return 0;
-    int rc = mysql_next_result(m);
-    if (rc < 0)
-        return 0;
-    if (rc > 0) {
-        lb__db_my_conn_error(err, m);
-        return -1;
-    }
-    return store(m, out, err) == 0 ? 1 : -1;
 }
 
 int lb__db_my_fetch(void *h, const char *const **values, const unsigned long **lengths, lb_db_error *err)

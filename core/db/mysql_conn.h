@@ -1,5 +1,5 @@
-/* The MySQL driver's connection (my_conn) and its blocking connection and
- * query ops, shared by the driver's files (mysql.c lists the ops). */
+/* The MySQL driver's connection (my_conn), its set-up and result ops,
+ * shared by the driver's files (mysql.c lists the ops). */
 #ifndef LB_DB_MYSQL_CONN_H
 #define LB_DB_MYSQL_CONN_H
 
@@ -33,7 +33,7 @@ typedef struct my_conn {
     MYSQL_RES *res;
 } my_conn;
 
-enum { OP_NONE, OP_CONNECT, OP_QUERY, OP_PREPARE, OP_EXECUTE };
+enum { OP_NONE, OP_CONNECT, OP_QUERY, OP_NEXT, OP_PREPARE, OP_EXECUTE };
 
 /* mysql_thread_init on a thread's first use of the library. */
 void lb__db_my_thread_init(void);
@@ -48,8 +48,6 @@ my_conn *lb__db_my_conn_init(const lb_db_conn_opts *o, lb_db_error *err);
  * socket.  0 or -1 (err filled). */
 int lb__db_my_connected(my_conn *mc, lb_db_error *err);
 
-/* Throw away result sets still pending from a multi-statement query. */
-void lb__db_my_drain(MYSQL *m);
 
 /* A stored result set (or none) as the driver interface reports it. */
 void lb__db_my_result_out(MYSQL_RES *r, lb__db_rs *out);
@@ -58,12 +56,9 @@ void lb__db_my_result_out(MYSQL_RES *r, lb__db_rs *out);
 int  lb__db_my_global_init(void);
 void lb__db_my_global_done(void);
 void lb__db_my_thread_done(void);
-void *lb__db_my_connect(const lb_db_conn_opts *o, lb_db_error *err);
 void lb__db_my_disconnect(void *dc);
 void lb__db_my_abort(void *dc);
 const char *lb__db_my_server_version(void *dc);
-int  lb__db_my_query(void *dc, const char *sql, size_t len, lb__db_rs *out, lb_db_error *err);
-int  lb__db_my_next_result(void *dc, lb__db_rs *out, lb_db_error *err);
 int  lb__db_my_fetch(void *h, const char *const **values, const unsigned long **lengths, lb_db_error *err);
 void lb__db_my_free_result(void *h);
 uint64_t lb__db_my_affected_rows(void *dc, void *ds);

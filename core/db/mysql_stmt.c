@@ -129,25 +129,6 @@ int lb__db_my_stmt_prepared_ok(my_stmt *ms, lb__db_async *out, lb_db_error *err)
     return 0;
 }
 
-void *lb__db_my_prepare(void *dc, const char *sql, size_t len, int *nparams, lb_db_error *err)
-{
-    my_conn *mc = dc;
-    if (mysql_more_results(&mc->m))
-        lb__db_my_drain(&mc->m);
-    my_stmt *ms = lb__db_my_stmt_new(mc, err);
-    if (!ms)
-        return NULL;
-    lb__db_async out;
-    if (mysql_stmt_prepare(ms->st, sql, (unsigned long)len) != 0) {
-        lb__db_my_prepare_error(err, ms->st);
-    } else if (lb__db_my_stmt_prepared_ok(ms, &out, err) == 0) {
-        *nparams = ms->np;
-        return ms;
-    }
-    lb__db_my_stmt_close(ms);
-    return NULL;
-}
-
 /* Point MYSQL_BIND at the caller's struct: integers are always sent as
  * 64-bit (server converts to the column type, portable across endianness),
  * text and temporal values as strings from buf/len. */
@@ -255,24 +236,6 @@ int lb__db_my_exec_shape(my_stmt *ms, lb__db_rs *out, lb_db_error *err)
     if (fc != ms->nf && setup_result_binds(ms, err) != 0)
         return -1;
     return 1;
-}
-
-int lb__db_my_stmt_execute(void *ds, lb__db_rs *out, lb_db_error *err)
-{
-    my_stmt *ms = ds;
-    if (mysql_more_results(&ms->mc->m))
-        lb__db_my_drain(&ms->mc->m);
-    if (lb__db_my_rebind_if_changed(ms, err) != 0)
-        return -1;
-    if (mysql_stmt_execute(ms->st) != 0) {
-        lb__db_my_stmt_error(err, ms->st);
-        return -1;
-    }
-    int rc = lb__db_my_exec_shape(ms, out, err);
-    if (rc <= 0)
-        return rc;
-    ms->mc->iret = mysql_stmt_store_result(ms->st);
-    return lb__db_my_stmt_executed(ms, out, err);
 }
 
 int lb__db_my_stmt_fetch(void *h, const char *const **values, const unsigned long **lengths, lb_db_error *err)

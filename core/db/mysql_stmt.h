@@ -50,9 +50,7 @@ int lb__db_my_exec_shape(my_stmt *ms, lb__db_rs *out, lb_db_error *err);
 int lb__db_my_stmt_executed(my_stmt *ms, lb__db_rs *out, lb_db_error *err);
 
 /* The ops of lb__db_mysql_ops that live in mysql_stmt.c. */
-void *lb__db_my_prepare(void *dc, const char *sql, size_t len, int *nparams, lb_db_error *err);
 int  lb__db_my_stmt_bind(void *ds, lb_db_bind *params, int n, lb_db_error *err);
-int  lb__db_my_stmt_execute(void *ds, lb__db_rs *out, lb_db_error *err);
 int  lb__db_my_stmt_fetch(void *h, const char *const **values, const unsigned long **lengths, lb_db_error *err);
 void lb__db_my_stmt_free_result(void *h);
 void lb__db_my_stmt_close(void *ds);

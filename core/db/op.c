@@ -1,21 +1,31 @@
-/* Non-blocking operations.  Each *_start records what is in progress in
- * c->aop; async_done finishes it when the driver reports completion (at
- * once or from lb_db_cont) with the same accounting as the blocking twin,
- * through the helpers the blocking calls use (conn.h, query.h, stmt.h).
- * Drivers without non-blocking ops run the blocking op inside *_start, so
- * callers need one code path.  The blocking calls do not go through here:
- * a poll loop would add a system call per query on the OLTP hot path. */
-#include "async.h"
+/* Database operations: one state machine per operation (connect,
+ * reconnect, query, next result, prepare, execute), for both modes.
+ *
+ * Each lb_db_*_start records what is in progress in c->aop and starts the
+ * driver's non-blocking op; lb_db_cont continues it after a wait, and
+ * op_done finishes it once the driver reports completion, with the
+ * accounting helpers of conn.h, query.h and stmt.h.  Who waits is the
+ * caller's choice:
+ *  - an async worker's virtual user yields to its event loop (sql.lua);
+ *  - everything else calls lb_db_wait, a poll() loop on the driver's
+ *    socket: that is what the blocking calls (lb_db_query, ...) are.
+ * The poll loop costs no system call over a blocking client library: a
+ * client library's own blocking read also tries a non-blocking recv and
+ * then polls (Connector/C and libpq both do). */
+#include "op.h"
 #include "account.h"
 #include "conn.h"
 #include "debug.h"
+#include "emulate.h"
 #include "error.h"
 #include "query.h"
 #include "stmt.h"
 
+#include <errno.h>
+#include <poll.h>
 #include <string.h>
 
-static int async_done(lb_db_conn *c, int rc, lb__db_async *out);
+static int op_done(lb_db_conn *c, int rc, lb__db_async *out);
 
 static int busy(lb_db_conn *c)
 {
@@ -34,7 +44,7 @@ static int not_idle(lb_db_conn *c)
  * the caller; completion (0 or <0) finishes the operation. */
 static int begun(lb_db_conn *c, int rc, lb__db_async *out)
 {
-    return rc > 0 ? rc : async_done(c, rc, out);
+    return rc > 0 ? rc : op_done(c, rc, out);
 }
 
 /* Operation `op` (on statement `s`) is in progress from now on. */
@@ -48,10 +58,6 @@ static void in_progress(lb_db_conn *c, int op, lb_db_stmt *s)
 static int connect_begin(lb_db_conn *c, int op)
 {
     in_progress(c, op, NULL);
-    if (!lb__db_has_async(c->ops)) {
-        c->adrv = c->ops->connect(&c->opts, &c->err);
-        return async_done(c, c->adrv ? 0 : -1, NULL);
-    }
     void *d = NULL;
     int rc = c->ops->connect_start(&c->opts, &d, &c->err);
     c->adrv = d;
@@ -78,7 +84,7 @@ int lb_db_reconnect_start(lb_db_conn *c)
     return connect_begin(c, LB__DB_AOP_RECONNECT);
 }
 
-static int query_begin(lb_db_conn *c, const char *sql, size_t len, int type, lb_db_result *target)
+int lb__db_query_begin(lb_db_conn *c, const char *sql, size_t len, int type, lb_db_result *target)
 {
     int rc = lb__db_query_prologue(c, sql, len);
     if (rc != 0)
@@ -99,9 +105,28 @@ int lb_db_query_start(lb_db_conn *c, const char *sql, size_t len)
         return lb__db_query_invalid(c);
     if (c->aop)
         return busy(c);
-    if (!lb__db_has_async(c->ops))
-        return lb_db_query(c, sql, len);
-    return query_begin(c, sql, len, lb_db_classify(sql, len), &c->result);
+    return lb__db_query_begin(c, sql, len, lb_db_classify(sql, len), &c->result);
+}
+
+int lb_db_next_result_start(lb_db_conn *c)
+{
+    int rc = not_idle(c);
+    if (rc != 0)
+        return rc;
+    if (c->cur)
+        lb__db_release(c);
+    c->afound = 0;
+    if (!c->drv)
+        return 0;
+    in_progress(c, LB__DB_AOP_NEXT, NULL);
+    lb__db_async out;
+    memset(&out, 0, sizeof out);
+    return begun(c, c->ops->next_result_start(c->drv, &out, &c->err), &out);
+}
+
+int lb_db_next_result_found(lb_db_conn *c)
+{
+    return c ? c->afound : 0;
 }
 
 /* Server-side prepare of `s` (a new statement, or one a reconnect left
@@ -121,14 +146,16 @@ int lb_db_prepare_start(lb_db_conn *c, const char *sql, size_t len)
     if (rc != 0)
         return rc;
     c->aprepared = NULL;
-    if (!lb__db_has_async(c->ops) || c->opts.ps_mode == LB_DB_PS_DISABLE || !c->ops->prepare) {
-        /* Nothing to wait for: emulated statements only parse the SQL. */
-        c->aprepared = lb_db_prepare(c, sql, len);
-        return c->aprepared ? 0 : lb__db_err_rc(c);
-    }
-    lb_db_stmt *s = lb__db_stmt_new(c, sql, len, 0);
+    int emulate = c->opts.ps_mode == LB_DB_PS_DISABLE || !c->ops->prepare_start;
+    lb_db_stmt *s = lb__db_stmt_new(c, sql, len, emulate);
     if (!s)
         return lb__db_err_rc(c);
+    if (emulate) {
+        /* Nothing to wait for: an emulated statement only parses its SQL. */
+        if ((rc = lb__db_stmt_adopt(s, lb__db_stmt_emulate(s))) == 0)
+            c->aprepared = s;
+        return rc;
+    }
     return prepare_begin(s, LB__DB_AOP_PREPARE);
 }
 
@@ -155,14 +182,12 @@ int lb_db_stmt_execute_start(lb_db_stmt *s)
     lb_db_conn *c = s->c;
     if (c->aop)
         return busy(c);
-    if (!lb__db_has_async(c->ops))
-        return lb_db_stmt_execute(s);
     size_t n;
     int rc = lb__db_exec_prologue(s, &n);
     if (rc < 0)
         return rc;
     if (rc > 0)
-        return query_begin(c, s->ebuf, n, s->type, &s->result);
+        return lb__db_query_begin(c, s->ebuf, n, s->type, &s->result);
     if (!s->drv) {
         /* Unprepared since a reconnect: prepare it again first. */
         if (c->opts.debug)
@@ -191,7 +216,18 @@ static int prepared(lb_db_stmt *s, int rc, const lb__db_async *out)
     return lb__db_stmt_after_prepare(s, rc == 0 ? out->ds : NULL, rc == 0 ? out->nparams : 0);
 }
 
-static int async_done(lb_db_conn *c, int rc, lb__db_async *out)
+static int next_done(lb_db_conn *c, int rc, const lb__db_async *out)
+{
+    if (rc < 0)
+        return lb__db_fail(c, NULL, 0, 1);
+    if (!out->found)
+        return 0;
+    c->afound = 1;
+    lb__db_succeed(c, LB_DB_Q_OTHER, &out->rs, &c->result, c->ops->fetch, c->ops->free_result, 0);
+    return 0;
+}
+
+static int op_done(lb_db_conn *c, int rc, lb__db_async *out)
 {
     int op = c->aop;
     lb_db_stmt *s = c->astmt;
@@ -206,6 +242,8 @@ static int async_done(lb_db_conn *c, int rc, lb__db_async *out)
             return lb__db_fail(c, c->asql, c->alen, 1);
         lb__db_query_done(c, c->atype, &out->rs, c->atarget);
         return 0;
+    case LB__DB_AOP_NEXT:
+        return next_done(c, rc, out);
     case LB__DB_AOP_PREPARE:
         if ((rc = lb__db_stmt_adopt(s, prepared(s, rc, out))) == 0)
             c->aprepared = s;
@@ -248,16 +286,67 @@ static void *wait_dc(lb_db_conn *c)
 int lb_db_conn_fd(lb_db_conn *c)
 {
     void *dc = wait_dc(c);
-    return dc && lb__db_has_async(c->ops) ? c->ops->fd(dc) : -1;
+    return dc ? c->ops->fd(dc) : -1;
 }
 
 int lb_db_conn_timeout_ms(lb_db_conn *c)
 {
     void *dc = wait_dc(c);
-    return dc && lb__db_has_async(c->ops) ? c->ops->timeout_ms(dc) : 0;
+    return dc ? c->ops->timeout_ms(dc) : 0;
 }
 
-void lb__db_async_abandon(lb_db_conn *c)
+/* poll() events for a wait mask, and what poll() saw as the mask cont()
+ * takes.  A hang-up or error is reported as readable and writable: the
+ * driver's next read or write then fails with the real error. */
+static short poll_events(int mask)
+{
+    return (short)(((mask & LB_DB_WAIT_READ) ? POLLIN : 0) | ((mask & LB_DB_WAIT_WRITE) ? POLLOUT : 0) |
+                   ((mask & LB_DB_WAIT_EXCEPT) ? POLLPRI : 0));
+}
+
+static int ready_mask(short revents)
+{
+    int m = 0;
+    if (revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL))
+        m |= LB_DB_WAIT_READ;
+    if (revents & (POLLOUT | POLLHUP | POLLERR | POLLNVAL))
+        m |= LB_DB_WAIT_WRITE;
+    if (revents & POLLPRI)
+        m |= LB_DB_WAIT_EXCEPT;
+    return m;
+}
+
+int lb_db_wait(lb_db_conn *c, int rc)
+{
+    while (rc > 0) {
+        struct pollfd p = { lb_db_conn_fd(c), poll_events(rc), 0 };
+        int timeout = (rc & LB_DB_WAIT_TIMEOUT) ? lb_db_conn_timeout_ms(c) : -1;
+        if (p.fd < 0 && timeout < 0) {
+            /* A driver bug; leaving the operation hanging would hang us. */
+            lb__db_op_abandon(c);
+            c->aop = LB__DB_AOP_NONE;
+            return lb__db_fail_code(c, LB_DB_E_INVALID, "the driver waits without a socket or a timeout", NULL, 0, 0);
+        }
+        int n = poll(&p, p.fd >= 0 ? 1 : 0, timeout);
+        int ready;
+        if (n > 0) {
+            ready = ready_mask(p.revents);
+        } else if (n == 0) {
+            ready = LB_DB_WAIT_TIMEOUT;
+        } else if (errno == EINTR) {
+            continue;
+        } else {
+            /* poll() itself failed (out of memory): end the operation the
+             * way a lost connection would, through the driver. */
+            lb_db_conn_abort(c);
+            ready = LB_DB_WAIT_READ | LB_DB_WAIT_WRITE;
+        }
+        rc = lb_db_cont(c, ready);
+    }
+    return rc;
+}
+
+void lb__db_op_abandon(lb_db_conn *c)
 {
     if (c->adrv) {
         /* A connect that never completed. */

@@ -1,14 +1,18 @@
-/* Non-blocking operations of the database layer (async workers): what
- * lb_db_*_start began, continued by lb_db_cont and finished with the
- * accounting of the blocking twin. */
-#ifndef LB_DB_ASYNC_H
-#define LB_DB_ASYNC_H
+/* Database operations (op.c): the one state machine behind both the
+ * blocking calls and the non-blocking lb_db_*_start / lb_db_cont pairs. */
+#ifndef LB_DB_OP_H
+#define LB_DB_OP_H
 
 #include "internal.h"
+
+/* Begin running `sql` on `c`, counted as class `type`, its result into
+ * `target` (a plain query, an emulated statement's text, a bulk insert).
+ * The return convention of the *_start calls. */
+int lb__db_query_begin(lb_db_conn *c, const char *sql, size_t len, int type, lb_db_result *target);
 
 /* Free what an operation still in progress holds (a connect's driver
  * connection, a new statement's prepare); for lb_db_disconnect, after the
  * server connection was dropped. */
-void lb__db_async_abandon(lb_db_conn *c);
+void lb__db_op_abandon(lb_db_conn *c);
 
 #endif

@@ -6,6 +6,7 @@
 #include "account.h"
 #include "debug.h"
 #include "error.h"
+#include "op.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,18 +23,6 @@ int lb__db_query_prologue(lb_db_conn *c, const char *sql, size_t len)
     return 0;
 }
 
-int lb__db_run_query(lb_db_conn *c, const char *sql, size_t len, int type, lb_db_result *target)
-{
-    int rc = lb__db_query_prologue(c, sql, len);
-    if (rc != 0)
-        return rc;
-    lb__db_rs rs = { NULL, 0, 0 };
-    if (c->ops->query(c->drv, sql, len, &rs, &c->err) != 0)
-        return lb__db_fail(c, sql, len, 1);
-    lb__db_query_done(c, type, &rs, target);
-    return 0;
-}
-
 int lb__db_query_invalid(lb_db_conn *c)
 {
     return c ? lb__db_fail_code(c, LB_DB_E_INVALID, "NULL query", NULL, 0, 1) : -LB_DB_E_INVALID;
@@ -41,9 +30,7 @@ int lb__db_query_invalid(lb_db_conn *c)
 
 int lb_db_query(lb_db_conn *c, const char *sql, size_t len)
 {
-    if (!c || !sql)
-        return lb__db_query_invalid(c);
-    return lb__db_run_query(c, sql, len, lb_db_classify(sql, len), &c->result);
+    return lb_db_wait(c, lb_db_query_start(c, sql, len));
 }
 
 lb_db_result *lb_db_conn_result(lb_db_conn *c)
@@ -53,21 +40,8 @@ lb_db_result *lb_db_conn_result(lb_db_conn *c)
 
 int lb_db_next_result(lb_db_conn *c)
 {
-    if (!c)
-        return -LB_DB_E_INVALID;
-    if (c->cur)
-        lb__db_release(c);
-    if (!c->drv)
-        return 0;
-    lb__db_rs rs = { NULL, 0, 0 };
-    lb__db_clear_error(c);
-    int rc = c->ops->next_result(c->drv, &rs, &c->err);
-    if (rc < 0)
-        return lb__db_fail(c, NULL, 0, 1);
-    if (rc == 0)
-        return 0;
-    lb__db_succeed(c, LB_DB_Q_OTHER, &rs, &c->result, c->ops->fetch, c->ops->free_result, 0);
-    return 1;
+    int rc = lb_db_wait(c, lb_db_next_result_start(c));
+    return rc < 0 ? rc : lb_db_next_result_found(c);
 }
 
 int64_t lb_db_result_nrows(lb_db_result *r)
@@ -128,7 +102,9 @@ static int bulk_flush(lb_db_conn *c)
     size_t len = c->blen;
     c->blen = c->bprefix;
     c->brows = 0;
-    return lb__db_run_query(c, c->bulk, len, c->btype, &c->result);
+    if (c->aop)
+        return lb__db_fail_code(c, LB_DB_E_INVALID, "another operation is in progress on this connection", NULL, 0, 0);
+    return lb_db_wait(c, lb__db_query_begin(c, c->bulk, len, c->btype, &c->result));
 }
 
 int lb_db_bulk_insert_init(lb_db_conn *c, const char *prefix, size_t len)

@@ -1,8 +1,9 @@
 /* Prepared statements: the object (own copy of the SQL, classified once),
  * the caller's bind array (kept by pointer: updated in place, no re-bind
- * per execute), server-side prepare and its fallback to emulation, the
- * blocking execute, and close.  Every statement is linked into its
- * connection so a reconnect can prepare it again. */
+ * per execute), the halves of a server-side prepare with its fallback to
+ * emulation, and close (the prepare and execute operations are op.c's).
+ * Every statement is linked into its connection so that a reconnect can
+ * mark it for preparing again. */
 #include "stmt.h"
 #include "account.h"
 #include "debug.h"
@@ -88,15 +89,6 @@ int lb__db_stmt_adopt(lb_db_stmt *s, int rc)
     return 0;
 }
 
-int lb__db_stmt_prepare_native(lb_db_stmt *s)
-{
-    lb_db_conn *c = s->c;
-    int np = 0;
-    lb__db_clear_error(c);
-    void *ds = c->ops->prepare(c->drv, s->sql, s->len, &np, &c->err);
-    return lb__db_stmt_after_prepare(s, ds, np);
-}
-
 /* Close the driver statement of a (re-)prepare that cannot be used. */
 static int drop_driver_stmt(lb_db_stmt *s)
 {
@@ -129,14 +121,9 @@ int lb__db_stmt_after_prepare(lb_db_stmt *s, void *ds, int np)
 
 lb_db_stmt *lb_db_prepare(lb_db_conn *c, const char *sql, size_t len)
 {
-    if (!c)
+    if (lb_db_wait(c, lb_db_prepare_start(c, sql, len)) != 0)
         return NULL;
-    int emulate = c->opts.ps_mode == LB_DB_PS_DISABLE || !c->ops->prepare;
-    lb_db_stmt *s = lb__db_stmt_new(c, sql, len, emulate);
-    if (!s)
-        return NULL;
-    int rc = emulate ? lb__db_stmt_emulate(s) : lb__db_stmt_prepare_native(s);
-    return lb__db_stmt_adopt(s, rc) == 0 ? s : NULL;
+    return lb_db_prepared(c);
 }
 
 int lb_db_stmt_param_count(lb_db_stmt *s)
@@ -208,28 +195,7 @@ void lb__db_exec_begin(lb_db_stmt *s)
 
 int lb_db_stmt_execute(lb_db_stmt *s)
 {
-    if (!s)
-        return -LB_DB_E_INVALID;
-    lb_db_conn *c = s->c;
-    size_t n;
-    int rc = lb__db_exec_prologue(s, &n);
-    if (rc < 0)
-        return rc;
-    if (rc > 0)
-        return lb__db_run_query(c, s->ebuf, n, s->type, &s->result);
-    if (!s->drv) {
-        /* The last reconnect could not re-prepare it: try again now. */
-        if (lb__db_stmt_prepare_native(s) != 0)
-            return lb__db_fail(c, s->sql, s->len, 1);
-        if (s->emulated)
-            return lb_db_stmt_execute(s);
-    }
-    lb__db_exec_begin(s);
-    lb__db_rs rs = { NULL, 0, 0 };
-    if (c->ops->stmt_execute(s->drv, &rs, &c->err) != 0)
-        return lb__db_fail(c, s->sql, s->len, 1);
-    lb__db_exec_done(s, &rs);
-    return 0;
+    return s ? lb_db_wait(s->c, lb_db_stmt_execute_start(s)) : -LB_DB_E_INVALID;
 }
 
 lb_db_result *lb_db_stmt_result(lb_db_stmt *s)

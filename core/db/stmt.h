@@ -1,7 +1,7 @@
 /* Prepared statements of the database layer: the statement object, its
  * parameter binds, server-side (re-)prepare with the fallback to
- * emulation, and the steps the blocking and non-blocking prepare and
- * execute share. */
+ * emulation, and the halves of the prepare and execute operations
+ * (op.c). */
 #ifndef LB_DB_STMT_H
 #define LB_DB_STMT_H
 
@@ -23,7 +23,7 @@ static inline int lb__db_bind_is_text(int32_t t)
  * NULL with the failure recorded and counted. */
 lb_db_stmt *lb__db_stmt_new(lb_db_conn *c, const char *sql, size_t len, int emulate);
 
-/* The end of a new statement's prepare, blocking or not: with `rc` 0 it
+/* The end of a new statement's prepare: with `rc` 0 it
  * joins the connection's list (which a reconnect walks), otherwise the
  * failure is recorded and the statement freed.  Returns 0 or -code. */
 int lb__db_stmt_adopt(lb_db_stmt *s, int rc);
@@ -31,18 +31,14 @@ int lb__db_stmt_adopt(lb_db_stmt *s, int rc);
 /* Free a statement's memory (nothing on the driver side, not unlinked). */
 void lb__db_stmt_free(lb_db_stmt *s);
 
-/* Server-side prepare of `s` on the live connection, blocking (first time
- * or after a reconnect).  0 or -code (error in c->err, not yet recorded). */
-int lb__db_stmt_prepare_native(lb_db_stmt *s);
-
-/* The second half of a prepare, blocking or not: `ds` is the driver
+/* The second half of a prepare: `ds` is the driver
  * statement with `np` parameters, or NULL after a failure (reason in
  * c->err).  Falls back to emulation when the server refuses this kind of
  * statement; re-binds the parameters the caller had bound.  0 or -code
  * (error in c->err, not yet recorded). */
 int lb__db_stmt_after_prepare(lb_db_stmt *s, void *ds, int np);
 
-/* What an execute does first, blocking or not: release the live result,
+/* What an execute does first: release the live result,
  * check the parameters and the connection, and for an emulated statement
  * build its SQL text (in s->ebuf, *emu_len bytes).  0: go on with the
  * server-side statement; 1: run the text; -code: failed (recorded). */

@@ -238,10 +238,10 @@ end
 -- each worker fills its slots in its own order).
 function M.error_codes(final, base)
   local codes = {}
-  for i = 0, C.LB_DB_ERRSLOTS - 1 do
-    local s = final.db.err[i]
+  for i = 0, C.LB_STATS_EXT_CODES - 1 do
+    local s = final.ext.codes[i]
     if s.count > 0 then codes[s.code] = (codes[s.code] or 0) + tonumber(s.count) end
-    local b = base.db.err[i]
+    local b = base.ext.codes[i]
     if b.count > 0 then codes[b.code] = (codes[b.code] or 0) - tonumber(b.count) end
   end
   local o = json.object()

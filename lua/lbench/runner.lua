@@ -40,7 +40,7 @@ function M.percentile_keys(opt)
 end
 
 local function counters(sum)
-  local db = sum.db
+  local db = ffi.cast("lb_db_stats *", sum.ext)
   local q = db.queries
   return {
     events = tonumber(sum.events),

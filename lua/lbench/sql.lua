@@ -54,13 +54,14 @@ local function caller_position()
   return ""
 end
 
--- Waiting for non-blocking operations in async mode, and reconnects.
-local function build_wait(E)
-  local ctx, lb, opt, W, RESTART, rand, stats = E.ctx, E.lb, E.opt, E.W, E.RESTART, E.rand, E.stats
-  local ignore_all, ignore, driver_name, ops = E.ignore_all, E.ignore, E.driver_name, E.ops
-  local hosts, ports, sockets, ssl = E.hosts, E.ports, E.sockets, E.ssl
-  -- Drive a non-blocking operation to its end: rc > 0 is what to wait for.
-  local function await(c, rc)
+-- Waiting for database operations.  Every call starts an operation
+-- (lb_db_*_start) and hands what it returned to finish(): a wait mask
+-- means the operation waits for its socket, which a virtual user does in
+-- its worker's event loop (yielding) and everything else in C's poll()
+-- loop (lb_db_wait).  Both modes share this one path.
+local function build_wait()
+  -- Drive an operation to its end in the event loop.
+  local function yield_until_done(c, rc)
     while rc > 0 do
       local until_ns = -1
       if band(rc, C.LB_DB_WAIT_TIMEOUT) ~= 0 then
@@ -71,14 +72,17 @@ local function build_wait(E)
     end
     return rc
   end
-  local function reconnect(c)
-    if async.active() then
-      async.forget()
-      return await(c, C.lb_db_reconnect_start(c))
-    end
-    return C.lb_db_reconnect(c)
+  local function finish(c, rc)
+    if rc <= 0 then return rc end
+    if async.active() then return yield_until_done(c, rc) end
+    return C.lb_db_wait(c, rc)
   end
-  return await, reconnect
+  local function reconnect(c)
+    -- The socket is replaced: the event loop must stop watching it.
+    async.forget()
+    return finish(c, C.lb_db_reconnect_start(c))
+  end
+  return finish, reconnect
 end
 
 -- Result sets: one reusable object per connection or statement.
@@ -124,7 +128,7 @@ end
 
 -- connect(over): a connection object of class Con, with the run's options
 -- (--mysql-*, hosts and ports in rotation) overridden by `over`.
-local function build_connect(E, await, Con)
+local function build_connect(E, finish, Con)
   local ctx, opt, W, stats = E.ctx, E.opt, E.W, E.stats
   local driver_name, ops = E.driver_name, E.ops
   local hosts, ports, sockets, ssl = E.hosts, E.ports, E.sockets, E.ssl
@@ -154,32 +158,24 @@ local function build_connect(E, await, Con)
       o.debug_ud = ctx.rt
     end
     local err = ffi.new("lb_db_error")
-    local c
-    if async.active() then
-      -- Tracked while it connects, so the deadline watchdog can abort it.
-      c = C.lb_db_conn_new(ops, o, stats, err)
-      if c ~= nil then
-        if C.lb_worker_track_conn(W, c) ~= 0 then
-          C.lb_db_disconnect(c)
-          error("out of memory")
-        end
-        if await(c, C.lb_db_connect_start(c)) < 0 then
-          ffi.copy(err, C.lb_db_conn_error(c), ffi.sizeof("lb_db_error"))
-          C.lb_worker_disconnect(W, c)
-          c = nil
-        end
+    -- A worker's connection is tracked from the start, so that a stop can
+    -- abort it even while it connects.
+    local c = C.lb_db_conn_new(ops, o, stats, err)
+    if c ~= nil then
+      if W ~= nil and C.lb_worker_track(W, c, C.lb_db_conn_handle) ~= 0 then
+        C.lb_db_disconnect(c)
+        error("out of memory")
       end
-    else
-      c = C.lb_db_connect(ops, o, stats, err)
+      if finish(c, C.lb_db_connect_start(c)) < 0 then
+        ffi.copy(err, C.lb_db_conn_error(c), ffi.sizeof("lb_db_error"))
+        if W ~= nil then C.lb_worker_close(W, c) else C.lb_db_disconnect(c) end
+        c = nil
+      end
     end
     if c == nil then
       local where = o.socket ~= nil and ffi.string(o.socket) or (ffi.string(o.host) .. ":" .. o.port)
       util.fail("cannot connect to %s as '%s' (%s): error %d: %s", driver_name == "mysql" and where or driver_name,
         ffi.string(o.user), driver_name, err.code, ffi.string(err.message))
-    end
-    if not async.active() and W ~= nil and C.lb_worker_track_conn(W, c) ~= 0 then
-      C.lb_db_disconnect(c)
-      error("out of memory")
     end
     return setmetatable({ c = c, stmts = {} }, Con)
   end
@@ -187,7 +183,7 @@ local function build_connect(E, await, Con)
 end
 
 -- Connections: connect (host/port rotation, options), queries, errors.
-local function build_connections(E, await, reconnect, wrap_rs, conn_result)
+local function build_connections(E, finish, reconnect, wrap_rs, conn_result)
   local ctx, lb, opt, W, RESTART, rand, stats = E.ctx, E.lb, E.opt, E.W, E.RESTART, E.rand, E.stats
   local ignore_all, ignore, driver_name, ops = E.ignore_all, E.ignore, E.driver_name, E.ops
   local hosts, ports, sockets, ssl = E.hosts, E.ports, E.sockets, E.ssl
@@ -226,13 +222,11 @@ local function build_connections(E, await, reconnect, wrap_rs, conn_result)
       sql_state = err.sql_state, sql_errmsg = err.sql_errmsg, query = err.query }, fatal_mt), 0)
   end
 
-  local connect = build_connect(E, await, Con)
+  local connect = build_connect(E, finish, Con)
 
   function Con:query(q)
     local c = self.c
-    local rc
-    if async.active() then rc = await(c, C.lb_db_query_start(c, q, #q)) else rc = C.lb_db_query(c, q, #q) end
-    if rc < 0 then return raise(self, q) end
+    if finish(c, C.lb_db_query_start(c, q, #q)) < 0 then return raise(self, q) end
     return wrap_rs(C.lb_db_conn_result(c) ~= nil, self, conn_result)
   end
 
@@ -245,10 +239,10 @@ local function build_connections(E, await, reconnect, wrap_rs, conn_result)
   end
 
   function Con:next_result()
-    local n = C.lb_db_next_result(self.c)
-    if n < 0 then return raise(self, nil) end
-    if n == 0 then return nil end
-    return wrap_rs(C.lb_db_conn_result(self.c) ~= nil, self, conn_result) or true
+    local c = self.c
+    if finish(c, C.lb_db_next_result_start(c)) < 0 then return raise(self, nil) end
+    if C.lb_db_next_result_found(c) == 0 then return nil end
+    return wrap_rs(C.lb_db_conn_result(c) ~= nil, self, conn_result) or true
   end
 
   function Con:bulk_insert_init(prefix)
@@ -269,7 +263,7 @@ local function build_connections(E, await, reconnect, wrap_rs, conn_result)
     if self.c == nil then return end
     for st in pairs(self.stmts) do st.s = nil end
     async.forget()
-    if W ~= nil then C.lb_worker_disconnect(W, self.c) else C.lb_db_disconnect(self.c) end
+    if W ~= nil then C.lb_worker_close(W, self.c) else C.lb_db_disconnect(self.c) end
     self.c = nil
   end
   Con.close = Con.disconnect
@@ -281,7 +275,7 @@ local function build_connections(E, await, reconnect, wrap_rs, conn_result)
 end
 
 -- Prepared statements and their parameters.
-local function build_statements(E, Con, await, raise, wrap_rs, stmt_result)
+local function build_statements(E, Con, finish, raise, wrap_rs, stmt_result)
   local ctx, lb, opt, W, RESTART, rand, stats = E.ctx, E.lb, E.opt, E.W, E.RESTART, E.rand, E.stats
   local ignore_all, ignore, driver_name, ops = E.ignore_all, E.ignore, E.driver_name, E.ops
   local hosts, ports, sockets, ssl = E.hosts, E.ports, E.sockets, E.ssl
@@ -292,13 +286,9 @@ local function build_statements(E, Con, await, raise, wrap_rs, stmt_result)
   Param.__index = Param
 
   function Con:prepare(q)
+    local c = self.c
     local s
-    if async.active() then
-      local c = self.c
-      if await(c, C.lb_db_prepare_start(c, q, #q)) >= 0 then s = C.lb_db_prepared(c) end
-    else
-      s = C.lb_db_prepare(self.c, q, #q)
-    end
+    if finish(c, C.lb_db_prepare_start(c, q, #q)) >= 0 then s = C.lb_db_prepared(c) end
     if s == nil then return raise(self, q) end
     local st = setmetatable({ s = s, con = self, sql = q, nparams = C.lb_db_stmt_param_count(s) }, Stmt)
     self.stmts[st] = true
@@ -335,9 +325,7 @@ local function build_statements(E, Con, await, raise, wrap_rs, stmt_result)
 
   function Stmt:execute()
     local s = self.s
-    local rc
-    if async.active() then rc = await(self.con.c, C.lb_db_stmt_execute_start(s)) else rc = C.lb_db_stmt_execute(s) end
-    if rc < 0 then return raise(self.con, self.sql) end
+    if finish(self.con.c, C.lb_db_stmt_execute_start(s)) < 0 then return raise(self.con, self.sql) end
     return wrap_rs(C.lb_db_stmt_result(s) ~= nil, self, stmt_result)
   end
 
@@ -411,7 +399,7 @@ function M.new(ctx, lb)
   -- in the main state (prepare, commands).
   local stats
   if W ~= nil then
-    stats = C.lb_worker_stats(W).db
+    stats = ffi.cast("lb_db_stats *", C.lb_worker_stats(W).ext)
   else
     local holder = ffi.new("lb_db_stats")
     stats = holder
@@ -443,10 +431,10 @@ function M.new(ctx, lb)
               hosts = hosts, ports = ports, sockets = sockets, ssl = ssl }
   -- Each part's closures keep what they use as upvalues (copied from E at
   -- the top of each builder), so the per-query path reads no table.
-  local await, reconnect = build_wait(E)
+  local finish, reconnect = build_wait()
   local wrap_rs, stmt_result, conn_result = build_results()
-  local Con, connect, raise = build_connections(E, await, reconnect, wrap_rs, conn_result)
-  build_statements(E, Con, await, raise, wrap_rs, stmt_result)
+  local Con, connect, raise = build_connections(E, finish, reconnect, wrap_rs, conn_result)
+  build_statements(E, Con, finish, raise, wrap_rs, stmt_result)
   build_driver(E, sql, connect)
   return sql
 end

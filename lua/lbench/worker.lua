@@ -12,21 +12,46 @@ local M = {}
 
 local INT64_MAX = 9223372036854775807LL
 
--- The event loop.  One pcall around the whole loop (not one per event):
--- an error that restarts the event (ignored SQL errors) leaves the loop,
--- is counted, and the loop is entered again with `resumed` set so the
--- same event is retried with its original start time.  One FFI call per
--- event: lb_ev_next records the previous event and starts the next.
-local function event_loop(W, event, tid, resumed)
+-- The event loop, of a worker thread and of a virtual user alike.
+-- `next_event(W)` records the event in progress (if any) and starts the
+-- next one: 0 when the run is over.  One pcall around the whole loop (not
+-- one per event): an error that restarts the event (ignored SQL errors)
+-- leaves the loop, is counted, and the loop is entered again with
+-- `resumed` set so the same event is retried with its original start time.
+local function event_loop(W, event, tid, resumed, next_event)
   if resumed and event(tid) then
     C.lb_ev_end(W)
     return
   end
-  while C.lb_ev_next(W) ~= 0 do
+  while next_event(W) ~= 0 do
     if event(tid) then
       C.lb_ev_end(W)
       return
     end
+  end
+end
+
+-- A thread's next_event: one FFI call per event, which both records the
+-- previous event and starts the next (pacing under --rate sleeps in C).
+local thread_next_event = function(W) return C.lb_ev_next(W) end
+
+-- A virtual user's next_event.  Two FFI calls (end, begin) rather than
+-- one: the time a VU spends in the run queue before its next event is not
+-- part of any event.  Under --rate it waits for its intended start in the
+-- event loop.  A VU whose event never waited (the null driver, a CPU-only
+-- event) first lets the other VUs run.
+local function vu_next_event_fn()
+  local yields_at_start = -1
+  return function(W)
+    C.lb_ev_end(W)
+    if async.yields == yields_at_start then async.pass() end
+    local r = C.lb_ev_begin(W)
+    if r == 2 then
+      async.wait(-1, async.TIMEOUT, C.lb_ev_intended(W))
+      r = C.lb_ev_go(W)
+    end
+    yields_at_start = async.yields
+    return r
   end
 end
 
@@ -47,18 +72,18 @@ local function keep_trace(e)
   return { lbench_trace = script_trace(e) }
 end
 
--- Run an event loop `loop(W, event, tid, resumed)` (thread or virtual
--- user) under one pcall, re-entering it after each restart error: the
--- restart is counted, the scenario's before_restart_event hook runs, and
--- the interrupted event is retried with its original start time.
+-- Run the event loop (of a thread or a virtual user: `next_event`) under
+-- one pcall, re-entering it after each restart error: the restart is
+-- counted, the scenario's before_restart_event hook runs, and the
+-- interrupted event is retried with its original start time.
 --
 -- A script error's traceback is taken where it was raised (keep_trace, the
 -- handler, runs before the stack unwinds), so that it starts with the
 -- script's own frames; re-raising it from here would show only ours.
-local function with_restarts(loop, W, event, tid, hooks)
+local function with_restarts(next_event, W, event, tid, hooks)
   local resumed = false
   while true do
-    local ok, err = xpcall(loop, keep_trace, W, event, tid, resumed)
+    local ok, err = xpcall(event_loop, keep_trace, W, event, tid, resumed, next_event)
     if ok or err == async.STOPPED then return end
     if api.is_restart(err) then
       C.lb_ev_restart(W)
@@ -78,7 +103,7 @@ end
 local function run_events(W, lb, tid)
   local event = scenario.fn("event")
   if not event then error("the scenario does not define event()", 0) end
-  with_restarts(event_loop, W, event, tid, lb.hooks)
+  with_restarts(thread_next_event, W, event, tid, lb.hooks)
 end
 
 -- ---- async mode: many virtual users per worker -------------------------
@@ -91,36 +116,10 @@ function M.vus_of(connections, threads, tid)
   return base + (tid < rem and 1 or 0), tid * base + math.min(tid, rem)
 end
 
--- One VU's events (inside its coroutine).  As in thread mode, an error
--- that restarts the event leaves the loop and re-enters it with
--- `resumed` set.  Two FFI calls per event (begin, end) rather than one:
--- the time a VU then spends in the run queue before its next event is not
--- part of any event.  A VU whose event never waited (the null driver, a
--- CPU-only event) lets the others run before its next event.
-local function vu_loop(W, event, tid, resumed)
-  if resumed then
-    if event(tid) then C.lb_ev_end(W) return end
-    C.lb_ev_end(W)
-  end
-  while true do
-    local r = C.lb_ev_begin(W)
-    if r == 0 then return end
-    if r == 2 then
-      -- Under --rate: wait for this event's intended start.
-      async.wait(-1, async.TIMEOUT, C.lb_ev_intended(W))
-      if C.lb_ev_go(W) == 0 then return end
-    end
-    local y0 = async.yields
-    if event(tid) then C.lb_ev_end(W) return end
-    C.lb_ev_end(W)
-    if async.yields == y0 then async.pass() end
-  end
-end
-
 local function vu_events(W, inst, tid)
   local event = inst.fn("event")
   if not event then error("the scenario does not define event()", 0) end
-  with_restarts(vu_loop, W, event, tid, inst.lb.hooks)
+  with_restarts(vu_next_event_fn(), W, event, tid, inst.lb.hooks)
 end
 
 -- `phase[i]` is true while VU i runs events: only then does the end of
@@ -137,10 +136,10 @@ local function vu_main(W, inst, tid, phase, i)
   if thread_done then thread_done(tid) end
 end
 
-local function vu_error(co, e)
-  if type(e) == "table" and e.lbench_message then return e.lbench_message end
-  if type(e) == "table" and e.lbench_trace then return e.lbench_trace end
-  return debug.traceback(co, tostring(e), 0)
+-- The text of an error that ended a worker or a VU when it already has
+-- one (a one-line message, or a traceback taken where it was raised).
+local function error_text(e)
+  if type(e) == "table" then return e.lbench_message or e.lbench_trace end
 end
 
 -- The worker's scheduler: VU coroutines on one event loop.  It resumes
@@ -186,7 +185,7 @@ local function run_async(W, lb, tid, cfg)
     if not ok then
       alive = alive - 1
       C.lb_loop_forget(loop, i)
-      C.lb_worker_fail(W, vu_error(co, kind))
+      C.lb_worker_fail(W, error_text(kind) or debug.traceback(co, tostring(kind), 0))
       return
     end
     if status(co) == "dead" then
@@ -243,10 +242,7 @@ local function run_async(W, lb, tid, cfg)
 end
 
 local function traceback(e)
-  if type(e) == "table" and e.lbench_message then return e.lbench_message end
-  if type(e) == "table" and e.lbench_trace then return e.lbench_trace end
-  local tb = script_trace(e)
-  return tb
+  return error_text(e) or script_trace(e)
 end
 
 function M.main(wptr, boot, rtptr)

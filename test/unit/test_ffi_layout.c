@@ -76,8 +76,14 @@ int main(void)
     SIZE(lb_zipf);
     SIZE(lb_rand);
     OFF(lb_rand, zipf);
+    SIZE(lb_code_count);
+    SIZE(lb_stats_ext);
+    OFF(lb_stats_ext, codes);
+    SIZE(lb_handle_ops);
+    OFF(lb_handle_ops, close);
     SIZE(lb_db_stats);
     OFF(lb_db_stats, reconnects);
+    OFF(lb_db_stats, rows);
     OFF(lb_db_stats, err);
     SIZE(lb_db_error);
     OFF(lb_db_error, message);
@@ -95,7 +101,7 @@ int main(void)
     SIZE(lb_stats);
     OFF(lb_stats, busy_ns);
     OFF(lb_stats, io_bytes_written);
-    OFF(lb_stats, db);
+    OFF(lb_stats, ext);
     OFF(lb_stats, types);
     SIZE(lb_snapshot);
     OFF(lb_snapshot, sum);
