@@ -42,6 +42,8 @@ M.C_TMPL, M.PAD_TMPL = C_TMPL, PAD_TMPL
 local opt = lbench.opt
 local util = require("lbench.util")
 local function big() return opt.table_size > 2147483647 end
+-- PostgreSQL's dialect (sysbench's pgsql driver): SERIAL ids, no engine.
+local function pg() return opt.db_driver == "pgsql" end
 
 -- The one-line explanations of the two SQL errors a user meets first: a
 -- table that prepare has not made (1146; sbtest`t` is the first missing
@@ -51,16 +53,19 @@ local ER_TABLE_EXISTS, ER_NO_SUCH_TABLE = 1050, 1146
 function M.explain_sql_error(con, t, e)
   local se = con and con.last_error
   local code = se and se.sql_errno
+  -- PostgreSQL: undefined_table, duplicate_table.
+  if se and se.sql_state == "42P01" then code = ER_NO_SUCH_TABLE end
+  if se and se.sql_state == "42P07" then code = ER_TABLE_EXISTS end
   if code == ER_NO_SUCH_TABLE then
     if t > 1 then
       util.fail("table sbtest%d does not exist (%s): use --tables=%d, or run cleanup, then prepare with --tables=%d",
         t, t == 2 and "sbtest1 does" or ("sbtest1..sbtest" .. (t - 1) .. " do"), t - 1, opt.tables)
     end
     util.fail("table sbtest1 does not exist in database '%s': run prepare first (with the same --tables and --table-size)",
-      tostring(opt.mysql_db))
+      tostring(pg() and opt.pgsql_db or opt.mysql_db))
   elseif code == ER_TABLE_EXISTS then
     util.fail("table sbtest%d already exists in database '%s': run cleanup first (with the --tables of the earlier "
-      .. "prepare), or use another --mysql-db", t, tostring(opt.mysql_db))
+      .. "prepare), or use another --%s-db", t, tostring(pg() and opt.pgsql_db or opt.mysql_db), pg() and "pgsql" or "mysql")
   end
   error(e, 0)
 end
@@ -75,8 +80,14 @@ end
 
 local function create_table(con, n)
   local id_type = big() and "BIGINT" or "INTEGER"
-  local id_def = id_type .. " NOT NULL" .. (opt.auto_inc and " AUTO_INCREMENT" or "")
-  local key = opt.secondary and "KEY xid" or "PRIMARY KEY"
+  local id_def, engine = id_type .. " NOT NULL" .. (opt.auto_inc and " AUTO_INCREMENT" or ""), "ENGINE = " .. opt.mysql_storage_engine
+  if pg() then
+    engine = ""
+    if opt.auto_inc then
+      id_def = opt.pgsql_variant == "redshift" and (id_type .. " IDENTITY(1,1)") or (big() and "BIGSERIAL" or "SERIAL")
+    end
+  end
+  local key = opt.secondary and (pg() and "UNIQUE" or "KEY xid") or "PRIMARY KEY"
   print(string.format("Creating table 'sbtest%d'...", n))
   con.last_error = nil
   explained(con, n, function() con:query(string.format([[
@@ -86,7 +97,16 @@ CREATE TABLE sbtest%d(
   c CHAR(120) DEFAULT '' NOT NULL,
   pad CHAR(60) DEFAULT '' NOT NULL,
   %s (id)
-) ENGINE = %s %s]], n, id_def, id_type, key, opt.mysql_storage_engine, opt.create_table_options or "")) end)
+) %s %s]], n, id_def, id_type, key, engine, opt.create_table_options or "")) end)
+end
+
+-- PostgreSQL: the rows came with their ids, so the SERIAL sequence must
+-- start after them for the server-assigned ids of oltp_insert.
+local function sync_sequence(con, t)
+  if pg() and opt.auto_inc and opt.pgsql_variant ~= "redshift" then
+    con:query(string.format("SELECT setval(pg_get_serial_sequence('sbtest%d', 'id'), "
+      .. "COALESCE((SELECT MAX(id) FROM sbtest%d), 0) + 1, false)", t, t))
+  end
 end
 
 -- Load units: whole tables when there are at least as many tables as
@@ -204,6 +224,9 @@ local function cmd_prepare()
   if ok and opt.create_secondary and not (whole_tables() and opt.table_size > 0) then
     ok = lbench.run_parallel("_index")
   end
+  if ok then
+    for t = 1, opt.tables do sync_sequence(con, t) end
+  end
   con:disconnect()
   if not ok or lbench.should_stop() then prepare_interrupted(created) end
 end
@@ -236,10 +259,20 @@ local function cmd_prewarm()
   for t = lbench.tid % opt.threads + 1, opt.tables, opt.threads do
     if lbench.should_stop() then break end
     print(string.format("Prewarming table sbtest%d", t))
-    con:query("ANALYZE TABLE sbtest" .. t)
-    con:query(string.format("SELECT AVG(id) FROM (SELECT * FROM sbtest%d FORCE KEY (PRIMARY) LIMIT %.0f) t", t,
-      opt.table_size))
-    if opt.create_secondary then
+    if pg() then
+      -- The heap, then the indexes through index-only scans.
+      con:query("ANALYZE sbtest" .. t)
+      con:query(string.format("SELECT SUM(LENGTH(c)) FROM sbtest%d", t))
+      con:query(string.format("SELECT COUNT(*) FROM (SELECT id FROM sbtest%d ORDER BY id) t", t))
+      if opt.create_secondary then
+        con:query(string.format("SELECT COUNT(*) FROM (SELECT k FROM sbtest%d ORDER BY k) t", t))
+      end
+    else
+      con:query("ANALYZE TABLE sbtest" .. t)
+      con:query(string.format("SELECT AVG(id) FROM (SELECT * FROM sbtest%d FORCE KEY (PRIMARY) LIMIT %.0f) t", t,
+        opt.table_size))
+    end
+    if opt.create_secondary and not pg() then
       con:query(string.format("SELECT COUNT(*) FROM (SELECT k FROM sbtest%d FORCE KEY (k_%d) LIMIT %.0f) t", t, t,
         opt.table_size))
     end
@@ -277,6 +310,8 @@ local defs = {
   non_index_updates = { "UPDATE sbtest%d SET c=? WHERE id=?", { T.CHAR, 120 }, "id" },
   deletes = { "DELETE FROM sbtest%d WHERE id=?", "id" },
   inserts = { "INSERT INTO sbtest%d (id, k, c, pad) VALUES (?, ?, ?, ?)", "id", "id", { T.CHAR, 120 }, { T.CHAR, 60 } },
+  -- PostgreSQL assigns a SERIAL id only when the column is left out.
+  auto_inserts = { "INSERT INTO sbtest%d (k, c, pad) VALUES (?, ?, ?)", "id", { T.CHAR, 120 }, { T.CHAR, 60 } },
 }
 
 local con, stmts, params, begin_stmt, commit_stmt
@@ -285,7 +320,10 @@ M.used = {}
 -- Scenarios call M.use("point_selects", ...) at load time to declare the
 -- statements their event needs.
 function M.use(...)
-  for _, name in ipairs({ ... }) do M.used[name] = true end
+  for _, name in ipairs({ ... }) do
+    M.used[name] = true
+    if name == "inserts" and pg() and opt.auto_inc then M.used.auto_inserts = true end
+  end
 end
 
 local function prepare_statements()
@@ -437,6 +475,14 @@ end
 -- writer's next client-generated id.
 function M.insert()
   local t = table_num()
+  if opt.auto_inc and pg() then
+    local p = params[t].auto_inserts
+    p[1]:set(id())
+    p[2]:set_rand_str(C_TMPL)
+    p[3]:set_rand_str(PAD_TMPL)
+    stmts[t].auto_inserts:execute()
+    return
+  end
   local p = params[t].inserts
   if opt.auto_inc then
     p[1]:set(nil)

@@ -81,3 +81,22 @@ sandbox_start() {
   set -a; . "$LB_SANDBOX_DIR/env"; set +a
   M="--mysql-host=127.0.0.1 --mysql-port=$LB_MYSQL_PORT --mysql-user=sbtest --mysql-password=sbtest --mysql-db=sbtest"
 }
+
+# pg_sandbox_start SUITE: start the suite's private PostgreSQL (port
+# LB_PG_SANDBOX_PORT exported by the caller) in a fresh directory the
+# server's OS user can enter, stop it and remove both directories at
+# exit, and set $P to the options that reach it and $PSQL to a psql
+# command line for it.
+pg_sandbox_start() {
+  PGBASE=$(mktemp -d /tmp/lbench-test-pg.XXXXXX)
+  chmod 755 "$PGBASE"
+  export LB_PG_SANDBOX_DIR=$PGBASE/sb
+  if ! contrib/postgres-sandbox.sh start >"$T/pg-sandbox.log" 2>&1; then
+    fail "$1_pg_sandbox_start" "$(tail -5 "$T/pg-sandbox.log")"; rm -rf "$PGBASE"; exit 1
+  fi
+  pass "$1_pg_sandbox_start"
+  trap 'contrib/postgres-sandbox.sh stop >/dev/null 2>&1 && rm -rf "$PGBASE"; rm -rf "$T"' EXIT
+  set -a; . "$LB_PG_SANDBOX_DIR/env"; set +a
+  P="--db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-port=$LB_PG_PORT --pgsql-user=sbtest --pgsql-password=sbtest --pgsql-db=sbtest"
+  PSQL=(env PGPASSWORD=sbtest psql -X -w -q -t -A -h 127.0.0.1 -p "$LB_PG_PORT" -U sbtest -d sbtest)
+}

@@ -112,6 +112,7 @@ suite e2e_async test/e2e/async.sh
 suite e2e_errors test/e2e/errors.sh
 suite stop test/e2e/stop.sh
 suite pg_sandbox test/e2e/pg_sandbox.sh
+suite pgsql test/e2e/pgsql.sh
 
 # ---- 3. sanitizers -----------------------------------------------------
 if [ "${LB_SKIP_SANITIZERS:-0}" != 1 ]; then

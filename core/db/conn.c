@@ -59,7 +59,7 @@ static int copy_opts(lb_db_conn *c, const lb_db_conn_opts *o)
     c->opts = *o;
     const char **f[] = { &c->opts.host, &c->opts.socket, &c->opts.user, &c->opts.password,
                          &c->opts.db, &c->opts.ssl_key, &c->opts.ssl_cert, &c->opts.ssl_ca,
-                         &c->opts.ssl_cipher };
+                         &c->opts.ssl_cipher, &c->opts.conninfo, &c->opts.app_name };
     size_t total = 0;
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
         if (*f[i])

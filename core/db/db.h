@@ -115,6 +115,16 @@ typedef struct lb_db_error {
  * "retry on the same connection" and "reconnect". */
 int lb_db_error_is_connection_lost(int code);
 
+/* PostgreSQL reports SQLSTATEs, not numbers.  Its codes are
+ * LB_DB_SQLSTATE_BASE plus the five characters read as a base-36 number,
+ * so every driver's codes share one space (MySQL's are below 10000, this
+ * layer's own 9xxxx).  lb_db_sqlstate_code: 0 unless `state` is five
+ * digits or capital letters; lb_db_code_sqlstate writes the SQLSTATE of
+ * such a code into out[6] and returns 1, else 0. */
+enum { LB_DB_SQLSTATE_BASE = 100000000 };
+int lb_db_sqlstate_code(const char *state);
+int lb_db_code_sqlstate(int code, char *out);
+
 /* ------------------------------------------------------------------------ */
 /* Drivers                                                                  */
 /* ------------------------------------------------------------------------ */
@@ -167,7 +177,9 @@ typedef struct lb_db_conn_opts {
     const char *ssl_cert;
     const char *ssl_ca;
     const char *ssl_cipher;
-    int32_t port;              /* 0 = 3306 */
+    const char *conninfo;      /* pgsql: a libpq connection string, the whole spec when set */
+    const char *app_name;      /* pgsql: application_name, NULL = "lbench" */
+    int32_t port;              /* 0 = the driver's default (3306, 5432) */
     int32_t ssl_mode;          /* LB_DB_SSL_* */
     int32_t compression;       /* bool: protocol compression */
     int32_t connect_timeout;   /* seconds, 0 = library default */
@@ -493,6 +505,7 @@ extern const lb_db_driver_ops lb__db_null_ops;
 #ifndef LB_DB_NO_MYSQL
 extern const lb_db_driver_ops lb__db_mysql_ops;
 #endif
+extern const lb_db_driver_ops lb__db_pgsql_ops;
 
 #ifdef __cplusplus
 }

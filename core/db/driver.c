@@ -9,6 +9,7 @@ static const lb_db_driver_ops *const registry[] = {
 #ifndef LB_DB_NO_MYSQL
     &lb__db_mysql_ops,
 #endif
+    &lb__db_pgsql_ops,
     &lb__db_null_ops,
 };
 #define NREG (sizeof registry / sizeof registry[0])

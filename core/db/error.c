@@ -17,8 +17,57 @@ void lb__db_error_set(lb_db_error *err, int code, const char *sqlstate, const ch
     err->query[0] = '\0';
 }
 
+/* SQLSTATE characters are digits and upper-case letters: base 36. */
+static int b36(char ch)
+{
+    if (ch >= '0' && ch <= '9')
+        return ch - '0';
+    if (ch >= 'A' && ch <= 'Z')
+        return ch - 'A' + 10;
+    return -1;
+}
+
+int lb_db_sqlstate_code(const char *state)
+{
+    if (!state)
+        return 0;
+    int v = 0;
+    for (int i = 0; i < 5; i++) {
+        int d = b36(state[i]);
+        if (d < 0)
+            return 0;
+        v = v * 36 + d;
+    }
+    return state[5] == '\0' ? LB_DB_SQLSTATE_BASE + v : 0;
+}
+
+int lb_db_code_sqlstate(int code, char *out)
+{
+    static const char digits[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    int v = code - LB_DB_SQLSTATE_BASE;
+    if (v < 0 || v >= 36 * 36 * 36 * 36 * 36)
+        return 0;
+    for (int i = 4; i >= 0; i--, v /= 36)
+        out[i] = digits[v % 36];
+    out[5] = '\0';
+    return 1;
+}
+
+/* PostgreSQL: class 08 (connection exception) and the server going away
+ * (57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now). */
+static int sqlstate_connection_lost(int code)
+{
+    char s[6];
+    if (!lb_db_code_sqlstate(code, s))
+        return 0;
+    return (s[0] == '0' && s[1] == '8') ||
+           (s[0] == '5' && s[1] == '7' && s[2] == 'P' && s[3] == '0' && s[4] >= '1' && s[4] <= '3');
+}
+
 int lb_db_error_is_connection_lost(int code)
 {
+    if (code >= LB_DB_SQLSTATE_BASE)
+        return sqlstate_connection_lost(code);
     switch (code) {
     case 1053: /* ER_SERVER_SHUTDOWN */
     case 1927: /* ER_CONNECTION_KILLED (MariaDB) */

@@ -21,14 +21,20 @@ local M = {}
 local MAX_THREADS, MAX_CONNECTIONS = 10000, 1000000
 local function check_cpus(s) return require("lbench.cpu").check_list(s) end
 local function check_driver(name)
-  if require("lbench.ffi").C.lb_db_driver_find(name) == nil then return nil, "unknown driver (available: mysql, null)" end
+  if require("lbench.ffi").C.lb_db_driver_find(name) == nil then return nil, "unknown driver (available: mysql, pgsql, null)" end
   return name
 end
+-- MySQL error numbers, PostgreSQL SQLSTATEs (five digits or capital
+-- letters) and SQLSTATE classes with a wildcard ("40*").
 local function check_error_codes(list)
-  for _, c in ipairs(list) do
-    if c ~= "all" and c ~= "none" and not c:match("^%d+$") then
-      return nil, string.format("'%s' is not an error code (expected numbers, 'all' or 'none')", c)
+  for i, c in ipairs(list) do
+    local u = c:upper()
+    if c ~= "all" and c ~= "none" and not c:match("^%d+$") and not u:match("^[%dA-Z][%dA-Z][%dA-Z][%dA-Z][%dA-Z]$")
+       and not u:match("^[%dA-Z][%dA-Z]?[%dA-Z]?[%dA-Z]?%*$") then
+      return nil, string.format("'%s' is not an error code (expected MySQL error numbers, SQLSTATEs such as 40P01, "
+        .. "classes such as 40*, 'all' or 'none')", c)
     end
+    if c ~= "all" and c ~= "none" then list[i] = u end
   end
   return list
 end
@@ -66,11 +72,12 @@ M.core = {
   { "rand-pareto-h", "double", 0.2, "shape parameter of the pareto distribution", min = 0, max = 1 },
   { "rand-zipfian-exp", "double", 0.8, "exponent of the zipfian distribution", min = 0 },
   -- Database options are global, as in sysbench: any script may open a connection.
-  { "db-driver", "string", "mysql", "database driver (mysql, null)", check = check_driver },
+  { "db-driver", "string", "mysql", "database driver (mysql, pgsql, null)", check = check_driver },
   { "db-ps-mode", "enum", "auto", "prepared statements: auto (server-side) or disable (client-side substitution)",
     choices = { "auto", "disable" } },
   { "db-debug", "bool", false, "print every query sent to the database" },
-  { "db-ignore-errors", "list", { "1213", "1020", "1205" }, "error codes that restart the event instead of stopping the run ('all' for every code, 'none' for none)",
+  { "db-ignore-errors", "list", { "1213", "1020", "1205" }, "error codes that restart the event instead of stopping the run: "
+    .. "MySQL numbers, PostgreSQL SQLSTATEs or classes (40*); 'all' for every code, 'none' for none (pgsql default: 40P01,40001,23505)",
     check = check_error_codes },
   { "mysql-ignore-errors", "list", nil, "sysbench's name for --db-ignore-errors", check = check_error_codes },
   { "mysql-host", "list", { "localhost" }, "MySQL server host(s); connections spread round-robin" },
@@ -89,6 +96,20 @@ M.core = {
   { "mysql-compression", "bool", false, "use the compressed client/server protocol" },
   { "mysql-connect-timeout", "int", 10, "connect timeout in seconds", min = 1 },
   { "mysql-dry-run", "bool", false, "do not send queries (sysbench compatibility; same as --db-driver=null)" },
+  { "pgsql-host", "list", { "localhost" }, "PostgreSQL server host(s) (a directory: its unix socket); connections spread round-robin" },
+  { "pgsql-port", "list", { "5432" }, "PostgreSQL server port(s); connections spread round-robin",
+    item = "int", min = 1, max = 65535 },
+  { "pgsql-user", "string", "sbtest", "PostgreSQL user" },
+  { "pgsql-password", "string", "", "PostgreSQL password (visible in ps: prefer --pgsql-password-file or LBENCH_PGSQL_PASSWORD)", secret = true },
+  { "pgsql-password-file", "string", nil, "read the PostgreSQL password from this file (first line)" },
+  { "pgsql-db", "string", "sbtest", "PostgreSQL database name" },
+  { "pgsql-sslmode", "enum", "prefer", "libpq's sslmode",
+    choices = { "disable", "allow", "prefer", "require", "verify-ca", "verify-full" } },
+  { "pgsql-conninfo", "string", nil, "a libpq connection string or URI; when given it is the whole connection spec",
+    secret = true },
+  { "pgsql-application-name", "string", "lbench", "application_name the server shows for lbench's connections" },
+  { "pgsql-connect-timeout", "int", 10, "connect timeout in seconds", min = 1 },
+  { "pgsql-variant", "string", "postgresql", "sysbench's --pgsql-variant (postgresql, redshift): dialect of the OLTP tables" },
 }
 
 local function norm(name) return (name:gsub("_", "-")) end

@@ -246,8 +246,11 @@ function M.error_codes(final, base)
   end
   local o = json.object()
   local ks = util.sorted_keys(codes)
+  local state = ffi.new("char[6]")
   for _, k in ipairs(ks) do
-    if codes[k] > 0 then o[k == -1 and "other" or tostring(k)] = codes[k] end
+    -- PostgreSQL's codes by their SQLSTATE (core/db/db.h).
+    local name = k == -1 and "other" or C.lb_db_code_sqlstate(k, state) ~= 0 and ffi.string(state) or tostring(k)
+    if codes[k] > 0 then o[name] = codes[k] end
   end
   return o
 end

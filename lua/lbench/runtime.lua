@@ -61,26 +61,41 @@ function M.merged_raw(given)
   if raw["mysql-ignore-errors"] and not raw["db-ignore-errors"] then
     raw["db-ignore-errors"] = raw["mysql-ignore-errors"]
   end
+  -- PostgreSQL's retryable errors by default, as sysbench's pgsql driver:
+  -- deadlock, serialization failure, and the unique violation that the
+  -- DELETE+INSERT pair of the OLTP scripts meets under READ COMMITTED (a
+  -- second thread's DELETE of the same id finds the row gone, so its
+  -- INSERT collides with the first thread's).
+  if raw["db-driver"] == "pgsql" and not raw["db-ignore-errors"] then
+    raw["db-ignore-errors"] = "40P01,40001,23505"
+  end
   return raw
 end
 
--- The password: --mysql-password, else --mysql-password-file, else
--- LBENCH_MYSQL_PASSWORD.  Giving both options is refused rather than one
--- silently winning: a password file that does not exist would otherwise go
--- unnoticed until the server refused the other password.
-local function password(opt, raw)
-  if raw["mysql-password"] ~= nil and opt.mysql_password_file then
-    util.fail("--mysql-password and --mysql-password-file are both given: keep one")
+-- The password of driver `db` (mysql, pgsql): --<db>-password, else
+-- --<db>-password-file, else LBENCH_<DB>_PASSWORD.  Giving both options is
+-- refused rather than one silently winning: a password file that does not
+-- exist would otherwise go unnoticed until the server refused the other
+-- password.
+local function driver_password(opt, raw, db)
+  local key, file = db .. "_password", opt[db .. "_password_file"]
+  if raw[db .. "-password"] ~= nil and file then
+    util.fail("--%s-password and --%s-password-file are both given: keep one", db, db)
   end
-  if raw["mysql-password"] == nil then
-    local env = os.getenv("LBENCH_MYSQL_PASSWORD")
-    if env then opt.mysql_password = env end
-    if opt.mysql_password_file then
-      local s, e = util.read_file(opt.mysql_password_file)
-      if not s then util.fail("--mysql-password-file: cannot read '%s': %s", opt.mysql_password_file, e) end
-      opt.mysql_password = s:match("^([^\r\n]*)")
+  if raw[db .. "-password"] == nil then
+    local env = os.getenv("LBENCH_" .. db:upper() .. "_PASSWORD")
+    if env then opt[key] = env end
+    if file then
+      local s, e = util.read_file(file)
+      if not s then util.fail("--%s-password-file: cannot read '%s': %s", db, file, e) end
+      opt[key] = s:match("^([^\r\n]*)")
     end
   end
+end
+
+local function password(opt, raw)
+  driver_password(opt, raw, "mysql")
+  driver_password(opt, raw, "pgsql")
 end
 
 local function redacted(opt, specs)

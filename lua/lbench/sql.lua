@@ -32,8 +32,12 @@ local lens_t = ffi.typeof("const unsigned long *[1]")
 -- ---- error objects -------------------------------------------------------
 local sql_error_mt = {
   __tostring = function(e)
+    local q = e.query and e.query ~= "" and (" (query: " .. e.query .. ")") or ""
+    if (e.sql_errno or 0) >= C.LB_DB_SQLSTATE_BASE then
+      return string.format("SQL error, state = '%s': %s%s", e.sql_state or "", e.sql_errmsg or "", q)
+    end
     return string.format("SQL error, errno = %d, state = '%s': %s%s", e.sql_errno or 0, e.sql_state or "",
-      e.sql_errmsg or "", e.query and e.query ~= "" and (" (query: " .. e.query .. ")") or "")
+      e.sql_errmsg or "", q)
   end,
 }
 
@@ -126,12 +130,22 @@ local function build_results()
   return wrap_rs, stmt_result, conn_result
 end
 
+-- An error code as users know it: a SQLSTATE for PostgreSQL's, else the
+-- number.
+local sqlstate_buf = ffi.new("char[6]")
+local function code_text(code)
+  if C.lb_db_code_sqlstate(code, sqlstate_buf) ~= 0 then return ffi.string(sqlstate_buf) end
+  return tostring(code)
+end
+M.code_text = code_text
+
 -- connect(over): a connection object of class Con, with the run's options
--- (--mysql-*, hosts and ports in rotation) overridden by `over`.
+-- (--mysql-* or --pgsql-*: E.conf, hosts and ports in rotation) overridden
+-- by `over`.
 local function build_connect(E, finish, Con)
   local ctx, opt, W, stats = E.ctx, E.opt, E.W, E.stats
-  local driver_name, ops = E.driver_name, E.ops
-  local hosts, ports, sockets, ssl = E.hosts, E.ports, E.sockets, E.ssl
+  local driver_name, ops, conf = E.driver_name, E.ops, E.conf
+  local hosts, ports, sockets = conf.hosts, conf.ports, conf.sockets
   local nconn = 0   -- connections made so far: the host/port rotation
   local function connect(over)
     over = over or {}
@@ -144,14 +158,16 @@ local function build_connect(E, finish, Con)
     o.host = s(over.host or hosts[k % #hosts + 1])
     o.port = tonumber(over.port or ports[k % #ports + 1])
     if over.socket or #sockets > 0 then o.socket = s(over.socket or sockets[k % #sockets + 1]) end
-    o.user = s(over.user or opt.mysql_user)
-    o.password = s(over.password or opt.mysql_password)
-    o.db = s(over.db or opt.mysql_db)
-    o.ssl_mode = ssl
-    o.ssl_key, o.ssl_cert = s(opt.mysql_ssl_key), s(opt.mysql_ssl_cert)
-    o.ssl_ca, o.ssl_cipher = s(opt.mysql_ssl_ca), s(opt.mysql_ssl_cipher)
-    o.compression = opt.mysql_compression and 1 or 0
-    o.connect_timeout = opt.mysql_connect_timeout or 10
+    o.user = s(over.user or conf.user)
+    o.password = s(over.password or conf.password)
+    o.db = s(over.db or conf.db)
+    o.ssl_mode = conf.ssl
+    o.ssl_key, o.ssl_cert = s(conf.ssl_key), s(conf.ssl_cert)
+    o.ssl_ca, o.ssl_cipher = s(conf.ssl_ca), s(conf.ssl_cipher)
+    o.compression = conf.compression and 1 or 0
+    o.connect_timeout = conf.connect_timeout or 10
+    o.conninfo = s(over.conninfo or conf.conninfo)
+    o.app_name = s(conf.app_name)
     o.ps_mode = opt.db_ps_mode == "disable" and C.LB_DB_PS_DISABLE or C.LB_DB_PS_AUTO
     if opt.db_debug then
       o.debug = C.lb_runtime_debug_sink
@@ -173,9 +189,10 @@ local function build_connect(E, finish, Con)
       end
     end
     if c == nil then
-      local where = o.socket ~= nil and ffi.string(o.socket) or (ffi.string(o.host) .. ":" .. o.port)
-      util.fail("cannot connect to %s as '%s' (%s): error %d: %s", driver_name == "mysql" and where or driver_name,
-        ffi.string(o.user), driver_name, err.code, ffi.string(err.message))
+      local where = o.conninfo ~= nil and "the --pgsql-conninfo server" or o.socket ~= nil and ffi.string(o.socket)
+        or (ffi.string(o.host) .. ":" .. o.port)
+      util.fail("cannot connect to %s as '%s' (%s): error %s: %s", driver_name == "null" and driver_name or where,
+        o.user ~= nil and ffi.string(o.user) or "", driver_name, code_text(err.code), ffi.string(err.message))
     end
     return setmetatable({ c = c, stmts = {} }, Con)
   end
@@ -186,7 +203,7 @@ end
 local function build_connections(E, finish, reconnect, wrap_rs, conn_result)
   local ctx, lb, opt, W, RESTART, rand, stats = E.ctx, E.lb, E.opt, E.W, E.RESTART, E.rand, E.stats
   local ignore_all, ignore, driver_name, ops = E.ignore_all, E.ignore, E.driver_name, E.ops
-  local hosts, ports, sockets, ssl = E.hosts, E.ports, E.sockets, E.ssl
+  local rollback_on_retry = driver_name == "pgsql"
   -- ---- connections ---------------------------------------------------
   local Con = {}
   Con.__index = Con
@@ -212,7 +229,10 @@ local function build_connections(E, finish, reconnect, wrap_rs, conn_result)
       err.errcode = RESTART
       error(err, 0)
     end
-    if ignore_all or ignore[e.code] then
+    if ignore_all or ignore(e.code) then
+      -- PostgreSQL aborts the whole transaction on an error and refuses
+      -- every further statement until it ends: roll back before retrying.
+      if rollback_on_retry then finish(con.c, C.lb_db_query_start(con.c, "ROLLBACK", 8)) end
       err.errcode = RESTART
       error(err, 0)
     end
@@ -278,7 +298,6 @@ end
 local function build_statements(E, Con, finish, raise, wrap_rs, stmt_result)
   local ctx, lb, opt, W, RESTART, rand, stats = E.ctx, E.lb, E.opt, E.W, E.RESTART, E.rand, E.stats
   local ignore_all, ignore, driver_name, ops = E.ignore_all, E.ignore, E.driver_name, E.ops
-  local hosts, ports, sockets, ssl = E.hosts, E.ports, E.sockets, E.ssl
   -- ---- prepared statements ---------------------------------------------
   local Stmt = {}
   Stmt.__index = Stmt
@@ -373,7 +392,6 @@ end
 local function build_driver(E, sql, connect)
   local ctx, lb, opt, W, RESTART, rand, stats = E.ctx, E.lb, E.opt, E.W, E.RESTART, E.rand, E.stats
   local ignore_all, ignore, driver_name, ops = E.ignore_all, E.ignore, E.driver_name, E.ops
-  local hosts, ports, sockets, ssl = E.hosts, E.ports, E.sockets, E.ssl
   -- ---- driver --------------------------------------------------------
   local Drv = {}
   Drv.__index = Drv
@@ -386,6 +404,55 @@ local function build_driver(E, sql, connect)
     end
     return setmetatable({}, Drv)
   end
+end
+
+-- --db-ignore-errors: MySQL numbers, SQLSTATEs and SQLSTATE classes
+-- ("40*"), as `all` (every code) and a test of one code.
+local function ignore_list(list)
+  local all, codes, classes = false, {}, {}
+  for _, c in ipairs(list or {}) do
+    if c == "all" then all = true
+    elseif c:sub(-1) == "*" then classes[#classes + 1] = c:sub(1, -2)
+    elseif c ~= "none" then
+      -- Five digits may be either (40001: a SQLSTATE, or a MySQL number).
+      if tonumber(c) then codes[tonumber(c)] = true end
+      if #c == 5 then codes[tonumber(C.lb_db_sqlstate_code(c))] = true end
+    end
+  end
+  local function ignored(code)
+    if codes[code] then return true end
+    if #classes == 0 then return false end
+    local state = code_text(code)
+    for _, p in ipairs(classes) do
+      if #state == 5 and state:sub(1, #p) == p then return true end
+    end
+    return false
+  end
+  return all, ignored
+end
+
+-- The connection options of the run's driver: --pgsql-* for pgsql, else
+-- --mysql-* (also for null, which ignores them).
+local pg_sslmodes = { disable = "disabled", allow = "preferred", prefer = "preferred", require = "required",
+                      ["verify-ca"] = "verify_ca", ["verify-full"] = "verify_identity" }
+local function driver_conf(opt, driver_name)
+  if driver_name == "pgsql" then
+    return { hosts = opt.pgsql_host or { "localhost" }, ports = opt.pgsql_port or { "5432" }, sockets = {},
+             user = opt.pgsql_user, password = opt.pgsql_password, db = opt.pgsql_db,
+             ssl = C.lb_db_ssl_mode_parse(pg_sslmodes[opt.pgsql_sslmode or "prefer"]),
+             connect_timeout = opt.pgsql_connect_timeout, conninfo = opt.pgsql_conninfo,
+             app_name = opt.pgsql_application_name }
+  end
+  local ports = opt.mysql_port or { "3306" }
+  for _, p in ipairs(ports) do
+    if not tonumber(p) then util.fail("--mysql-port: '%s' is not a port number", p) end
+  end
+  return { hosts = opt.mysql_host or { "localhost" }, ports = ports, sockets = opt.mysql_socket or {},
+           user = opt.mysql_user, password = opt.mysql_password, db = opt.mysql_db,
+           ssl = C.lb_db_ssl_mode_parse(opt.mysql_ssl or "disabled"),
+           ssl_key = opt.mysql_ssl_key, ssl_cert = opt.mysql_ssl_cert, ssl_ca = opt.mysql_ssl_ca,
+           ssl_cipher = opt.mysql_ssl_cipher, compression = opt.mysql_compression,
+           connect_timeout = opt.mysql_connect_timeout }
 end
 
 function M.new(ctx, lb)
@@ -406,29 +473,14 @@ function M.new(ctx, lb)
     sql._stats_holder = holder
   end
 
-  local ignore_all, ignore = false, {}
-  for _, c in ipairs(opt.db_ignore_errors or {}) do
-    if c == "all" then ignore_all = true
-    elseif c ~= "none" then
-      local n = tonumber(c)
-      if not n then util.fail("--db-ignore-errors: '%s' is not an error code (expected numbers, 'all' or 'none')", c) end
-      ignore[n] = true
-    end
-  end
-
+  local ignore_all, ignore = ignore_list(opt.db_ignore_errors)
   local driver_name = opt.mysql_dry_run and "null" or (opt.db_driver or "mysql")
   local ops = C.lb_db_driver_find(driver_name)
-  if ops == nil then util.fail("--db-driver=%s: unknown driver (available: mysql, null)", driver_name) end
-
-  local hosts, ports, sockets = opt.mysql_host or { "localhost" }, opt.mysql_port or { "3306" }, opt.mysql_socket or {}
-  for _, p in ipairs(ports) do
-    if not tonumber(p) then util.fail("--mysql-port: '%s' is not a port number", p) end
-  end
-  local ssl = C.lb_db_ssl_mode_parse(opt.mysql_ssl or "disabled")
+  if ops == nil then util.fail("--db-driver=%s: unknown driver (available: mysql, pgsql, null)", driver_name) end
 
   local E = { ctx = ctx, lb = lb, opt = opt, W = W, RESTART = RESTART, rand = rand, stats = stats,
               ignore_all = ignore_all, ignore = ignore, driver_name = driver_name, ops = ops,
-              hosts = hosts, ports = ports, sockets = sockets, ssl = ssl }
+              conf = driver_conf(opt, driver_name) }
   -- Each part's closures keep what they use as upvalues (copied from E at
   -- the top of each builder), so the per-query path reads no table.
   local finish, reconnect = build_wait()

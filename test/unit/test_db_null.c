@@ -49,7 +49,7 @@ static void test_registry(void)
 #ifndef LB_DB_NO_MYSQL
     check(lb_db_driver_find("mysql") != NULL, "registry.mysql", "mysql driver not found");
 #endif
-    check(lb_db_driver_find("pgsql") == NULL && lb_db_driver_find("") == NULL &&
+    check(lb_db_driver_find("pgsql") != NULL && lb_db_driver_find("oracle") == NULL && lb_db_driver_find("") == NULL &&
           lb_db_driver_find(NULL) == NULL, "registry.unknown", "unknown names must give NULL");
     lb_db_error err;
     memset(&err, 0, sizeof err);
@@ -430,8 +430,33 @@ static void test_debug(void)
     lb_db_disconnect(c);
 }
 
+/* PostgreSQL's SQLSTATEs as codes: a round trip, invalid texts, no
+ * overlap with MySQL's numbers, and which of them mean "reconnect". */
+static void test_sqlstate_codes(void)
+{
+    const char *states[] = { "00000", "40001", "40P01", "23505", "08006", "57P01", "ZZZZZ" };
+    int ok = 1;
+    for (size_t i = 0; i < sizeof states / sizeof states[0]; i++) {
+        char back[6] = "";
+        int code = lb_db_sqlstate_code(states[i]);
+        ok &= code >= LB_DB_SQLSTATE_BASE && lb_db_code_sqlstate(code, back) == 1 && strcmp(back, states[i]) == 0;
+    }
+    char out[6];
+    check(ok && lb_db_sqlstate_code("4000") == 0 && lb_db_sqlstate_code("40p01") == 0 &&
+          lb_db_sqlstate_code("400011") == 0 && lb_db_sqlstate_code(NULL) == 0 &&
+          lb_db_code_sqlstate(1213, out) == 0 && lb_db_code_sqlstate(LB_DB_E_INVALID, out) == 0,
+          "sqlstate.round_trip", "SQLSTATE codes do not round-trip");
+    check(lb_db_error_is_connection_lost(lb_db_sqlstate_code("08006")) &&
+          lb_db_error_is_connection_lost(lb_db_sqlstate_code("57P01")) &&
+          !lb_db_error_is_connection_lost(lb_db_sqlstate_code("40001")) &&
+          !lb_db_error_is_connection_lost(lb_db_sqlstate_code("57014")) &&
+          lb_db_error_is_connection_lost(2013) && !lb_db_error_is_connection_lost(1213),
+          "sqlstate.connection_lost", "wrong lost-connection classes");
+}
+
 int main(void)
 {
+    test_sqlstate_codes();
     if (lb_db_global_init() != 0)
         check(0, "global_init", "failed");
     test_registry();

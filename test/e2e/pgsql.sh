@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# lbench on PostgreSQL (--db-driver=pgsql) against a private server
+# (contrib/postgres-sandbox.sh, port 5442): the SQL API, every stock OLTP
+# scenario and sysbench's own scripts (prepare with row counts, run,
+# cleanup), async mode, retried serialization failures, reconnects across
+# a restart, --time while the server is stopped, one-line errors.
+# shellcheck disable=SC2015  # `cond && pass || fail`: pass and fail always succeed
+cd "$(dirname "$0")/../.." || exit 1
+. test/lib.sh
+unset PGHOST PGHOSTADDR PGPORT PGUSER PGDATABASE PGPASSWORD PGPASSFILE PGSERVICE PGOPTIONS
+export LB_PG_SANDBOX_PORT=${LB_PG_SANDBOX_PORT:-5442}
+pg_sandbox_start pgsql
+E=test/e2e/scripts
+rows() { "${PSQL[@]}" -c "SELECT COUNT(*) FROM $1" 2>&1; }
+tables() { "${PSQL[@]}" -c "SELECT string_agg(tablename, ',') FROM pg_tables WHERE tablename LIKE 'sbtest%'" 2>&1; }
+
+expect_ok pg_api '^PG API OK$' $LB $E/pg_api.lua check $P
+
+# every stock scenario: prepare (row counts checked), run, cleanup
+for s in oltp_read_only oltp_read_write oltp_write_only oltp_point_select oltp_insert oltp_delete \
+         oltp_update_index oltp_update_non_index select_random_points select_random_ranges; do
+  run "pg_${s}_prepare" $LB $s $P --tables=2 --table-size=2000 --threads=2 prepare
+  if [ "$rc" -ne 0 ]; then fail "pg_${s}_prepare" "exit $rc: $(head -3 "$T/pg_${s}_prepare.err")"; continue; fi
+  n1=$(rows sbtest1); n2=$(rows sbtest2)
+  [ "$n1" = 2000 ] && [ "$n2" = 2000 ] && pass "pg_${s}_prepare_rows" || fail "pg_${s}_prepare_rows" "rows $n1/$n2"
+  run "pg_${s}_run" $LB $s $P --tables=2 --table-size=2000 --threads=2 --time=2 --result-file="$T/pg_$s.json" run
+  [ "$rc" -eq 0 ] && pass "pg_${s}_run" || fail "pg_${s}_run" "exit $rc: $(head -3 "$T/pg_${s}_run.err")"
+  json_assert "pg_${s}_result" "$T/pg_$s.json" 'r.status == "ok" and r.totals.events > 0 and r.totals.queries.total >= r.totals.events and r.options.db_driver == "pgsql"'
+  run "pg_${s}_cleanup" $LB $s $P --tables=2 cleanup
+  [ "$rc" -eq 0 ] && [ -z "$(tables)" ] && pass "pg_${s}_cleanup" || fail "pg_${s}_cleanup" "tables left: $(tables)"
+done
+json_assert pg_oltp_rw_query_mix "$T/pg_oltp_read_write.json" '(r.totals.ignored_errors == 0 and r.totals.queries.read == 14 * r.totals.events and r.totals.queries.write == 4 * r.totals.events and r.totals.queries.other == 2 * r.totals.events) or (r.totals.ignored_errors > 0 and r.totals.queries.read >= 14 * r.totals.events)'
+# oltp_insert's server-assigned ids follow the loaded ones
+n=$(rows sbtest1 2>/dev/null)
+run pg_serial_after_load $LB oltp_insert $P --tables=1 --table-size=100 prepare
+run pg_serial_insert $LB oltp_insert $P --tables=1 --table-size=100 --events=50 run
+[ "$rc" -eq 0 ] && [ "$(rows sbtest1)" = 150 ] && pass pg_serial_insert || fail pg_serial_insert "exit $rc, rows $(rows sbtest1): $(head -2 "$T/pg_serial_insert.err")"
+$LB oltp_insert $P --tables=1 cleanup >/dev/null 2>&1
+: "$n"
+
+# client-side statements (--db-ps-mode=disable): values escaped by libpq
+run pg_ps_disable_prepare $LB oltp_read_write $P --tables=1 --table-size=1000 prepare
+run pg_ps_disable $LB oltp_read_write $P --tables=1 --table-size=1000 --db-ps-mode=disable --time=1 --result-file="$T/pg_psd.json" run
+json_assert pg_ps_disable "$T/pg_psd.json" 'r.status == "ok" and r.totals.events > 0'
+
+# sysbench's own scripts, unmodified
+if [ -f /usr/share/sysbench/oltp_read_write.lua ]; then
+  for s in oltp_read_write oltp_insert; do
+    $LB /usr/share/sysbench/$s.lua $P --tables=1 cleanup >/dev/null 2>&1
+    run "pg_sb_${s}_prepare" $LB /usr/share/sysbench/$s.lua $P --tables=1 --table-size=1000 prepare
+    [ "$rc" -eq 0 ] && [ "$(rows sbtest1)" = 1000 ] && pass "pg_sb_${s}_prepare" || fail "pg_sb_${s}_prepare" "exit $rc: $(head -3 "$T/pg_sb_${s}_prepare.err")"
+    run "pg_sb_${s}_run" $LB /usr/share/sysbench/$s.lua $P --tables=1 --table-size=1000 --threads=2 --time=1 --result-file="$T/pg_sb_$s.json" run
+    json_assert "pg_sb_${s}_run" "$T/pg_sb_$s.json" 'r.status == "ok" and r.totals.events > 0'
+    run "pg_sb_${s}_cleanup" $LB /usr/share/sysbench/$s.lua $P --tables=1 cleanup
+    [ "$rc" -eq 0 ] && [ -z "$(tables)" ] && pass "pg_sb_${s}_cleanup" || fail "pg_sb_${s}_cleanup" "tables left: $(tables)"
+  done
+fi
+
+# async mode on libpq: 200 virtual users on 2 threads
+$LB oltp_point_select $P --tables=1 --table-size=1000 prepare >/dev/null 2>&1
+run pg_async $LB oltp_point_select $P --tables=1 --table-size=1000 --threads=2 --connections=200 --time=2 --result-file="$T/pg_async.json" run
+json_assert pg_async "$T/pg_async.json" 'r.status == "ok" and r.totals.events > 200 and r.options.connections == 200'
+
+# a serialization failure is retried (after a ROLLBACK) and counted by SQLSTATE
+run pg_retry $LB $E/pg_retry.lua $P --threads=2 --events=200 --result-file="$T/pg_retry.json" run
+json_assert pg_retry "$T/pg_retry.json" 'r.status == "ok" and r.totals.events == 200 and r.totals.ignored_errors == 200 and r.totals.errors_by_code["40001"] == 200'
+
+# a server restart mid-run: every thread reconnects and the run completes
+( $LB oltp_point_select $P --tables=1 --table-size=1000 --threads=8 --time=8 --result-file="$T/pg_rc.json" run >"$T/pg_rc.out" 2>"$T/pg_rc.err"; echo $? >"$T/pg_rc.rc" ) &
+bg=$!
+sleep 2
+contrib/postgres-sandbox.sh restart >"$T/pg_restart.log" 2>&1 || fail pg_server_restart "$(tail -3 "$T/pg_restart.log")"
+wait $bg
+[ "$(cat "$T/pg_rc.rc")" = 0 ] && pass pg_reconnect_run || fail pg_reconnect_run "exit $(cat "$T/pg_rc.rc"): $(head -5 "$T/pg_rc.err")"
+json_assert pg_reconnect_counted "$T/pg_rc.json" 'r.totals.reconnects >= 8 and r.totals.events > 0'
+
+# --time is honoured while the server does not answer (every server process stopped)
+set -a; . "$LB_PG_SANDBOX_DIR/env"; set +a
+server_procs() { pgrep -f -- "$LB_PG_SANDBOX_DIR/data" ; pgrep -P "$LB_PG_SANDBOX_PID"; }
+start=$(date +%s)
+( $LB oltp_point_select $P --tables=1 --table-size=1000 --threads=4 --time=3 run >"$T/pg_stop.out" 2>"$T/pg_stop.err"; echo $? >"$T/pg_stop.rc" ) &
+bg=$!
+sleep 1
+kill -STOP $(server_procs | sort -u) 2>/dev/null
+for _ in $(seq 30); do kill -0 $bg 2>/dev/null || break; sleep 0.5; done
+if kill -0 $bg 2>/dev/null; then fail pg_time_honoured_sigstop "still running 15 s after a 3 s run"; kill -9 $bg; else
+  el=$(( $(date +%s) - start ))
+  if [ "$(cat "$T/pg_stop.rc")" = 1 ] && grep -q 'transactions:' "$T/pg_stop.out" && grep -q 'workers stuck past the deadline' "$T/pg_stop.err" \
+     && [ "$el" -le 12 ]; then pass pg_time_honoured_sigstop
+  else fail pg_time_honoured_sigstop "rc=$(cat "$T/pg_stop.rc") after ${el}s: $(head -3 "$T/pg_stop.err")"; fi
+fi
+kill -CONT $(server_procs | sort -u) 2>/dev/null
+wait $bg 2>/dev/null
+sleep 1
+$LB oltp_point_select $P --tables=1 cleanup >/dev/null 2>&1
+
+# a user's mistakes: one clear line each
+one_line pg_bad_password "cannot connect to 127\.0\.0\.1:$LB_PG_PORT as 'sbtest' \(pgsql\): error 28P01: password authentication failed" \
+  $LB oltp_point_select --db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-port="$LB_PG_PORT" --pgsql-password=wrong --time=1 run
+one_line pg_bad_host "cannot connect to 127\.0\.0\.1:1 as 'sbtest' \(pgsql\): error 08001: " \
+  $LB oltp_point_select --db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-port=1 --pgsql-password=sbtest --time=1 run
+ALLOW_STDOUT=1 one_line pg_no_tables "table sbtest1 does not exist in database 'sbtest': run prepare first" \
+  $LB oltp_point_select $P --time=1 run
+one_line pg_bad_ignore "--db-ignore-errors=x40: 'x40' is not an error code" $LB oltp_point_select $P --db-ignore-errors=x40 --time=1 run
