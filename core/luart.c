@@ -213,7 +213,7 @@ static int l_print(lua_State *L)
     lua_concat(L, 2);
     size_t len;
     const char *s = lua_tolstring(L, -1, &len);
-    lb__runtime_write(rt, s, len);
+    lb_runtime_write(rt, s, len);
     return 0;
 }
 

@@ -59,7 +59,7 @@ static void clear_bar_locked(lb_runtime *rt)
     }
 }
 
-void lb__runtime_write(lb_runtime *rt, const char *s, size_t len)
+void lb_runtime_write(lb_runtime *rt, const char *s, size_t len)
 {
     if (!rt || !rt->out)
         return;
@@ -69,9 +69,8 @@ void lb__runtime_write(lb_runtime *rt, const char *s, size_t len)
     pthread_mutex_unlock(&rt->out_mu);
 }
 
-void lb_out(lb_runtime *rt, const char *s, size_t len) { lb__runtime_write(rt, s, len); }
 
-void lb_out_progress(lb_runtime *rt, const char *s, size_t len)
+void lb_runtime_write_progress(lb_runtime *rt, const char *s, size_t len)
 {
     if (!rt || !rt->out)
         return;
@@ -142,15 +141,15 @@ void lb_runtime_set_error(lb_runtime *rt, const char *msg)
     snprintf(rt->error, sizeof(rt->error), "%s", msg ? msg : "");
 }
 
-void lb_progress_reset(lb_runtime *rt, uint64_t total)
+void lb_runtime_progress_reset(lb_runtime *rt, uint64_t total)
 {
     atomic_store(&rt->progress_done, 0);
     atomic_store(&rt->progress_total, total);
 }
 
-void lb_progress_add(lb_runtime *rt, uint64_t n) { atomic_fetch_add(&rt->progress_done, n); }
-uint64_t lb_progress_done(lb_runtime *rt) { return atomic_load(&rt->progress_done); }
-uint64_t lb_progress_total(lb_runtime *rt) { return atomic_load(&rt->progress_total); }
+void lb_runtime_progress_add(lb_runtime *rt, uint64_t n) { atomic_fetch_add(&rt->progress_done, n); }
+uint64_t lb_runtime_progress_done(lb_runtime *rt) { return atomic_load(&rt->progress_done); }
+uint64_t lb_runtime_progress_total(lb_runtime *rt) { return atomic_load(&rt->progress_total); }
 int lb_runtime_pid(void) { return (int)getpid(); }
 
 int lb_runtime_isatty(void) { return isatty(STDOUT_FILENO); }

@@ -11,17 +11,15 @@
 
 typedef struct lua_State lua_State;
 
-/* Write report text through the output callback (thread-safe if the
- * callback is). */
-void lb__runtime_write(lb_runtime *rt, const char *s, size_t len);
-
 /* The runtime a Lua state belongs to (stored in its registry). */
 lb_runtime *lb__runtime_self(lua_State *L);
 
 /* FFI BEGIN */
-void lb_out(lb_runtime *rt, const char *s, size_t len);
-/* A progress line ("\r", no newline): the next lb_out clears it first. */
-void lb_out_progress(lb_runtime *rt, const char *s, size_t len);
+/* Write report text through the output callback, after clearing a
+ * progress line (thread-safe if the callback is). */
+void lb_runtime_write(lb_runtime *rt, const char *s, size_t len);
+/* A progress line ("\r", no newline): the next lb_runtime_write clears it first. */
+void lb_runtime_write_progress(lb_runtime *rt, const char *s, size_t len);
 void lb_runtime_emit_interval(lb_runtime *rt, const lb_interval *iv);
 void lb_runtime_set_result(lb_runtime *rt, const char *json, size_t len);
 int  lb_runtime_stop_requested(const lb_runtime *rt);
@@ -32,10 +30,10 @@ const char *lb_runtime_type_name(lb_runtime *rt, int id);
 int  lb_runtime_type_count(lb_runtime *rt);
 /* Progress of a long command (prepare), shared by all workers: a total,
  * and units done added by each worker (one atomic add per batch). */
-void lb_progress_reset(lb_runtime *rt, uint64_t total);
-void lb_progress_add(lb_runtime *rt, uint64_t n);
-uint64_t lb_progress_done(lb_runtime *rt);
-uint64_t lb_progress_total(lb_runtime *rt);
+void lb_runtime_progress_reset(lb_runtime *rt, uint64_t total);
+void lb_runtime_progress_add(lb_runtime *rt, uint64_t n);
+uint64_t lb_runtime_progress_done(lb_runtime *rt);
+uint64_t lb_runtime_progress_total(lb_runtime *rt);
 /* Is standard output a terminal (progress bars only there)? */
 int lb_runtime_isatty(void);
 /* This process's id (temporary file names). */

@@ -119,19 +119,19 @@ void lb_stats_add(lb_stats *dst, const lb_stats *src)
     }
 }
 
-int lb_snapshot_init(lb_snapshot *s, const lb_hist_config *cfg)
+int lb_stats_snapshot_init(lb_snapshot *s, const lb_hist_config *cfg)
 {
     memset(s, 0, sizeof(*s));
     s->lat = lb_hist_new(cfg);
     s->queue = lb_hist_new(cfg);
     if (!s->lat || !s->queue) {
-        lb_snapshot_free(s);
+        lb_stats_snapshot_free(s);
         return -ENOMEM;
     }
     return 0;
 }
 
-void lb_snapshot_free(lb_snapshot *s)
+void lb_stats_snapshot_free(lb_snapshot *s)
 {
     lb_hist_free(s->lat);
     lb_hist_free(s->queue);
@@ -140,7 +140,7 @@ void lb_snapshot_free(lb_snapshot *s)
     memset(s, 0, sizeof(*s));
 }
 
-void lb_snapshot_reset_hists(lb_snapshot *s)
+void lb_stats_snapshot_reset_hists(lb_snapshot *s)
 {
     lb_hist_reset(s->lat);
     lb_hist_reset(s->queue);
@@ -158,7 +158,7 @@ static int merge_type(lb_snapshot *dst, int t, const lb_hist *src)
     return lb_hist_merge(dst->type_lat[t], src);
 }
 
-int lb_snapshot_merge_hists(lb_snapshot *dst, const lb_snapshot *src)
+int lb_stats_snapshot_merge_hists(lb_snapshot *dst, const lb_snapshot *src)
 {
     int rc = lb_hist_merge(dst->lat, src->lat);
     if (rc == 0)
@@ -168,7 +168,7 @@ int lb_snapshot_merge_hists(lb_snapshot *dst, const lb_snapshot *src)
     return rc;
 }
 
-int lb_snapshot_take(lb_snapshot *dst, lb_stats_hists *sh, int b)
+int lb_stats_snapshot_take(lb_snapshot *dst, lb_stats_hists *sh, int b)
 {
     int rc = lb_hist_merge(dst->lat, sh->lat[b]);
     if (rc == 0)

@@ -74,12 +74,12 @@ typedef struct lb_snapshot {
     lb_hist *type_lat[LB_MAX_TYPES];    /* per type; NULL when unused */
 } lb_snapshot;
 
-int lb_snapshot_init(lb_snapshot *s, const lb_hist_config *cfg);
-void lb_snapshot_free(lb_snapshot *s);
+int lb_stats_snapshot_init(lb_snapshot *s, const lb_hist_config *cfg);
+void lb_stats_snapshot_free(lb_snapshot *s);
 /* Clear the histograms (counters are overwritten by each collection). */
-void lb_snapshot_reset_hists(lb_snapshot *s);
+void lb_stats_snapshot_reset_hists(lb_snapshot *s);
 /* Merge the histograms of `src` into `dst`; -ENOMEM on failure. */
-int lb_snapshot_merge_hists(lb_snapshot *dst, const lb_snapshot *src);
+int lb_stats_snapshot_merge_hists(lb_snapshot *dst, const lb_snapshot *src);
 /* FFI END */
 
 /* The double-buffered histograms of one worker. */
@@ -148,6 +148,6 @@ void lb_stats_ext_init(lb_stats_ext *e);
 void lb_stats_count_code(lb_stats_ext *e, int32_t code);
 
 /* Merge buffer `b` of a worker's set into `dst` and clear that buffer. */
-int lb_snapshot_take(lb_snapshot *dst, lb_stats_hists *sh, int b);
+int lb_stats_snapshot_take(lb_snapshot *dst, lb_stats_hists *sh, int b);
 
 #endif

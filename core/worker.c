@@ -27,7 +27,7 @@ typedef struct lb_lane {
     int64_t t_real;        /* actual start (differs from t_start when paced) */
     int32_t cur_type;      /* -1: untyped */
     int rolled_back;
-    int in_event;          /* between lb_ev_next/lb_ev_begin and the end of that event */
+    int in_event;          /* between lb_worker_ev_next/lb_worker_ev_begin and the end of that event */
     int waiting;           /* async + paced: took an intended start, waits for it */
     uint64_t events;       /* events recorded on this lane (fairness); read after the join */
 } lb_lane;
@@ -215,7 +215,7 @@ int lb_worker_should_stop(const lb_worker *w)
 /* A paced worker whose next intended start lies past the deadline is
  * still part of the run until the deadline: it waits for it (or a stop),
  * so the run ends when its measured period does and the last interval is
- * reported whole.  Async: the user waits in the event loop (lb_ev_go). */
+ * reported whole.  Async: the user waits in the event loop (lb_worker_ev_go). */
 static int pace_until_deadline(lb_worker *w, int64_t deadline)
 {
     lb_lane *ln = w->lane;
@@ -245,7 +245,7 @@ static int pace_wait(lb_worker *w)
     if (w->async) {
         /* One schedule per worker, shared by its virtual users: an idle
          * user takes the next intended start and, if it lies ahead, waits
-         * for it in the event loop (lb_ev_go) instead of sleeping the
+         * for it in the event loop (lb_worker_ev_go) instead of sleeping the
          * thread that serves every other user. */
         int64_t now = lb_clock_ns_inline();
         if (now >= intended) {
@@ -274,7 +274,7 @@ static int pace_wait(lb_worker *w)
     }
 }
 
-int lb_ev_begin(lb_worker *w)
+int lb_worker_ev_begin(lb_worker *w)
 {
     lb_run *r = w->run;
     lb_stats_hists_poll(&w->hists);
@@ -294,9 +294,9 @@ int lb_ev_begin(lb_worker *w)
     return 1;
 }
 
-int64_t lb_ev_intended(const lb_worker *w) { return w->lane->t_start; }
+int64_t lb_worker_ev_intended(const lb_worker *w) { return w->lane->t_start; }
 
-int lb_ev_go(lb_worker *w)
+int lb_worker_ev_go(lb_worker *w)
 {
     lb_lane *ln = w->lane;
     if (!ln->waiting)
@@ -337,21 +337,21 @@ static inline void record_event(lb_worker *w, int64_t now)
     ln->rolled_back = 0;
 }
 
-void lb_ev_end(lb_worker *w)
+void lb_worker_ev_end(lb_worker *w)
 {
     if (w->lane->in_event)
         record_event(w, lb_clock_ns_inline());
 }
 
-int lb_ev_next(lb_worker *w)
+int lb_worker_ev_next(lb_worker *w)
 {
     /* Unpaced, one clock read both ends the previous event and starts the
      * next: the measured latency then includes the engine's own few ns
      * per event (never less than the event took), and the loop makes one
      * FFI call per event instead of two. */
     if (w->paced) {
-        lb_ev_end(w);
-        return lb_ev_begin(w);
+        lb_worker_ev_end(w);
+        return lb_worker_ev_begin(w);
     }
     lb_run *r = w->run;
     lb_lane *ln = w->lane;
@@ -373,7 +373,7 @@ int lb_ev_next(lb_worker *w)
 
 /* The batch still ends the run's measured time (I/O batches record their
  * operations through lb_worker_record and are skipped themselves). */
-void lb_ev_skip(lb_worker *w)
+void lb_worker_ev_skip(lb_worker *w)
 {
     w->lane->in_event = 0;
     w->t_last_end = lb_clock_ns_inline();
@@ -477,20 +477,20 @@ int lb_run_abort_connections(lb_run *r)
     return n;
 }
 
-void lb_ev_set_type(lb_worker *w, int32_t type)
+void lb_worker_ev_set_type(lb_worker *w, int32_t type)
 {
     if (type >= 0 && type < LB_MAX_TYPES)
         w->lane->cur_type = type;
 }
 
-void lb_ev_restart(lb_worker *w)
+void lb_worker_ev_restart(lb_worker *w)
 {
     lb_stats_bump(&w->stats.restarts, 1);
     if (w->lane->cur_type >= 0)
         lb_stats_bump(&w->stats.types[w->lane->cur_type].restarts, 1);
 }
 
-void lb_ev_rollback(lb_worker *w) { w->lane->rolled_back = 1; }
+void lb_worker_ev_rollback(lb_worker *w) { w->lane->rolled_back = 1; }
 
 /* ---- the run, from the main thread ----------------------------------- */
 
@@ -616,14 +616,14 @@ static int take_released(lb_snapshot *dst, lb_stats_hists *sh, uint64_t ack)
     if (ack == sh->taken)
         return 0;
     sh->taken = ack;
-    return lb_snapshot_take(dst, sh, (int)((ack - 1) & 1));
+    return lb_stats_snapshot_take(dst, sh, (int)((ack - 1) & 1));
 }
 
 int lb_run_collect(lb_run *r, lb_snapshot *dst, int wait_ms)
 {
     int n = r->cfg.threads;
     int rc = 0, running = 0;
-    lb_snapshot_reset_hists(dst);
+    lb_stats_snapshot_reset_hists(dst);
     memset(&dst->sum, 0, sizeof(dst->sum));
     /* Ask every live worker to flip its histogram buffers, unless an
      * earlier request is still unanswered (a worker stuck in a long event:
@@ -649,7 +649,7 @@ int lb_run_collect(lb_run *r, lb_snapshot *dst, int wait_ms)
                 /* The thread is gone: both buffers are quiescent.  It still
                  * counts as running if it ran during this interval. */
                 for (int b = 0; b < 2 && rc == 0; b++)
-                    rc = lb_snapshot_take(dst, sh, b);
+                    rc = lb_stats_snapshot_take(dst, sh, b);
                 if (w->t_last_end > r->last_collect)
                     running++;
                 lb_stats_add(&dst->sum, &w->stats);

@@ -5,7 +5,7 @@
  * the reporter: it waits for interval ticks (lb_run_wait) and collects
  * snapshots (lb_run_collect).  Each worker thread loads the scenario into
  * its own state, runs thread_init, meets the barrier, and loops over
- * lb_ev_begin / event() / lb_ev_end from Lua through the FFI.  In async
+ * lb_worker_ev_begin / event() / lb_worker_ev_end from Lua through the FFI.  In async
  * mode (--connections) a worker serves many virtual users, each with its
  * own lane of per-event state (see lb_worker_set_lanes).  Workers
  * never share writable cache lines on the hot path: the only shared state
@@ -83,16 +83,16 @@ lb_stats *lb_worker_stats(lb_worker *w);
 struct lb_rand *lb_worker_rand(lb_worker *w);
 void lb_worker_fail(lb_worker *w, const char *msg);
 
-/* The event loop: lb_ev_next ends the running event (if any), then starts
- * the next one, or returns 0 when the run must stop.  lb_ev_begin /
- * lb_ev_end are the two halves, for loops that need them apart. */
-int  lb_ev_next(lb_worker *w);
-int  lb_ev_begin(lb_worker *w);
-void lb_ev_end(lb_worker *w);
-void lb_ev_set_type(lb_worker *w, int32_t type);
+/* The event loop: lb_worker_ev_next ends the running event (if any), then starts
+ * the next one, or returns 0 when the run must stop.  lb_worker_ev_begin /
+ * lb_worker_ev_end are the two halves, for loops that need them apart. */
+int  lb_worker_ev_next(lb_worker *w);
+int  lb_worker_ev_begin(lb_worker *w);
+void lb_worker_ev_end(lb_worker *w);
+void lb_worker_ev_set_type(lb_worker *w, int32_t type);
 /* The current event was bookkeeping only (e.g. a batch of I/Os recorded
  * one by one with lb_worker_record): do not record it. */
-void lb_ev_skip(lb_worker *w);
+void lb_worker_ev_skip(lb_worker *w);
 /* Record one operation measured by C code (an I/O) as an event of `type`
  * (-1: untyped) with latency `lat_ns`.  Worker thread only. */
 void lb_worker_record(lb_worker *w, int32_t type, int64_t lat_ns);
@@ -108,16 +108,16 @@ void lb_worker_close(lb_worker *w, void *h);
 /* Main thread: abort every open connection of the still running workers;
  * returns how many. */
 int  lb_run_abort_connections(lb_run *r);
-void lb_ev_restart(lb_worker *w);
-void lb_ev_rollback(lb_worker *w);
+void lb_worker_ev_restart(lb_worker *w);
+void lb_worker_ev_rollback(lb_worker *w);
 
 /* Async mode (many virtual users per worker).  lb_worker_set_lanes gives
  * the worker `n` lanes of per-event state, one per virtual user, before
  * the barrier; lb_worker_lane(w, i) makes lane i current (the scheduler
  * calls it before resuming user i), and every lb_ev_* call then works on
- * that lane.  Under --rate, lb_ev_begin/lb_ev_next return 2 when the
- * lane's intended start (lb_ev_intended, monotonic ns) lies ahead: the
- * user waits for it in the event loop, then calls lb_ev_go, which starts
+ * that lane.  Under --rate, lb_worker_ev_begin/lb_worker_ev_next return 2 when the
+ * lane's intended start (lb_worker_ev_intended, monotonic ns) lies ahead: the
+ * user waits for it in the event loop, then calls lb_worker_ev_go, which starts
  * the event (1) or reports that the run is stopping (0). */
 int  lb_worker_set_lanes(lb_worker *w, int n);
 /* The worker's event loop (NULL: none, before it is freed): the reporter
@@ -127,8 +127,8 @@ void lb_worker_set_loop(lb_worker *w, struct lb_loop *l);
 /* The run's deadline (monotonic ns; INT64_MAX: none or not started). */
 int64_t lb_worker_deadline(const lb_worker *w);
 void lb_worker_lane(lb_worker *w, int i);
-int64_t lb_ev_intended(const lb_worker *w);
-int  lb_ev_go(lb_worker *w);
+int64_t lb_worker_ev_intended(const lb_worker *w);
+int  lb_worker_ev_go(lb_worker *w);
 /* FFI END */
 
 #endif

@@ -290,13 +290,13 @@ local FN = { "new_order", "payment", "order_status", "delivery", "stock_level" }
 function event()
   if thinking then
     -- Think time after the previous transaction, then keying time of the
-    -- next one: an event of its own that is not recorded (lb_ev_skip).
+    -- next one: an event of its own that is not recorded (lb_worker_ev_skip).
     pending = pending or draw()
     local mean = THINK[pending]
     local r = lbench.rand.uniform_double()
     if r < 1e-12 then r = 1e-12 end
     nap(math.min(-math.log(r) * mean, 10 * mean) + KEYING[pending])
-    C.lb_ev_skip(Wp)
+    C.lb_worker_ev_skip(Wp)
     thinking = false
     return
   end

@@ -40,7 +40,6 @@ int lb_io_space_of(const char *path, lb_io_space *out)
     return 0;
 }
 
-int lb_io_isatty(int fd) { return isatty(fd); }
 
 int lb_io_invalidate(const char *path)
 {

@@ -19,7 +19,6 @@ typedef struct lb_io_space {
 } lb_io_space;
 /* statvfs of a path, or the size of a block device.  0 / -errno. */
 int lb_io_space_of(const char *path, lb_io_space *out);
-int lb_io_isatty(int fd);
 /* Drop the page-cache pages of a file or block device, as fio's invalidate
  * does before a job: a test that reads through the cache after prepare (or
  * after another test) would measure memory, not the device.  Dirty pages

@@ -148,9 +148,9 @@ local function add_stat(lb, ctx)
   end
   if W ~= nil then
     -- Attribute the current event to a type (id from stat.type).
-    function stat.event(id) C.lb_ev_set_type(W, id) end
+    function stat.event(id) C.lb_worker_ev_set_type(W, id) end
     -- Mark the current event as rolled back (counted per type).
-    function stat.rollback() C.lb_ev_rollback(W) end
+    function stat.rollback() C.lb_worker_ev_rollback(W) end
   else
     function stat.event() end
     function stat.rollback() end
@@ -208,11 +208,11 @@ local function add_commands(lb, ctx)
   -- terminal): the main state sets the total, workers add what they did.
   lb.progress = {
     total = function(n, unit)
-      C.lb_progress_reset(ctx.rt, n)
+      C.lb_runtime_progress_reset(ctx.rt, n)
       ctx.progress_unit = unit or "rows"
     end,
-    add = function(n) C.lb_progress_add(ctx.rt, n) end,
-    done = function() return tonumber(C.lb_progress_done(ctx.rt)) end,
+    add = function(n) C.lb_runtime_progress_add(ctx.rt, n) end,
+    done = function() return tonumber(C.lb_runtime_progress_done(ctx.rt)) end,
   }
 
   -- lbench.run{option = value, ...} (main state only): run the event loop

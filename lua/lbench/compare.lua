@@ -354,7 +354,7 @@ function M.main(rt, argv)
     end
   end
   local s = table.concat(out, "\n"):gsub("\n+$", "") .. "\n"
-  C.lb_out(rt, s, #s)
+  C.lb_runtime_write(rt, s, #s)
   return 0
 end
 

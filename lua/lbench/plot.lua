@@ -23,7 +23,7 @@ local result = require("lbench.result")
 
 local M = {}
 
-local function out(rt, s) C.lb_out(rt, s, #s) end
+local function out(rt, s) C.lb_runtime_write(rt, s, #s) end
 
 local function shq(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
 

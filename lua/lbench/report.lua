@@ -368,7 +368,7 @@ end
 -- ---- sysbench's report hooks -------------------------------------------
 -- `stat` is sysbench's table: time_total, time_interval, threads_running,
 -- events, reads, writes, other, errors, reconnects, latency_pct (seconds).
-local function out(rt, s) C.lb_out(rt, s, #s) end
+local function out(rt, s) C.lb_runtime_write(rt, s, #s) end
 
 
 function M.hook_default(rt, stat)

@@ -18,11 +18,11 @@ local summary, plain = result.summary, result.plain
 
 local function new_snapshot(hcfg)
   local s = ffi.new("lb_snapshot")
-  if C.lb_snapshot_init(s, hcfg) ~= 0 then error("out of memory for histograms") end
-  return ffi.gc(s, C.lb_snapshot_free)
+  if C.lb_stats_snapshot_init(s, hcfg) ~= 0 then error("out of memory for histograms") end
+  return ffi.gc(s, C.lb_stats_snapshot_free)
 end
 
-local function say(ctx, s) C.lb_out(ctx.rt, s, #s) end
+local function say(ctx, s) C.lb_runtime_write(ctx.rt, s, #s) end
 
 -- Percentile keys as written by the user: "95", "99.9".
 function M.percentile_keys(opt)
@@ -128,9 +128,9 @@ end
 -- A progress line for long parallel commands, shown only on a terminal:
 -- units/s and ETA from lb_progress_*.
 local function progress_line(rt, t0, unit)
-  local total = tonumber(C.lb_progress_total(rt))
+  local total = tonumber(C.lb_runtime_progress_total(rt))
   if total <= 0 then return nil end
-  local done = tonumber(C.lb_progress_done(rt))
+  local done = tonumber(C.lb_runtime_progress_done(rt))
   local secs = tonumber(C.lb_clock_ns() - t0) / 1e9
   local rate = secs > 0 and done / secs or 0
   local frac = math.min(1, done / total)
@@ -167,7 +167,7 @@ function M.parallel_command(ctx)
       end
     end
     local line = tty and not stop_at and progress_line(ctx.rt, t0, ctx.progress_unit)
-    if line then C.lb_out_progress(ctx.rt, line, #line) shown = true end
+    if line then C.lb_runtime_write_progress(ctx.rt, line, #line) shown = true end
   end
   if shown then say(ctx, (progress_line(ctx.rt, t0, ctx.progress_unit) or "") .. "\n") end
   C.lb_run_join(run)
@@ -411,8 +411,8 @@ end
 
 function Reporter:collect()
   C.lb_run_collect(self.run, self.snap, 10)
-  C.lb_snapshot_merge_hists(self.acc, self.snap)
-  if not self.has_warm or self.last_collect >= self.warm_end then C.lb_snapshot_merge_hists(self.cum, self.snap) end
+  C.lb_stats_snapshot_merge_hists(self.acc, self.snap)
+  if not self.has_warm or self.last_collect >= self.warm_end then C.lb_stats_snapshot_merge_hists(self.cum, self.snap) end
   self.last_collect = self.snap.t_ns
 end
 
@@ -442,7 +442,7 @@ function Reporter:tick(t)
   elseif opt.output == "text" then say(ctx, report.interval_line(iv) .. "\n")
   elseif opt.output == "json" then say(ctx, text_json .. "\n")
   elseif opt.output == "csv" then say(ctx, report.csv_row(iv) .. "\n") end
-  C.lb_snapshot_reset_hists(acc)
+  C.lb_stats_snapshot_reset_hists(acc)
   self.last_report = { t = t, c = c }
 end
 
@@ -531,7 +531,7 @@ function Reporter:finish()
   if self.warm_pending then
     -- The run ended inside the warm-up: nothing was measured.
     self:end_warmup(t_end)
-    C.lb_snapshot_reset_hists(self.cum)
+    C.lb_stats_snapshot_reset_hists(self.cum)
   end
   if self.interval_ns > 0 and t_end > self.last_report.t then
     local events = counters(self.snap.sum).events - self.last_report.c.events

@@ -20,7 +20,7 @@ M.tools = { compare = "lbench.compare", plot = "lbench.plot", sweep = "lbench.sw
 -- State of this main Lua state (one per lb_runtime).
 local S = { raw = {}, path = nil, name = nil }
 
-local function out(rt, s) C.lb_out(rt, s, #s) end
+local function out(rt, s) C.lb_runtime_write(rt, s, #s) end
 
 function M.set_option(rtptr, name, value)
   S.raw[options.norm(name:gsub("^%-%-", ""))] = value

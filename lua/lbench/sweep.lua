@@ -33,7 +33,7 @@ local M = {}
 local USAGE = "usage: lbench sweep [--threads=1,2,4] [--option name=v1,v2] [--server-var name=v1,v2] " ..
   "[--point-warmup=S] [--result-file=F] <scenario> [run] [scenario options]"
 
-local function out(rt, s) C.lb_out(rt, s, #s) end
+local function out(rt, s) C.lb_runtime_write(rt, s, #s) end
 
 -- ---- arguments ---------------------------------------------------------------
 

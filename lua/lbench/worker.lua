@@ -20,12 +20,12 @@ local INT64_MAX = 9223372036854775807LL
 -- `resumed` set so the same event is retried with its original start time.
 local function event_loop(W, event, tid, resumed, next_event)
   if resumed and event(tid) then
-    C.lb_ev_end(W)
+    C.lb_worker_ev_end(W)
     return
   end
   while next_event(W) ~= 0 do
     if event(tid) then
-      C.lb_ev_end(W)
+      C.lb_worker_ev_end(W)
       return
     end
   end
@@ -33,7 +33,7 @@ end
 
 -- A thread's next_event: one FFI call per event, which both records the
 -- previous event and starts the next (pacing under --rate sleeps in C).
-local thread_next_event = function(W) return C.lb_ev_next(W) end
+local thread_next_event = function(W) return C.lb_worker_ev_next(W) end
 
 -- A virtual user's next_event.  Two FFI calls (end, begin) rather than
 -- one: the time a VU spends in the run queue before its next event is not
@@ -43,12 +43,12 @@ local thread_next_event = function(W) return C.lb_ev_next(W) end
 local function vu_next_event_fn()
   local yields_at_start = -1
   return function(W)
-    C.lb_ev_end(W)
+    C.lb_worker_ev_end(W)
     if async.yields == yields_at_start then async.pass() end
-    local r = C.lb_ev_begin(W)
+    local r = C.lb_worker_ev_begin(W)
     if r == 2 then
-      async.wait(-1, async.TIMEOUT, C.lb_ev_intended(W))
-      r = C.lb_ev_go(W)
+      async.wait(-1, async.TIMEOUT, C.lb_worker_ev_intended(W))
+      r = C.lb_worker_ev_go(W)
     end
     yields_at_start = async.yields
     return r
@@ -86,7 +86,7 @@ local function with_restarts(next_event, W, event, tid, hooks)
     local ok, err = xpcall(event_loop, keep_trace, W, event, tid, resumed, next_event)
     if ok or err == async.STOPPED then return end
     if api.is_restart(err) then
-      C.lb_ev_restart(W)
+      C.lb_worker_ev_restart(W)
       local hook = hooks.before_restart_event
       if hook then hook(err) end
       resumed = true

@@ -248,7 +248,7 @@ local function write_set(t, m, opt)
     return total
   end
   local meter = progress.meter({ total = total, amount = lib.fmt_size,
-                                 show = C.lb_io_isatty(1) == 1 and opt.verbosity >= 3 and opt.output == "text" })
+                                 show = C.lb_runtime_isatty() == 1 and opt.verbosity >= 3 and opt.output == "text" })
   local written = write_slice(t, m, opt, 0, 1, function(done, now) meter:update(done, now) end)
   meter:finish(written)
   return written
