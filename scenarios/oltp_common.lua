@@ -147,9 +147,39 @@ local function load_statement(con, t, rows)
   return st, ps
 end
 
+-- PostgreSQL: rows lo..hi of table t through COPY ... FROM STDIN, in
+-- chunks of COPY_ROWS text rows.  The server skips parsing and planning an
+-- INSERT per row batch (a COPY of 100k rows takes a quarter of the time of
+-- 100-row INSERTs).  The COPY is one statement: a stop ends it early and
+-- keeps the rows sent so far, which the progress count matches.
+local COPY_ROWS = 1000
+
+local function copy_unit(con, u)
+  local t, lo, hi = u[1], u[2], u[3]
+  local rand, size, fmt = lbench.rand, opt.table_size, string.format
+  con:load_begin(fmt("COPY sbtest%d (id, k, c, pad) FROM STDIN", t))
+  local buf, n = {}, 0
+  for id = lo, hi do
+    n = n + 1
+    buf[n] = fmt("%d\t%d\t%s\t%s\n", id, rand.default(1, size), rand.string(C_TMPL), rand.string(PAD_TMPL))
+    if n == COPY_ROWS then
+      con:load_data(table.concat(buf, "", 1, n))
+      lbench.progress.add(n)
+      n = 0
+      if lbench.should_stop() then break end
+    end
+  end
+  if n > 0 then
+    con:load_data(table.concat(buf, "", 1, n))
+    lbench.progress.add(n)
+  end
+  con:load_end()
+end
+
 -- Rows lo..hi of table t: first the remainder (fewer than LOAD_ROWS) with a
 -- statement of its own size, then full statements.
 local function load_unit(con, u)
+  if pg() and con:can_load() then return copy_unit(con, u) end
   local t, lo, hi = u[1], u[2], u[3]
   local rand, size = lbench.rand, opt.table_size
   local total = hi - lo + 1

@@ -406,6 +406,17 @@ int lb_db_cont(lb_db_conn *c, int ready);
  * last wait mask had LB_DB_WAIT_TIMEOUT (ms). */
 int lb_db_conn_fd(lb_db_conn *c);
 int lb_db_conn_timeout_ms(lb_db_conn *c);
+/* Bulk load (prepare's fast path): lb_db_load_start runs `sql`
+ * (PostgreSQL: "COPY t (cols) FROM STDIN"), lb_db_load_data_start sends a
+ * chunk of rows in the statement's format, lb_db_load_end_start ends it;
+ * the load counts as one insert query, lb_db_affected_rows gives the rows
+ * loaded.  Each returns like the other *_start calls.  A driver without it
+ * fails lb_db_load_start with LB_DB_E_UNSUPPORTED, uncounted:
+ * lb_db_load_supported tells beforehand. */
+int lb_db_load_supported(lb_db_conn *c);
+int lb_db_load_start(lb_db_conn *c, const char *sql, size_t len);
+int lb_db_load_data_start(lb_db_conn *c, const char *buf, size_t len);
+int lb_db_load_end_start(lb_db_conn *c);
 /* Drive the operation in progress to its end: `rc` is what its *_start
  * returned; while it is a wait mask, poll() the connection's socket (and
  * timeout) and continue.  Returns the operation's result (0 or -code).
@@ -493,6 +504,16 @@ struct lb_db_driver_ops {
     int  (*stmt_fetch)(void *h, const char *const **values, const unsigned long **lengths, lb_db_error *err);
     void (*stmt_free_result)(void *h);
     void (*stmt_close)(void *ds);
+
+    /* Bulk load, optional as a group (lb_db_load_*): load_start runs the
+     * statement (PostgreSQL: COPY ... FROM STDIN) until the server waits
+     * for data; load_data_start sends one chunk (the buffer stays valid
+     * until the operation completes); load_end_start ends the data and
+     * completes with the statement's result (affected rows = rows
+     * loaded). */
+    int  (*load_start)(void *dc, const char *sql, size_t len, lb__db_async *out, lb_db_error *err);
+    int  (*load_data_start)(void *dc, const char *buf, size_t len, lb__db_async *out, lb_db_error *err);
+    int  (*load_end_start)(void *dc, lb__db_async *out, lb_db_error *err);
 };
 
 /* Fill an error record (message truncated to fit; sqlstate NULL = "HY000"). */

@@ -26,7 +26,8 @@ int lb__db_driver_valid(const lb_db_driver_ops *d)
     if (d->prepare_start && (!d->stmt_bind || !d->stmt_execute_start || !d->stmt_fetch ||
                              !d->stmt_free_result || !d->stmt_close))
         return 0;
-    return 1;
+    int nload = !!d->load_start + !!d->load_data_start + !!d->load_end_start;
+    return nload == 0 || nload == 3;
 }
 
 const lb_db_driver_ops *lb_db_driver_find(const char *name)

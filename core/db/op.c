@@ -1,5 +1,6 @@
 /* Database operations: one state machine per operation (connect,
- * reconnect, query, next result, prepare, execute), for both modes.
+ * reconnect, query, next result, prepare, execute, and a bulk load's
+ * three steps), for both modes.
  *
  * Each lb_db_*_start records what is in progress in c->aop and starts the
  * driver's non-blocking op; lb_db_cont continues it after a wait, and
@@ -197,6 +198,62 @@ int lb_db_stmt_execute_start(lb_db_stmt *s)
     return exec_begin(s);
 }
 
+/* ---- bulk load -------------------------------------------------------- */
+
+int lb_db_load_supported(lb_db_conn *c)
+{
+    return c && c->ops->load_start != NULL;
+}
+
+int lb_db_load_start(lb_db_conn *c, const char *sql, size_t len)
+{
+    if (!c || !sql)
+        return lb__db_query_invalid(c);
+    if (c->aop)
+        return busy(c);
+    if (!c->ops->load_start)
+        return lb__db_fail_code(c, LB_DB_E_UNSUPPORTED, "the driver has no bulk load", sql, len, 0);
+    int rc = lb__db_query_prologue(c, sql, len);
+    if (rc != 0)
+        return rc;
+    c->aop = LB__DB_AOP_LOAD_START;
+    c->asql = sql;
+    c->alen = len;
+    lb__db_async out;
+    memset(&out, 0, sizeof out);
+    return begun(c, c->ops->load_start(c->drv, sql, len, &out, &c->err), &out);
+}
+
+/* A chunk or the end of a load started by lb_db_load_start. */
+static int load_step(lb_db_conn *c, int op, const char *buf, size_t len)
+{
+    int rc = not_idle(c);
+    if (rc != 0)
+        return rc;
+    if (!c->drv)
+        return lb__db_fail_code(c, LB_DB_E_NOTCONN, "not connected", NULL, 0, 1);
+    in_progress(c, op, NULL);
+    lb__db_async out;
+    memset(&out, 0, sizeof out);
+    if (op == LB__DB_AOP_LOAD_DATA)
+        return begun(c, c->ops->load_data_start(c->drv, buf, len, &out, &c->err), &out);
+    return begun(c, c->ops->load_end_start(c->drv, &out, &c->err), &out);
+}
+
+int lb_db_load_data_start(lb_db_conn *c, const char *buf, size_t len)
+{
+    if (c && !c->ops->load_start)
+        return lb__db_fail_code(c, LB_DB_E_UNSUPPORTED, "the driver has no bulk load", NULL, 0, 0);
+    return buf ? load_step(c, LB__DB_AOP_LOAD_DATA, buf, len) : lb__db_query_invalid(c);
+}
+
+int lb_db_load_end_start(lb_db_conn *c)
+{
+    if (c && !c->ops->load_start)
+        return lb__db_fail_code(c, LB_DB_E_UNSUPPORTED, "the driver has no bulk load", NULL, 0, 0);
+    return load_step(c, LB__DB_AOP_LOAD_END, NULL, 0);
+}
+
 static int connect_done(lb_db_conn *c, int op, int rc)
 {
     void *d = c->adrv;
@@ -258,6 +315,16 @@ static int op_done(lb_db_conn *c, int rc, lb__db_async *out)
         if (rc < 0)
             return lb__db_fail(c, s->sql, s->len, 1);
         lb__db_exec_done(s, &out->rs);
+        return 0;
+    case LB__DB_AOP_LOAD_START:
+        return rc < 0 ? lb__db_fail(c, c->asql, c->alen, 1) : 0;
+    case LB__DB_AOP_LOAD_DATA:
+        return rc < 0 ? lb__db_fail(c, NULL, 0, 1) : 0;
+    case LB__DB_AOP_LOAD_END:
+        if (rc < 0)
+            return lb__db_fail(c, NULL, 0, 1);
+        /* One statement that inserted rows. */
+        lb__db_query_done(c, LB_DB_Q_INSERT, &out->rs, &c->result);
         return 0;
     default:
         return lb__db_fail_code(c, LB_DB_E_INVALID, "no operation in progress", NULL, 0, 0);

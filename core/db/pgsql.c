@@ -362,4 +362,7 @@ const lb_db_driver_ops lb__db_pgsql_ops = {
     .stmt_fetch = pg_fetch,
     .stmt_free_result = pg_free_result,
     .stmt_close = pg_stmt_close,
+    .load_start = lb__db_pg_load_start,
+    .load_data_start = lb__db_pg_load_data_start,
+    .load_end_start = lb__db_pg_load_end_start,
 };

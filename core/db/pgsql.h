@@ -38,6 +38,10 @@ typedef struct pg_conn {
     uint64_t affected;      /* rows of the last plain query (PQcmdTuples) */
     unsigned long nstmts;   /* statement names: lb1, lb2, ... */
     pg_stmt *stmts;         /* live statements, detached at disconnect */
+    int copying;            /* a COPY FROM STDIN waits for data */
+    const char *lbuf;       /* load: the chunk not yet queued in libpq */
+    size_t llen;
+    int end_pending;        /* load: the end message not yet queued */
 } pg_conn;
 
 struct pg_stmt {
@@ -53,7 +57,8 @@ struct pg_stmt {
     uint64_t affected;
 };
 
-enum { PG_OP_NONE, PG_OP_CONNECT, PG_OP_QUERY, PG_OP_PREPARE, PG_OP_EXECUTE };
+enum { PG_OP_NONE, PG_OP_CONNECT, PG_OP_QUERY, PG_OP_PREPARE, PG_OP_EXECUTE,
+       PG_OP_LOAD_START, PG_OP_LOAD_DATA, PG_OP_LOAD_END };
 
 /* The error of result `r` (NULL: of the connection) into `err`, with its
  * SQLSTATE as the code (lb_db_sqlstate_code); a lost connection without a
@@ -82,6 +87,9 @@ int lb__db_pg_next_result_start(void *dc, lb__db_async *out, lb_db_error *err);
 int lb__db_pg_prepare_start(void *dc, const char *sql, size_t len, lb__db_async *out, lb_db_error *err);
 int lb__db_pg_stmt_execute_start(void *ds, lb__db_async *out, lb_db_error *err);
 int lb__db_pg_cont(void *dc, int ready, lb__db_async *out, lb_db_error *err);
+int lb__db_pg_load_start(void *dc, const char *sql, size_t len, lb__db_async *out, lb_db_error *err);
+int lb__db_pg_load_data_start(void *dc, const char *buf, size_t len, lb__db_async *out, lb_db_error *err);
+int lb__db_pg_load_end_start(void *dc, lb__db_async *out, lb_db_error *err);
 int lb__db_pg_fd(void *dc);
 int lb__db_pg_timeout_ms(void *dc);
 

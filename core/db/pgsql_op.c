@@ -108,6 +108,13 @@ static int collect(pg_conn *pc, lb_db_error *err)
         if (!r)
             return 0;
         ExecStatusType st = PQresultStatus(r);
+        if (st == PGRES_COPY_IN && pc->op == PG_OP_LOAD_START) {
+            /* The server waits for the rows: the load's first step is done
+             * (asking again would only repeat this result). */
+            PQclear(r);
+            pc->copying = 1;
+            return 0;
+        }
         if (st == PGRES_COPY_IN || st == PGRES_COPY_OUT || st == PGRES_COPY_BOTH) {
             if (end_copy(pc, r) != 0)
                 return fail(pc, err, NULL);
@@ -178,6 +185,15 @@ static void connect_error(pg_conn *pc, lb_db_error *err)
     memcpy(err->sqlstate, state, 6);
 }
 
+/* The server's NOTICEs (DROP TABLE IF EXISTS of a missing table, ...)
+ * would go to stderr through libpq's default processor, into the middle
+ * of a report: drop them, as the MySQL driver drops warnings. */
+static void ignore_notice(void *arg, const char *message)
+{
+    (void)arg;
+    (void)message;
+}
+
 static int connect_step(pg_conn *pc, int ready, lb_db_error *err)
 {
     if (!(ready & WAIT_IO) && lb_clock_ns_inline() >= pc->deadline_ns) {
@@ -195,6 +211,7 @@ static int connect_step(pg_conn *pc, int ready, lb_db_error *err)
             return op_end(pc, -1);
         }
         pc->fd = PQsocket(pc->pg);
+        PQsetNoticeProcessor(pc->pg, ignore_notice, NULL);
         return op_end(pc, 0);
     default:
         connect_error(pc, err);
@@ -348,6 +365,80 @@ int lb__db_pg_stmt_execute_start(void *ds, lb__db_async *out, lb_db_error *err)
     return sent(pc, PQsendQueryPrepared(pc->pg, ps->name, ps->np, ps->values, NULL, NULL, 0), err);
 }
 
+/* ---- bulk load: COPY ... FROM STDIN ------------------------------------ */
+
+int lb__db_pg_load_start(void *dc, const char *sql, size_t len, lb__db_async *out, lb_db_error *err)
+{
+    (void)out;
+    pg_conn *pc = dc;
+    begin(pc, PG_OP_LOAD_START, NULL);
+    pc->copying = 0;
+    const char *text = sql_text(pc, sql, len);
+    if (!text)
+        return out_of_memory(pc, err);
+    return sent(pc, PQsendQuery(pc->pg, text), err);
+}
+
+/* Queue what is left of the chunk, then send it: 0, a wait mask, -1. */
+static int load_push(pg_conn *pc, lb_db_error *err)
+{
+    if (pc->lbuf) {
+        int r = PQputCopyData(pc->pg, pc->lbuf, (int)pc->llen);
+        if (r < 0)
+            return fail(pc, err, NULL);
+        if (r == 0)
+            return WAIT_IO;   /* libpq's buffer is full: once the socket drains */
+        pc->lbuf = NULL;
+    }
+    int f = PQflush(pc->pg);
+    if (f < 0)
+        return fail(pc, err, NULL);
+    return f > 0 ? WAIT_IO : op_end(pc, 0);
+}
+
+int lb__db_pg_load_data_start(void *dc, const char *buf, size_t len, lb__db_async *out, lb_db_error *err)
+{
+    (void)out;
+    pg_conn *pc = dc;
+    if (!pc->copying || len > 0x7fffffff) {
+        lb__db_error_set(err, LB_DB_E_INVALID, "HY000", pc->copying ? "chunk too large" : "no bulk load in progress");
+        return -1;
+    }
+    pc->op = PG_OP_LOAD_DATA;
+    pc->lbuf = buf;
+    pc->llen = len;
+    return load_push(pc, err);
+}
+
+/* Queue the end of the data, then collect the COPY's result. */
+static int load_finish(pg_conn *pc, lb_db_error *err)
+{
+    if (pc->end_pending) {
+        int r = PQputCopyEnd(pc->pg, NULL);
+        if (r < 0)
+            return fail(pc, err, NULL);
+        if (r == 0)
+            return WAIT_IO;
+        pc->end_pending = 0;
+        pc->flushing = 1;
+    }
+    return collect(pc, err);
+}
+
+int lb__db_pg_load_end_start(void *dc, lb__db_async *out, lb_db_error *err)
+{
+    (void)out;
+    pg_conn *pc = dc;
+    if (!pc->copying) {
+        lb__db_error_set(err, LB_DB_E_INVALID, "HY000", "no bulk load in progress");
+        return -1;
+    }
+    begin(pc, PG_OP_LOAD_END, NULL);
+    pc->copying = 0;
+    pc->end_pending = 1;
+    return load_finish(pc, err);
+}
+
 /* ---- continue ------------------------------------------------------------ */
 
 /* Every result is in: finish the operation. */
@@ -368,6 +459,24 @@ static int finish(pg_conn *pc, lb__db_async *out, lb_db_error *err)
             return op_end(pc, -1);
         }
         return pc->describing ? prepare_described(pc, out, err) : prepare_parsed(pc, err);
+    case PG_OP_LOAD_START:
+        if (pc->copying)
+            return op_end(pc, 0);
+        pc->first = NULL;
+        if (lb__db_pg_result_out(pc->pg, r, &pc->res, &out->rs, &pc->affected, err) == 0) {
+            if (out->rs.h) {
+                PQclear(pc->res.r);
+                pc->res.r = NULL;
+                out->rs.h = NULL;
+            }
+            lb__db_error_set(err, LB_DB_E_INVALID, "HY000", "not a COPY ... FROM STDIN statement");
+        }
+        lb__db_pg_drop_results(pc);
+        return op_end(pc, -1);
+    case PG_OP_LOAD_END:
+        pc->first = NULL;
+        lb__db_pg_drop_results(pc);
+        return op_end(pc, lb__db_pg_result_out(pc->pg, r, &pc->res, &out->rs, &pc->affected, err));
     case PG_OP_EXECUTE: {
         pg_stmt *ps = pc->ast;
         pc->first = NULL;
@@ -393,7 +502,9 @@ int lb__db_pg_cont(void *dc, int ready, lb__db_async *out, lb_db_error *err)
     }
     if ((ready & LB_DB_WAIT_READ) && !PQconsumeInput(pc->pg))
         return fail(pc, err, NULL);
-    int rc = collect(pc, err);
+    if (pc->op == PG_OP_LOAD_DATA)
+        return load_push(pc, err);
+    int rc = pc->op == PG_OP_LOAD_END ? load_finish(pc, err) : collect(pc, err);
     return rc != 0 ? rc : finish(pc, out, err);
 }
 

@@ -275,6 +275,22 @@ local function build_connections(E, finish, reconnect, wrap_rs, conn_result)
     if C.lb_db_bulk_insert_done(self.c) < 0 then raise(self, nil) end
   end
 
+  -- Bulk load (PostgreSQL COPY ... FROM STDIN): load_begin(sql), then
+  -- load_data(chunk) with rows in the statement's format, then load_end(),
+  -- which returns the rows loaded.  can_load() tells whether the driver
+  -- has it.
+  function Con:can_load() return C.lb_db_load_supported(self.c) ~= 0 end
+  function Con:load_begin(q)
+    if finish(self.c, C.lb_db_load_start(self.c, q, #q)) < 0 then return raise(self, q) end
+  end
+  function Con:load_data(s)
+    if finish(self.c, C.lb_db_load_data_start(self.c, s, #s)) < 0 then return raise(self, nil) end
+  end
+  function Con:load_end()
+    if finish(self.c, C.lb_db_load_end_start(self.c)) < 0 then return raise(self, nil) end
+    return tonumber(C.lb_db_affected_rows(self.c))
+  end
+
   function Con:reconnect()
     if reconnect(self.c) < 0 then raise(self, nil) end
   end

@@ -56,6 +56,23 @@ function check_cmd()
   two:bind_param(tp)
   tp:set(7)
   check(two:execute():fetch_row()[1] == "7", "emulated multi-statement")
+  -- bulk load through COPY: rows in chunks, the count back, counted as one insert
+  check(con:can_load(), "pgsql can load")
+  con:query("CREATE TABLE lb_pgload (id INT, v TEXT)")
+  con:load_begin("COPY lb_pgload (id, v) FROM STDIN")
+  for chunk = 0, 9 do
+    local rows = {}
+    for i = 1, 100 do rows[i] = string.format("%d\tv%d\n", chunk * 100 + i, i) end
+    con:load_data(table.concat(rows))
+  end
+  check(con:load_end() == 1000, "rows loaded")
+  check(con:query_row("SELECT COUNT(*), SUM(id) FROM lb_pgload") == "1000", "rows in the table")
+  local okl, el = pcall(con.load_begin, con, "COPY lb_no_such_table FROM STDIN")
+  check(not okl and tostring(el):find("42P01", 1, true), "load into a missing table: " .. tostring(el))
+  okl, el = pcall(con.load_begin, con, "SELECT 1")
+  check(not okl and tostring(el):find("not a COPY", 1, true), "load with a non-COPY statement: " .. tostring(el))
+  check(con:query_row("SELECT 2") == "2", "usable after a failed load")
+  con:query("DROP TABLE lb_pgload")
   st:close() q:close() up:close() two:close()
   con:query("DROP TABLE lb_pgapi")
   con:disconnect()
