@@ -49,7 +49,7 @@ SHARED_BUFFERS=${LB_PG_SANDBOX_SHARED_BUFFERS:-256MB}
 # may also use the 3 superuser_reserved_connections).  10k-connection tests
 # need more: raise this (each slot costs some shared memory and, with the
 # backends, a process each) and the open-files limit of the client.
-MAX_CONNECTIONS=500
+MAX_CONNECTIONS=1000
 
 [ -n "$DIR" ] || die "LB_PG_SANDBOX_DIR is empty"
 DIR=$(realpath -m -- "$DIR")

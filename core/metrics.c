@@ -113,12 +113,14 @@ static void scrape(void *ud, lb_loop_reply *rep)
     for (int i = 0; i < LB_DB_ERRSLOTS; i++) {
         if (db->err[i].count == 0)
             continue;
+        /* PostgreSQL's codes by their SQLSTATE, as in the result file. */
+        char code[16];
         if (db->err[i].code == -1)
-            lb_loop_reply_printf(rep, "lbench_query_errors_total{code=\"other\"} %llu\n",
-                                 (unsigned long long)db->err[i].count);
-        else
-            lb_loop_reply_printf(rep, "lbench_query_errors_total{code=\"%d\"} %llu\n", db->err[i].code,
-                                 (unsigned long long)db->err[i].count);
+            snprintf(code, sizeof code, "other");
+        else if (!lb_db_code_sqlstate(db->err[i].code, code))
+            snprintf(code, sizeof code, "%d", db->err[i].code);
+        lb_loop_reply_printf(rep, "lbench_query_errors_total{code=\"%s\"} %llu\n", code,
+                             (unsigned long long)db->err[i].count);
     }
     counter(rep, "lbench_reconnects_total", "successful reconnects after a lost connection");
     lb_loop_reply_printf(rep, "lbench_reconnects_total %llu\n", (unsigned long long)db->reconnects);

@@ -56,14 +56,27 @@ if [ -f /usr/share/sysbench/oltp_read_write.lua ]; then
   done
 fi
 
-# async mode on libpq: 200 virtual users on 2 threads
+# async mode on libpq: 500 virtual users on 2 threads
 $LB oltp_point_select $P --tables=1 --table-size=1000 prepare >/dev/null 2>&1
-run pg_async $LB oltp_point_select $P --tables=1 --table-size=1000 --threads=2 --connections=200 --time=2 --result-file="$T/pg_async.json" run
-json_assert pg_async "$T/pg_async.json" 'r.status == "ok" and r.totals.events > 200 and r.options.connections == 200'
+run pg_async $LB oltp_point_select $P --tables=1 --table-size=1000 --threads=2 --connections=500 --time=3 --result-file="$T/pg_async.json" run
+json_assert pg_async "$T/pg_async.json" 'r.status == "ok" and r.totals.events > 500 and r.options.connections == 500 and r.fairness.connections.unused == 0'
 
-# a serialization failure is retried (after a ROLLBACK) and counted by SQLSTATE
-run pg_retry $LB $E/pg_retry.lua $P --threads=2 --events=200 --result-file="$T/pg_retry.json" run
+# a serialization failure is retried (after a ROLLBACK) and counted by
+# SQLSTATE, in the result file and on the metrics endpoint
+port=27442
+run pg_retry $LB $E/pg_retry.lua $P --threads=2 --events=200 --metrics-addr=127.0.0.1:$port --port=$port \
+  --scrape-file="$T/pg_metrics.txt" --result-file="$T/pg_retry.json" run
 json_assert pg_retry "$T/pg_retry.json" 'r.status == "ok" and r.totals.events == 200 and r.totals.ignored_errors == 200 and r.totals.errors_by_code["40001"] == 200'
+check pg_metrics_sqlstate grep -q '^lbench_query_errors_total{code="40001"} 200$' "$T/pg_metrics.txt"
+
+# the password from a file and from the environment; never in the result
+echo sbtest > "$T/pgpw"
+NP="--db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-port=$LB_PG_PORT --pgsql-user=sbtest --pgsql-db=sbtest"
+run pg_password_file $LB oltp_point_select $NP --pgsql-password-file="$T/pgpw" --tables=1 --table-size=1000 --time=1 --result-file="$T/pg_pwf.json" run
+json_assert pg_password_file "$T/pg_pwf.json" 'r.status == "ok" and r.totals.events > 0'
+run pg_password_env env LBENCH_PGSQL_PASSWORD=sbtest $LB oltp_point_select $NP --tables=1 --table-size=1000 --time=1 run
+[ "$rc" -eq 0 ] && pass pg_password_env || fail pg_password_env "exit $rc: $(head -2 "$T/pg_password_env.err")"
+json_assert pg_password_hidden "$T/pg_oltp_point_select.json" 'r.options.pgsql_password == "***"'
 
 # a server restart mid-run: every thread reconnects and the run completes
 ( $LB oltp_point_select $P --tables=1 --table-size=1000 --threads=8 --time=8 --result-file="$T/pg_rc.json" run >"$T/pg_rc.out" 2>"$T/pg_rc.err"; echo $? >"$T/pg_rc.rc" ) &
