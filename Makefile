@@ -91,6 +91,9 @@ $(O)/e2e/%: test/e2e/%.c $(O)/liblbench.a
 $(O)/bare_point_select: contrib/bare_point_select.c
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(DEPS_LIBS)
 
+$(O)/bare_pg_point_select: contrib/bare_pg_point_select.c
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(shell pkg-config --libs libpq) -lpthread
+
 $(O)/embed_example: contrib/embed_example.c $(O)/liblbench.so
 	$(CC) $(ALL_CFLAGS) -o $@ $< -L$(O) -Wl,-rpath,$(CURDIR)/$(O) -llbench $(DEPS_LIBS)
 

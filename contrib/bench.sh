@@ -8,7 +8,7 @@ LB=./lbench
 ROUNDS=${ROUNDS:-3}
 SECS=${SECS:-5}
 sections=("$@")
-[ ${#sections[@]} -gt 0 ] || sections=(core oltp fileio tpcc async)
+[ ${#sections[@]} -gt 0 ] || sections=(core oltp fileio tpcc async pgsql)
 W=$(mktemp -d /tmp/lbench-bench.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 
@@ -392,6 +392,247 @@ bench_async() {
   fi
   $LB oltp_point_select $M $D cleanup >/dev/null
   contrib/mariadb-sandbox.sh stop
+  trap 'rm -rf "$W"' EXIT
+}
+
+# ---- pgsql: lbench vs sysbench's pgsql driver, the bare libpq loop, pgbench --
+# One private PostgreSQL (port 5446, shared_buffers=1GB, synchronous_commit
+# off) for the whole section.  The helpers below read bench_pgsql's locals
+# (P: lbench/sysbench options, D: tables, G: pgbench/psql connection, PIN).
+
+# pg_psql ARGS...: psql as sbtest, unaligned, one value per line.
+pg_psql() { PGPASSWORD=sbtest psql -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$LB_PG_PORT" -U sbtest -d sbtest "$@"; }
+
+# pg_start: start the sandbox in a fresh directory whose parent the server's
+# OS user (postgres, when we are root) can enter; the EXIT trap stops it.
+pg_start() {
+  PG_TMP=$(mktemp -d /tmp/lbench-bench-pg.XXXXXX)
+  chmod 755 "$PG_TMP"
+  export LB_PG_SANDBOX_DIR=$PG_TMP/pg LB_PG_SANDBOX_PORT=5446 LB_PG_SANDBOX_SHARED_BUFFERS=1GB
+  trap 'contrib/postgres-sandbox.sh stop; rm -rf "$PG_TMP" "$W"' EXIT
+  contrib/postgres-sandbox.sh start
+  set -a; . "$LB_PG_SANDBOX_DIR/env"; set +a
+  # The sandbox passes no extra server settings (and keeps the durability
+  # defaults), so synchronous_commit goes through ALTER SYSTEM.  A reload is
+  # asynchronous: wait until new sessions see it.
+  pg_psql -c "ALTER SYSTEM SET synchronous_commit = off" -c "SELECT pg_reload_conf()" >/dev/null
+  for _ in $(seq 50); do
+    [ "$(pg_psql -c 'SHOW synchronous_commit')" = off ] && break
+    sleep 0.1
+  done
+  echo "   server: PostgreSQL $(pg_psql -c 'SHOW server_version'), port $LB_PG_PORT, shared_buffers=$(pg_psql -c 'SHOW shared_buffers')," \
+    "synchronous_commit=$(pg_psql -c 'SHOW synchronous_commit')"
+}
+
+# pg_settle: write out the load and vacuum it now, so that neither the
+# checkpointer nor autovacuum (due after a bulk load) runs during a round.
+pg_settle() { pg_psql -c "VACUUM ANALYZE" -c "CHECKPOINT"; }
+
+# pg_pin: the postmaster and the processes it has forked on CPU 1 (backends
+# forked later inherit its mask), the clients on CPU 0 (sets PIN), as in the
+# oltp section.  BENCH_PIN=0 leaves placement to the scheduler.
+pg_pin() {
+  PIN=()
+  [ "${BENCH_PIN:-1}" = 1 ] && [ "$(nproc)" -ge 2 ] || return 0
+  local p
+  for p in "$LB_PG_SANDBOX_PID" $(pgrep -P "$LB_PG_SANDBOX_PID"); do
+    taskset -a -p -c 1 "$p" >/dev/null 2>&1 || true   # an autovacuum worker may have ended
+  done
+  PIN=(taskset -c 0)
+  echo "   placement: server (postmaster and every backend) on CPU 1, clients on CPU 0 (BENCH_PIN=0 to disable)"
+}
+
+# pg_timed FILE CMD...: append CMD's wall time in seconds to FILE; CMD's own
+# output goes to $W/cmd.out (its tail is shown if it fails).
+pg_timed() {
+  local f=$1; shift
+  { TIMEFORMAT=%R; time "$@" > "$W/cmd.out" 2>&1; } 2>> "$f" || { echo "   failed: $*" >&2; tail -3 "$W/cmd.out" >&2; return 1; }
+}
+
+# pg_prepare_oltp: the 4 x 100k-row load by sysbench (1 and 2 threads) and
+# by lbench (2 threads), median of ROUNDS; lbench's load is the one kept.
+pg_prepare_oltp() {
+  echo "== prepare of 4 x 100k rows (sysbench with 1 thread as in its docs and with 2; lbench with 2 threads), median of $ROUNDS; no pinning"
+  : > "$W/plb"; : > "$W/psb1"; : > "$W/psb2"
+  local t
+  for _ in $(seq "$ROUNDS"); do
+    for t in 1 2; do
+      sysbench oltp_read_only $P $D cleanup >/dev/null 2>&1 || true
+      pg_timed "$W/psb$t" sysbench oltp_read_only $P $D --threads=$t prepare
+    done
+    sysbench oltp_read_only $P $D cleanup >/dev/null
+    pg_timed "$W/plb" $LB oltp_read_only $P $D --threads=2 prepare
+  done
+  local a b1 b2
+  a=$(median < "$W/plb"); b1=$(median < "$W/psb1"); b2=$(median < "$W/psb2")
+  printf '   lbench %.2f s (%.0f rows/s)   sysbench 1 thread %.2f s (%.0f rows/s), 2 threads %.2f s (%.0f rows/s)\n' \
+    "$a" "$(awk -v t="$a" 'BEGIN{print 400000/t}')" "$b1" "$(awk -v t="$b1" 'BEGIN{print 400000/t}')" \
+    "$b2" "$(awk -v t="$b2" 'BEGIN{print 400000/t}')"
+  echo "   speed ratio lbench/sysbench: $(ratio "$b1" "$a") against 1 thread, $(ratio "$b2" "$a") against 2 threads"
+  echo "   commands: sysbench oltp_read_only $P $D [--threads=2] prepare; lbench oltp_read_only $P $D --threads=2 prepare"
+}
+
+# pg_oltp: point select and read-only at 1, 2, 8 threads: lbench, sysbench
+# and (point select) the bare libpq loop, alternating within each round.
+pg_oltp() {
+  echo "== OLTP on PostgreSQL, ${SECS}s runs, median of $ROUNDS alternating rounds"
+  printf '%-18s %4s %12s %12s %7s %11s %11s %11s %9s %9s\n' test thr "lbench qps" "sysb qps" ratio \
+    "lb us/q" "sb us/q" "bare us/q" "lb/sb" "lb/bare"
+  local test t
+  for test in oltp_point_select oltp_read_only; do
+    for t in 1 2 8; do
+      : > "$W/l"; : > "$W/s"; : > "$W/b"
+      for _ in $(seq "$ROUNDS"); do
+        cpu_run "$W/l" "${PIN[@]}" $LB $test $P $D --threads=$t --time="$SECS" run
+        cpu_run "$W/s" "${PIN[@]}" sysbench $test $P $D --threads=$t --time="$SECS" run
+        if [ $test = oltp_point_select ]; then
+          cpu_run "$W/b" "${PIN[@]}" build/bare_pg_point_select -h 127.0.0.1 -P "$LB_PG_PORT" -u sbtest -p sbtest -d sbtest \
+            -t $t -T "$SECS" -n 100000
+        fi
+      done
+      pg_oltp_row $test $t
+    done
+  done
+  echo "   qps ratio = lbench/sysbench (higher is better); us/q = client CPU (user+sys) per query; lb/sb, lb/bare: CPU ratios (lower is better)"
+  echo "   ratios are medians over rounds of the ratio within each round; the absolute columns are medians per tool"
+  echo "   commands: lbench|sysbench <test> $P $D --threads=T --time=$SECS run"
+  echo "             bare: build/bare_pg_point_select -h 127.0.0.1 -P $LB_PG_PORT -u sbtest -p sbtest -d sbtest -t T -T $SECS -n 100000"
+}
+
+# pg_oltp_row TEST T: one table row from $W/l, $W/s, $W/b ("<queries> <cpu s>" per round).
+pg_oltp_row() {
+  local test=$1 t=$2 lq sq lc sc bc rq rs rb=- bcol=-
+  lq=$(awk -v s="$SECS" '{print $1/s}' "$W/l" | median); sq=$(awk -v s="$SECS" '{print $1/s}' "$W/s" | median)
+  lc=$(awk '$1>0 {print $2/$1*1e6}' "$W/l" | median); sc=$(awk '$1>0 {print $2/$1*1e6}' "$W/s" | median)
+  rq=$(paste -d' ' "$W/l" "$W/s" | awk '$3 > 0 {print $1 / $3}' | median)
+  rs=$(paste -d' ' "$W/l" "$W/s" | awk '$1 > 0 && $3 > 0 {print ($2 / $1) / ($4 / $3)}' | median)
+  if [ "$test" = oltp_point_select ]; then
+    bc=$(awk '$1>0 {print $2/$1*1e6}' "$W/b" | median)
+    bcol=$(printf %.2f "$bc")
+    rb=$(paste -d' ' "$W/l" "$W/b" | awk '$1 > 0 && $3 > 0 {print ($2 / $1) / ($4 / $3)}' | median)
+    rb=$(printf %.2f "$rb")
+  fi
+  printf '%-18s %4s %12.0f %12.0f %7.2f %11.2f %11.2f %11s %9.2f %9s\n' "$test" "$t" "$lq" "$sq" "$rq" \
+    "$lc" "$sc" "$bcol" "$rs" "$rb"
+}
+
+# pgb_run lbench|pgbench OUT CMD...: run CMD (client CPU from bash's time);
+# append "<transactions> <cpu s> <tps>" to OUT ("0 0 0" if it failed, so that
+# line i of each file stays round i).
+pgb_run() {
+  local tool=$1 out=$2; shift 2
+  local t n tps
+  rm -f "$W/pgb.json"
+  t=$( { TIMEFORMAT='%U %S'; time "$@" > "$W/cmd.out" 2>&1; } 2>&1 ) ||
+    { echo "   failed: $*" >&2; tail -3 "$W/cmd.out" >&2; echo "0 0 0" >> "$out"; return 0; }
+  case $tool in
+    lbench) n=$(jget "$W/pgb.json" 'r.totals.events'); tps=$(jget "$W/pgb.json" 'r.totals.events_per_sec') ;;
+    pgbench) n=$(awk -F': *' '/^number of transactions actually processed:/ {split($2, a, "/"); print a[1]}' "$W/cmd.out")
+             tps=$(awk '/^tps = / {print $3; exit}' "$W/cmd.out") ;;
+  esac
+  echo "${n:-0} $t ${tps:-0}" | awk '{print $1, $2 + $3, $4}' >> "$out"
+}
+
+# pg_pgbench_load HAVE_LB: scale 10 loaded by lbench (if HAVE_LB=1) and by
+# pgbench -i, median of ROUNDS; pgbench's load (run last) is the one kept.
+pg_pgbench_load() {
+  echo "== pgbench tables, scale 10 (1M accounts): lbench pgbench --scale=10 prepare vs pgbench -i -s 10, median of $ROUNDS; no pinning"
+  : > "$W/gl"; : > "$W/gp"
+  for _ in $(seq "$ROUNDS"); do
+    if [ "$1" = 1 ]; then
+      $LB pgbench $P cleanup >/dev/null 2>&1 || true
+      pg_timed "$W/gl" $LB pgbench $P --scale=10 --threads=2 prepare || { echo "   (lbench pgbench prepare failed)"; : > "$W/gl"; }
+    fi
+    pg_timed "$W/gp" env PGPASSWORD=sbtest "$PGB" $G -i -s 10 sbtest
+  done
+  local a b
+  b=$(median < "$W/gp")
+  if [ -s "$W/gl" ]; then
+    a=$(median < "$W/gl")
+    printf '   lbench %.2f s   pgbench -i %.2f s   speed ratio lbench/pgbench %s\n' "$a" "$b" "$(ratio "$b" "$a")"
+  else
+    printf '   pgbench -i %.2f s (lbench: no figure)\n' "$b"
+  fi
+  echo "   commands: lbench pgbench $P --scale=10 --threads=2 prepare; $PGB $G -i -s 10 sbtest"
+}
+
+# pg_pgbench HAVE_LB: select-only and tpcb-like at 1, 2, 8 clients (one
+# connection per thread), lbench pgbench vs pgbench -M prepared.
+pg_pgbench() {
+  echo "== pgbench workloads, ${SECS}s runs, median of $ROUNDS alternating rounds"
+  printf '%-12s %4s %12s %12s %7s %12s %12s %9s\n' builtin clients "lbench tps" "pgbench tps" ratio "lb us/tx" "pgb us/tx" "lb/pgb"
+  local b t
+  for b in select-only tpcb-like; do
+    for t in 1 2 8; do
+      : > "$W/l"; : > "$W/g"
+      for _ in $(seq "$ROUNDS"); do
+        if [ "$1" = 1 ]; then
+          pgb_run lbench "$W/l" "${PIN[@]}" $LB pgbench $P --builtin=$b --threads=$t --time="$SECS" \
+            --result-file="$W/pgb.json" run
+        fi
+        pgb_run pgbench "$W/g" "${PIN[@]}" env PGPASSWORD=sbtest "$PGB" $G -M prepared -c $t -j $t -T "$SECS" -b $b sbtest
+      done
+      pg_pgbench_row $b $t
+    done
+  done
+  echo "   ratio = lbench/pgbench tps (higher is better); us/tx = client CPU (user+sys) per transaction; lb/pgb: CPU ratio (lower is better)"
+  echo "   ratios are medians over rounds of the ratio within each round; tps: pgbench's 'without initial connection time', lbench's events_per_sec"
+  echo "   commands: lbench pgbench $P --builtin=B --threads=T --time=$SECS run"
+  echo "             $PGB $G -M prepared -c T -j T -T $SECS -b B sbtest   (with PGPASSWORD=sbtest)"
+}
+
+# pg_pgbench_row B T: one table row from $W/g (and $W/l when it has rounds);
+# failed rounds ("0 0 0") are left out.
+pg_pgbench_row() {
+  local gt gc lt=- lc=- rt=- rc=-
+  gt=$(awk '$1>0 {print $3}' "$W/g" | median); gc=$(awk '$1>0 {print $2/$1*1e6}' "$W/g" | median)
+  if [ -n "$(awk '$1 > 0' "$W/l")" ]; then   # some lbench round succeeded
+    lt=$(awk '$1>0 {print $3}' "$W/l" | median); lc=$(awk '$1>0 {print $2/$1*1e6}' "$W/l" | median)
+    lt=$(printf %.0f "$lt"); lc=$(printf %.2f "$lc")
+    rt=$(paste -d' ' "$W/l" "$W/g" | awk '$3 > 0 && $6 > 0 {print $3 / $6}' | median)
+    rc=$(paste -d' ' "$W/l" "$W/g" | awk '$1 > 0 && $4 > 0 && $5 > 0 {print ($2 / $1) / ($5 / $4)}' | median)
+    rt=$(printf %.2f "$rt"); rc=$(printf %.2f "$rc")
+  fi
+  printf '%-12s %4s %12s %12.0f %7s %12s %12.2f %9s\n' "$1" "$2" "$lt" "$gt" "$rt" "$lc" "$gc" "$rc"
+}
+
+bench_pgsql() {
+  local c
+  for c in psql pgbench sysbench; do
+    command -v $c >/dev/null || { echo "(pgsql: $c not installed; run contrib/install-deps.sh bench)"; return; }
+  done
+  # (not `sysbench --help | grep -q`: under pipefail grep's early exit fails the pipe)
+  [[ "$(sysbench --help 2>&1)" == *"pgsql - "* ]] || { echo "(pgsql: this sysbench has no pgsql driver)"; return; }
+  echo "== PostgreSQL: lbench vs sysbench --db-driver=pgsql, the bare libpq loop and pgbench"
+  pg_start
+  local P="--db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-port=$LB_PG_PORT --pgsql-user=sbtest --pgsql-password=sbtest --pgsql-db=sbtest"
+  local D="--tables=4 --table-size=100000"
+  local G="-h 127.0.0.1 -p $LB_PG_PORT -U sbtest"
+  local PIN=() PGB
+  # pgbench next to the server's own binary: /usr/bin/pgbench is Debian's
+  # pg_wrapper, a Perl script that costs ~35 ms of client CPU per run.
+  PGB=$(dirname "$(readlink "/proc/$LB_PG_SANDBOX_PID/exe")")/pgbench
+  [ -x "$PGB" ] || PGB=$(command -v pgbench)
+  make --no-print-directory build/bare_pg_point_select >/dev/null
+  # lbench's pgbench scenario is being written separately: without it, only
+  # pgbench's own figures are printed.  (`lbench X --help` prints the general
+  # help even for an unknown X; the `help` command fails for one.)
+  local have_lb=1
+  if ! $LB pgbench help > "$W/cmd.out" 2>&1; then
+    have_lb=0
+    echo "   (lbench pgbench is not available: '$(head -1 "$W/cmd.out")'; pgbench's own figures only)"
+  fi
+  # Both loads unpinned (as in the oltp section), then the runs pinned; the
+  # two sets of tables (~0.3 GB) fit in shared_buffers together.
+  pg_prepare_oltp
+  pg_pgbench_load $have_lb
+  pg_settle
+  pg_pin
+  pg_oltp
+  pg_pgbench $have_lb
+  $LB oltp_read_only $P $D cleanup >/dev/null
+  contrib/postgres-sandbox.sh stop
+  rm -rf "$PG_TMP"
   trap 'rm -rf "$W"' EXIT
 }
 
