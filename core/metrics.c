@@ -67,8 +67,10 @@ static void scrape(void *ud, lb_loop_reply *rep)
     pthread_mutex_lock(&m->mu);
     int active = m->run != NULL, threads = m->threads, vus = m->vus, open = 0;
     if (m->run) {
-        for (int i = 0; i < lb_run_threads(m->run); i++)
-            lb_stats_add(&sum, lb_run_worker_stats(m->run, i));
+        /* The counters count from the barrier (see lb_worker_ready). */
+        if (lb_run_started(m->run))
+            for (int i = 0; i < lb_run_threads(m->run); i++)
+                lb_stats_add(&sum, lb_run_worker_stats(m->run, i));
         open = lb_run_open_connections(m->run);
     }
     int nq = m->published ? m->nq : 0;

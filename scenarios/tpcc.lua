@@ -1,4 +1,5 @@
--- TPC-C (TPC Benchmark C, revision 5.11) on MySQL/MariaDB.
+-- TPC-C (TPC Benchmark C, revision 5.11) on MySQL/MariaDB and PostgreSQL
+-- (--db-driver=pgsql).
 --
 --   lbench tpcc --warehouses=10 --threads=8 prepare     parallel load, resumable
 --   lbench tpcc --warehouses=10 --threads=16 --warmup-time=60 --time=600 --report-interval=10 run
@@ -8,7 +9,9 @@
 -- The schema is in tpcc/schema.lua, the population in tpcc/load.lua, the
 -- five transactions in tpcc/txn.lua, the consistency check in
 -- tpcc/check.lua and the summary (tpmC, response times, constraints) in
--- tpcc/report.lua.
+-- tpcc/report.lua.  The dialects differ in the DDL (schema.lua), in a
+-- few expressions and in how a transaction starts (txn.lua), and in the
+-- bookkeeping statements here.
 local schema = require("tpcc.schema")
 local load = require("tpcc.load")
 local gen = require("tpcc.gen")
@@ -29,6 +32,13 @@ local function check_weights(s)
   return s
 end
 
+local LEVELS = { RC = true, RR = true, SER = true }
+local function check_trx_level(s)
+  local u = s:upper()
+  if not LEVELS[u] then return nil, "expected RC, RR or SER" end
+  return u
+end
+
 lbench.cmdline.options = {
   warehouses = { "Number of warehouses", 1, min = 1, max = 1000000 },
   weights = { "Transaction mix: New-Order,Payment,Order-Status,Delivery,Stock-Level weights", "45,43,4,4,4",
@@ -39,10 +49,25 @@ lbench.cmdline.options = {
     type = "enum", choices = { "0", "spec" } },
   use_fk = { "Add the foreign keys of clause 1.4 after loading", false },
   mysql_storage_engine = { "Storage engine", "innodb" },
-  create_table_options = { "Extra options appended to CREATE TABLE (e.g. ROW_FORMAT=COMPRESSED)", "" },
+  create_table_options = { "Extra options appended to CREATE TABLE (e.g. ROW_FORMAT=COMPRESSED, or WITH (fillfactor=90) on PostgreSQL)", "" },
+  trx_level = { "Isolation level of the run's connections: RC, RR or SER (default: the server's own, "
+    .. "RR on MySQL/MariaDB, RC on PostgreSQL)", "", check = check_trx_level },
 }
 
 local opt = lbench.opt
+
+local function pg() return opt.db_driver == "pgsql" end
+
+-- The run's isolation level.  Each server's default is its own, and both
+-- give a locking read (FOR UPDATE) the latest committed row, which the
+-- profiles rely on; PostgreSQL's REPEATABLE READ instead fails such a read
+-- with a serialization failure (40001) whenever another transaction
+-- updated the row since the snapshot, as the district row of every
+-- New-Order is.
+local function trx_level()
+  if opt.trx_level and opt.trx_level ~= "" then return opt.trx_level end
+  return pg() and "RC" or "RR"
+end
 
 local function connect() return lbench.sql.driver():connect() end
 
@@ -53,7 +78,12 @@ local function meta_get(con, name)
 end
 
 local function meta_set(con, name, value)
-  con:query(string.format("REPLACE INTO tpcc_meta (name, value) VALUES ('%s', '%s')", name, tostring(value)))
+  if pg() then
+    con:query(string.format("INSERT INTO tpcc_meta (name, value) VALUES ('%s', '%s') "
+      .. "ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value", name, tostring(value)))
+  else
+    con:query(string.format("REPLACE INTO tpcc_meta (name, value) VALUES ('%s', '%s')", name, tostring(value)))
+  end
 end
 
 local function check_warehouses()
@@ -64,8 +94,9 @@ end
 local function cmd_prepare()
   check_warehouses()
   local con = connect()
-  print(string.format("Creating the TPC-C tables (engine %s)...", opt.mysql_storage_engine))
-  schema.create(con, opt)
+  if pg() then print("Creating the TPC-C tables...")
+  else print(string.format("Creating the TPC-C tables (engine %s)...", opt.mysql_storage_engine)) end
+  schema.create(con, opt, pg())
   -- The load's NURand constant for C_LAST: kept across resumed loads.
   local c_last = tonumber(meta_get(con, "c_last_load"))
   if not c_last then
@@ -81,6 +112,13 @@ local function cmd_prepare()
   local pending, rows, skipped = {}, 0, 0
   for _, u in ipairs(load.units(opt.warehouses)) do
     if done[u.name] then skipped = skipped + 1 else pending[#pending + 1] = u.name; rows = rows + u.rows end
+  end
+  -- PostgreSQL: foreign keys found are dropped for the load and added
+  -- back after it, also by the prepare that completes an interrupted one.
+  local restore_fks = meta_get(con, "fks_dropped") == "1"
+  if pg() and #pending > 0 and schema.drop_fks(con) then
+    meta_set(con, "fks_dropped", 1)
+    restore_fks = true
   end
   if #pending == 0 then
     print(string.format("All %d warehouse(s) are already loaded.", opt.warehouses))
@@ -105,10 +143,14 @@ local function cmd_prepare()
       util.fail("prepare stopped with %d of %d load units done: run it again to load the rest", n, total)
     end
     print(string.format("Loaded in %.1f s.", lbench.clock.now() - t0))
+    if pg() then schema.finish_pg(con) end
   end
   local prev = tonumber(meta_get(con, "warehouses")) or 0
   if opt.warehouses > prev then meta_set(con, "warehouses", opt.warehouses) end
-  if opt.use_fk then schema.add_fks(con) end
+  if opt.use_fk or restore_fks then
+    schema.add_fks(con, pg())
+    if restore_fks then meta_set(con, "fks_dropped", 0) end
+  end
   con:disconnect()
 end
 
@@ -119,7 +161,7 @@ end
 
 function cleanup()
   local con = connect()
-  schema.drop(con)
+  schema.drop(con, pg())
   con:disconnect()
 end
 
@@ -237,8 +279,10 @@ function thread_init()
   con = connect()
   local function meta(n) return tonumber(con:query_row("SELECT value FROM tpcc_meta WHERE name = '" .. n .. "'")) end
   txn.init(con, { warehouses = opt.warehouses, c_last = meta("c_last_run"), c_id = meta("c_id_run"),
-    ol_i_id = meta("ol_i_id_run") })
-  con:query("COMMIT")
+    ol_i_id = meta("ol_i_id_run"), pg = pg(), trx_level = trx_level() })
+  -- MySQL: end the transaction the reads above may have opened (its
+  -- snapshot would stay).  PostgreSQL ran them in autocommit.
+  if not pg() then con:query("COMMIT") end
   -- The terminal: the virtual user in async mode, else the thread.
   local tid = lbench.vu or lbench.tid
   think_mode = opt.think_time == "spec"
@@ -263,8 +307,14 @@ function thread_done()
     -- Skipped deliveries are rare: add this terminal's count to the run's.
     if skipped > 0 then
       pcall(function()
-        con:query("UPDATE tpcc_meta SET value = value + " .. skipped .. " WHERE name = 'delivery_skipped'")
-        con:query("COMMIT")
+        if pg() then
+          -- No transaction is open between events: this one autocommits.
+          con:query("UPDATE tpcc_meta SET value = CAST(CAST(value AS INTEGER) + " .. skipped
+            .. " AS VARCHAR) WHERE name = 'delivery_skipped'")
+        else
+          con:query("UPDATE tpcc_meta SET value = value + " .. skipped .. " WHERE name = 'delivery_skipped'")
+          con:query("COMMIT")
+        end
       end)
     end
     con:disconnect()
@@ -310,7 +360,7 @@ function event()
   end
   local ok, err = pcall(txn[FN[t]], w, d)
   if not ok then
-    txn.recover()
+    txn.recover(err)
     error(err, 0)
   end
   if t == 4 then skipped = skipped + err end
@@ -319,7 +369,7 @@ function event()
 end
 
 lbench.hooks.result = function(r)
-  r.tpcc = report.summary(r, opt)
+  r.tpcc = report.summary(r, opt, trx_level())
   local ok, n = pcall(function()
     local c = connect()
     local v = tonumber(meta_get(c, "delivery_skipped"))
@@ -372,7 +422,7 @@ local function cmd_check_thread()
   local lo = tid * per + math.min(tid, extra) + 1
   local hi = lo + per - 1 + (tid < extra and 1 or 0)
   local con = connect()
-  local fail, checked = check.check_range(con, lo, hi, opt._tpcc_initial)
+  local fail, checked = check.check_range(con, lo, hi, opt._tpcc_initial, pg())
   con:disconnect()
   local out, bad = {}, {}
   for w = lo, hi do

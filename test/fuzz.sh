@@ -56,7 +56,7 @@ harvest() { # harvest KEY HELP-TEXT: collect --name and enum choices
 }
 harvest core "$("$LB" --help 2>/dev/null)"
 DBSCEN=(oltp_read_only oltp_read_write oltp_write_only oltp_point_select oltp_insert oltp_delete oltp_update_index
-        oltp_update_non_index select_random_points select_random_ranges bulk_insert tpcc slap)
+        oltp_update_non_index select_random_points select_random_ranges bulk_insert tpcc slap pgbench)
 for s in "${DBSCEN[@]}" fileio "$ROOT/test/cli/scripts/opts.lua"; do harvest "$s" "$("$LB" "$s" help 2>/dev/null)"; done
 mapfile -t NAMES < <(printf '%s\n' "${NAMES[@]}" | sort -u)
 if [ "${#NAMES[@]}" -lt 50 ]; then echo "FAIL fuzz_vocabulary: only ${#NAMES[@]} option names from the help texts"; exit 1; fi

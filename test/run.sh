@@ -113,6 +113,8 @@ suite e2e_errors test/e2e/errors.sh
 suite stop test/e2e/stop.sh
 suite pg_sandbox test/e2e/pg_sandbox.sh
 suite pgsql test/e2e/pgsql.sh
+suite pgbench test/e2e/pgbench.sh
+suite tpcc_pg test/e2e/tpcc_pg.sh
 
 # ---- 3. sanitizers -----------------------------------------------------
 if [ "${LB_SKIP_SANITIZERS:-0}" != 1 ]; then

@@ -8,11 +8,12 @@
 -- the event restarted; anything else stops the run with the server's
 -- message and the query.
 --
--- In a virtual user (async mode, see lbench.async) connect, reconnect,
--- query, prepare and execute use the DB layer's non-blocking calls: start,
--- then yield to the worker's event loop until the socket is ready, then
--- continue; scenario code still reads con:query(), stmt:execute().  Bulk
--- inserts and con:next_result() stay blocking (prepare-time operations).
+-- Every call that talks to the server starts one of the DB layer's
+-- operations and finishes it (build_wait): a virtual user (async mode, see
+-- lbench.async) yields to its worker's event loop while the operation
+-- waits for the socket, anything else waits in C's poll() loop; scenario
+-- code reads con:query(), stmt:execute() either way.  sysbench's bulk
+-- inserts always wait in poll() (prepare-time operations).
 local ffi = require("ffi")
 local C = require("lbench.ffi").C
 local util = require("lbench.util")
@@ -203,7 +204,11 @@ end
 local function build_connections(E, finish, reconnect, wrap_rs, conn_result)
   local ctx, lb, opt, W, RESTART, rand, stats = E.ctx, E.lb, E.opt, E.W, E.RESTART, E.rand, E.stats
   local ignore_all, ignore, driver_name, ops = E.ignore_all, E.ignore, E.driver_name, E.ops
-  local rollback_on_retry = driver_name == "pgsql"
+  -- A retried event starts a new transaction: end the failed one first.
+  -- PostgreSQL refuses every statement of an aborted transaction; InnoDB
+  -- undoes only the statement after a lock wait timeout (1205), so the
+  -- retry's BEGIN would commit the half that ran.
+  local rollback_on_retry = driver_name ~= "null"
   -- ---- connections ---------------------------------------------------
   local Con = {}
   Con.__index = Con
@@ -230,8 +235,6 @@ local function build_connections(E, finish, reconnect, wrap_rs, conn_result)
       error(err, 0)
     end
     if ignore_all or ignore(e.code) then
-      -- PostgreSQL aborts the whole transaction on an error and refuses
-      -- every further statement until it ends: roll back before retrying.
       if rollback_on_retry then finish(con.c, C.lb_db_query_start(con.c, "ROLLBACK", 8)) end
       err.errcode = RESTART
       error(err, 0)
@@ -265,6 +268,27 @@ local function build_connections(E, finish, reconnect, wrap_rs, conn_result)
     return wrap_rs(C.lb_db_conn_result(c) ~= nil, self, conn_result) or true
   end
 
+  function Con:reconnect()
+    if reconnect(self.c) < 0 then raise(self, nil) end
+  end
+
+  function Con:disconnect()
+    if self.c == nil then return end
+    for st in pairs(self.stmts) do st.s = nil end
+    async.forget()
+    if W ~= nil then C.lb_worker_close(W, self.c) else C.lb_db_disconnect(self.c) end
+    self.c = nil
+  end
+  Con.close = Con.disconnect
+
+  function Con:insert_id() return tonumber(C.lb_db_insert_id(self.c)) end
+  function Con:affected_rows() return tonumber(C.lb_db_affected_rows(self.c)) end
+  function Con:server_version() return ffi.string(C.lb_db_server_version(self.c)) end
+  return Con, connect, raise
+end
+
+-- Bulk inserts (sysbench's) and bulk loads (COPY) on a connection.
+local function build_bulk(Con, finish, raise)
   function Con:bulk_insert_init(prefix)
     if C.lb_db_bulk_insert_init(self.c, prefix, #prefix) < 0 then raise(self, prefix) end
   end
@@ -290,24 +314,6 @@ local function build_connections(E, finish, reconnect, wrap_rs, conn_result)
     if finish(self.c, C.lb_db_load_end_start(self.c)) < 0 then return raise(self, nil) end
     return tonumber(C.lb_db_affected_rows(self.c))
   end
-
-  function Con:reconnect()
-    if reconnect(self.c) < 0 then raise(self, nil) end
-  end
-
-  function Con:disconnect()
-    if self.c == nil then return end
-    for st in pairs(self.stmts) do st.s = nil end
-    async.forget()
-    if W ~= nil then C.lb_worker_close(W, self.c) else C.lb_db_disconnect(self.c) end
-    self.c = nil
-  end
-  Con.close = Con.disconnect
-
-  function Con:insert_id() return tonumber(C.lb_db_insert_id(self.c)) end
-  function Con:affected_rows() return tonumber(C.lb_db_affected_rows(self.c)) end
-  function Con:server_version() return ffi.string(C.lb_db_server_version(self.c)) end
-  return Con, connect, raise
 end
 
 -- Prepared statements and their parameters.
@@ -502,6 +508,7 @@ function M.new(ctx, lb)
   local finish, reconnect = build_wait()
   local wrap_rs, stmt_result, conn_result = build_results()
   local Con, connect, raise = build_connections(E, finish, reconnect, wrap_rs, conn_result)
+  build_bulk(Con, finish, raise)
   build_statements(E, Con, finish, raise, wrap_rs, stmt_result)
   build_driver(E, sql, connect)
   return sql

@@ -67,9 +67,11 @@ WHERE a.n - COALESCE(b.n, 0) <> 2100]], "district %s: difference %s" },
 }
 
 -- Conditions 10 and 12 in one pass over the customers of the range.
+-- (CASE rather than a SUM of the comparison: PostgreSQL has no SUM of
+-- booleans.)
 local CUSTOMERS = [[
-SELECT c_w_id, SUM(c_balance <> COALESCE(o.s, 0) - COALESCE(h.s, 0)),
-       SUM(c_balance + c_ytd_payment <> COALESCE(o.s, 0)) FROM customer
+SELECT c_w_id, SUM(CASE WHEN c_balance <> COALESCE(o.s, 0) - COALESCE(h.s, 0) THEN 1 ELSE 0 END),
+       SUM(CASE WHEN c_balance + c_ytd_payment <> COALESCE(o.s, 0) THEN 1 ELSE 0 END) FROM customer
   LEFT JOIN (SELECT h_c_w_id, h_c_d_id, h_c_id, SUM(h_amount) s FROM history WHERE h_c_w_id BETWEEN %d AND %d
              GROUP BY h_c_w_id, h_c_d_id, h_c_id) h ON h.h_c_w_id = c_w_id AND h.h_c_d_id = c_d_id AND h.h_c_id = c_id
   LEFT JOIN (SELECT o_w_id, o_d_id, o_c_id, SUM(ol_amount) s FROM orders JOIN order_line
@@ -100,9 +102,10 @@ local function fmt_row(fmtstr, row, from)
 end
 
 -- Check warehouses lo..hi.  `initial`: the database has not run
--- transactions (condition 11 applies).  Returns failures[w] = list of
--- { condition, message } and the list of conditions checked.
-function M.check_range(con, lo, hi, initial)
+-- transactions (condition 11 applies); `pg`: the server is PostgreSQL.
+-- Returns failures[w] = list of { condition, message } and the list of
+-- conditions checked.
+function M.check_range(con, lo, hi, initial, pg)
   local fail = {}
   for w = lo, hi do fail[w] = {} end
   local function add(w, cond, msg)
@@ -110,7 +113,10 @@ function M.check_range(con, lo, hi, initial)
     if fail[w] then fail[w][#fail[w] + 1] = { cond, msg } end
   end
   local checked = {}
-  con:query("START TRANSACTION WITH CONSISTENT SNAPSHOT")
+  -- Every query of the range reads one snapshot, whatever the session's
+  -- isolation level (PostgreSQL's REPEATABLE READ is a snapshot).
+  con:query(pg and "START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"
+    or "START TRANSACTION WITH CONSISTENT SNAPSHOT")
   for _, c in ipairs(M.CONDITIONS) do
     local n, title, sql, msg = c[1], c[2], c[3], c[4]
     if n == 11 and not initial then goto continue end

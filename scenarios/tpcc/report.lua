@@ -28,8 +28,9 @@ local function lat(ty, key)
   return v
 end
 
--- Build r.tpcc (an ordered JSON object) from the result tree `r`.
-function M.summary(r, opt)
+-- Build r.tpcc (an ordered JSON object) from the result tree `r`;
+-- `trx_level` is the run's isolation level (RC, RR, SER) if known.
+function M.summary(r, opt, trx_level)
   local t = json.object()
   local types = r.types or {}
   local total = 0
@@ -46,6 +47,7 @@ function M.summary(r, opt)
   t.threads = opt.threads
   t.terminal_mode = opt.terminal_mode
   t.think_time = opt.think_time
+  t.trx_level = trx_level
   t.duration_s = r.duration_s
   t.rampup_s = r.warmup_s
   t.tpmC = minutes > 0 and no_n / minutes or 0
@@ -102,8 +104,8 @@ local function okf(b) return b and "OK" or "FAILED" end
 function M.text(t)
   local out = {}
   local function line(fmt, ...) out[#out + 1] = string.format(fmt, ...) end
-  line("TPC-C summary: %d warehouse(s), %d connection(s), terminal mode %s, think time %s", t.warehouses,
-    t.connections, t.terminal_mode, t.think_time)
+  line("TPC-C summary: %d warehouse(s), %d connection(s), terminal mode %s, think time %s%s", t.warehouses,
+    t.connections, t.terminal_mode, t.think_time, t.trx_level and (", isolation " .. t.trx_level) or "")
   line("")
   line("  Response Time (s)")
   line(" Transaction      %%    Average :    90th %%        Total        Rollbacks      %%")
@@ -131,7 +133,7 @@ function M.text(t)
     local o = t.transactions[d[1]]
     if o.restarts > 0 then rs[#rs + 1] = string.format("%s %d", d[2], o.restarts) end
   end
-  line("retried:     %d transaction(s) after deadlocks or lock wait timeouts%s", t.retried,
+  line("retried:     %d transaction(s) after deadlocks, lock wait timeouts or serialization failures%s", t.retried,
     #rs > 0 and (" (" .. table.concat(rs, ", ") .. ")") or "")
   if t.delivery_skipped_districts then
     line("skipped:     %d district(s) in Delivery had no outstanding order (%.2f %%)", t.delivery_skipped_districts,

@@ -1,15 +1,25 @@
 -- The five TPC-C transactions (clauses 2.4 to 2.8), one worker's view.
 --
--- Each transaction runs the spec's profile in one database transaction
--- (the connection runs with autocommit off, so every transaction ends in
--- COMMIT or ROLLBACK), with prepared statements and as few round trips as
--- the profile allows: rows the profile reads one by one are read as a set
--- where the spec does not order them (New-Order's items and stock rows,
--- locked in key order, so two New-Orders never deadlock on stock), and a
--- row is read and locked in one statement.  Money travels as integer
--- cents and is divided in SQL (`?/100` is an exact DECIMAL), so the
--- consistency conditions hold to the cent.
+-- Each transaction runs the spec's profile in one database transaction,
+-- with prepared statements and as few round trips as the profile allows:
+-- rows the profile reads one by one are read as a set where the spec does
+-- not order them (New-Order's items and stock rows, locked in key order,
+-- so two New-Orders never deadlock on stock), and a row is read and locked
+-- in one statement.  Money travels as integer cents and is divided in SQL
+-- (MySQL's `?/100` is an exact DECIMAL), so the consistency conditions
+-- hold to the cent.
+--
+-- Transactions: on MySQL the session runs with autocommit off, so the
+-- first statement opens the transaction and COMMIT or ROLLBACK ends it.
+-- PostgreSQL has no autocommit-off mode on the server (each statement
+-- outside BEGIN is its own transaction, and a FOR UPDATE lock would end
+-- with its statement): there every transaction starts with BEGIN.
+--
+-- PostgreSQL's dialect: parameters travel as text and the server infers
+-- their types from the statement, so `?/100` would be an integer division
+-- and a CASE of parameters only would be text: those parameters are cast.
 local gen = require("tpcc.gen")
+local C = require("lbench.ffi").C
 
 local M = {}
 
@@ -20,6 +30,8 @@ local uniform = rand.uniform
 local ITEMS = 100000
 
 local con
+local pg           -- the server is PostgreSQL
+local level        -- isolation level: "RC", "RR" or "SER"
 local W            -- number of warehouses
 local K = {}       -- NURand run-time constants: c_last, c_id, ol_i_id
 local S = {}       -- prepared statements: name -> { st = stmt, p = params }
@@ -40,12 +52,25 @@ local function rep(n, s, sep) return string.rep(s, n, sep) end
 
 local function ints(n) local t = {} for i = 1, n do t[i] = INT end return t end
 
+-- Cents to money in SQL, and an integer parameter whose type the
+-- statement does not tell PostgreSQL (a CASE's operand or its results).
+local function money() return pg and "CAST(? AS NUMERIC) / 100" or "? / 100" end
+local function int_param() return pg and "CAST(? AS INTEGER)" or "?" end
+
+-- The lock of a row read to be updated.  PostgreSQL's FOR UPDATE also
+-- blocks the KEY SHARE lock of a foreign-key check (--use-fk): Payment's
+-- HISTORY insert would wait for the district New-Order holds, and deadlock
+-- when that New-Order's ORDERS insert checks the customer Payment holds.
+-- These rows are updated, never their keys: NO KEY UPDATE is the lock
+-- PostgreSQL's UPDATE itself takes.
+local function for_update() return pg and " FOR NO KEY UPDATE" or " FOR UPDATE" end
+
 -- ---- statements ------------------------------------------------------------
 local function prepare_statements()
   -- New-Order
   S.no_wc = prep("SELECT c_discount, c_last, c_credit, w_tax FROM customer, warehouse "
     .. "WHERE w_id = ? AND c_w_id = w_id AND c_d_id = ? AND c_id = ?", { INT, INT, INT })
-  S.no_d = prep("SELECT d_tax, d_next_o_id FROM district WHERE d_w_id = ? AND d_id = ? FOR UPDATE", { INT, INT })
+  S.no_d = prep("SELECT d_tax, d_next_o_id FROM district WHERE d_w_id = ? AND d_id = ?" .. for_update(), { INT, INT })
   S.no_d_upd = prep("UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = ? AND d_id = ?", { INT, INT })
   S.no_o = prep("INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local) "
     .. "VALUES (?, ?, ?, ?, NOW(), NULL, ?, ?)", ints(6))
@@ -54,20 +79,21 @@ local function prepare_statements()
   S.p_wd = prep("SELECT w_name, w_street_1, w_street_2, w_city, w_state, w_zip, "
     .. "d_name, d_street_1, d_street_2, d_city, d_state, d_zip FROM warehouse, district "
     .. "WHERE w_id = ? AND d_w_id = w_id AND d_id = ?", { INT, INT })
-  S.p_w_upd = prep("UPDATE warehouse SET w_ytd = w_ytd + ? / 100 WHERE w_id = ?", { INT, INT })
-  S.p_d_upd = prep("UPDATE district SET d_ytd = d_ytd + ? / 100 WHERE d_w_id = ? AND d_id = ?", ints(3))
+  local m = money()
+  S.p_w_upd = prep("UPDATE warehouse SET w_ytd = w_ytd + " .. m .. " WHERE w_id = ?", { INT, INT })
+  S.p_d_upd = prep("UPDATE district SET d_ytd = d_ytd + " .. m .. " WHERE d_w_id = ? AND d_id = ?", ints(3))
   S.p_c_name = prep("SELECT c_id FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first",
     { INT, INT, { VARCHAR, 16 } })
   S.p_c = prep("SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, "
-    .. "c_since, c_credit, c_credit_lim, c_discount, c_balance, IF(c_credit = 'BC', c_data, NULL) "
-    .. "FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ? FOR UPDATE", ints(3))
-  S.p_c_upd = prep("UPDATE customer SET c_balance = c_balance - ? / 100, c_ytd_payment = c_ytd_payment + ? / 100, "
-    .. "c_payment_cnt = c_payment_cnt + 1 WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?", ints(5))
-  S.p_c_upd_bc = prep("UPDATE customer SET c_balance = c_balance - ? / 100, c_ytd_payment = c_ytd_payment + ? / 100, "
-    .. "c_payment_cnt = c_payment_cnt + 1, c_data = ? WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?",
+    .. "c_since, c_credit, c_credit_lim, c_discount, c_balance, CASE WHEN c_credit = 'BC' THEN c_data END "
+    .. "FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?" .. for_update(), ints(3))
+  local c_set = "UPDATE customer SET c_balance = c_balance - " .. m .. ", c_ytd_payment = c_ytd_payment + " .. m
+    .. ", c_payment_cnt = c_payment_cnt + 1"
+  S.p_c_upd = prep(c_set .. " WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?", ints(5))
+  S.p_c_upd_bc = prep(c_set .. ", c_data = ? WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?",
     { INT, INT, { VARCHAR, 500 }, INT, INT, INT })
   S.p_h = prep("INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data) "
-    .. "VALUES (?, ?, ?, ?, ?, NOW(), ? / 100, ?)", { INT, INT, INT, INT, INT, INT, { VARCHAR, 24 } })
+    .. "VALUES (?, ?, ?, ?, ?, NOW(), " .. m .. ", ?)", { INT, INT, INT, INT, INT, INT, { VARCHAR, 24 } })
   -- Order-Status
   S.os_c_name = prep("SELECT c_id, c_balance, c_first, c_middle, c_last FROM customer "
     .. "WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first", { INT, INT, { VARCHAR, 16 } })
@@ -77,7 +103,7 @@ local function prepare_statements()
     .. "ORDER BY o_id DESC LIMIT 1", ints(3))
   S.os_ol = prep("SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line "
     .. "WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?", ints(3))
-  -- Delivery
+  -- Delivery (FOR UPDATE on both servers: the row is deleted)
   S.d_no = prep("SELECT no_o_id FROM new_orders WHERE no_w_id = ? AND no_d_id = ? ORDER BY no_o_id LIMIT 1 FOR UPDATE",
     ints(2))
   S.d_no_del = prep("DELETE FROM new_orders WHERE no_w_id = ? AND no_d_id = ? AND no_o_id = ?", ints(3))
@@ -94,6 +120,7 @@ local function prepare_statements()
     .. "AND ol_o_id < ? AND ol_o_id >= ? AND s_w_id = ? AND s_i_id = ol_i_id AND s_quantity < ?", ints(6))
   S.commit = prep("COMMIT", {})
   S.rollback = prep("ROLLBACK", {})
+  if pg then S.begin = prep("BEGIN", {}) end
 end
 
 -- New-Order's set statements, one per row count (5..15 lines).
@@ -105,12 +132,22 @@ local function items_stmt(n)
   return dyn[k]
 end
 
+-- The district's S_DIST_xx column: ELT on MySQL, a CASE on PostgreSQL.
+-- PostgreSQL locks the rows in the order they leave the ORDER BY (its
+-- index scan of an IN list is in key order too, a bitmap scan is not);
+-- InnoDB locks them in the order of its primary-key scan.
 local function stock_stmt(n)
   local k = "s" .. n
   if not dyn[k] then
-    dyn[k] = prep("SELECT s_i_id, s_quantity, s_data, ELT(?, s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, "
-      .. "s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10) FROM stock WHERE s_w_id = ? AND s_i_id IN ("
-      .. rep(n, "?", ",") .. ") FOR UPDATE", ints(n + 2))
+    local dist, order = "ELT(?, s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, "
+      .. "s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10)", ""
+    if pg then
+      dist = "CASE CAST(? AS INTEGER)"
+      for i = 1, 10 do dist = dist .. string.format(" WHEN %d THEN s_dist_%02d", i, i) end
+      dist, order = dist .. " END", " ORDER BY s_i_id"
+    end
+    dyn[k] = prep("SELECT s_i_id, s_quantity, s_data, " .. dist .. " FROM stock WHERE s_w_id = ? AND s_i_id IN ("
+      .. rep(n, "?", ",") .. ")" .. order .. for_update(), ints(n + 2))
   end
   return dyn[k]
 end
@@ -118,7 +155,7 @@ end
 local function stock_upd_stmt(n)
   local k = "u" .. n
   if not dyn[k] then
-    local case = "CASE s_i_id" .. rep(n, " WHEN ? THEN ?") .. " END"
+    local case = "CASE s_i_id" .. rep(n, " WHEN ? THEN " .. int_param()) .. " END"
     dyn[k] = prep("UPDATE stock SET s_quantity = " .. case .. ", s_ytd = s_ytd + " .. case
       .. ", s_order_cnt = s_order_cnt + " .. case .. ", s_remote_cnt = s_remote_cnt + " .. case
       .. " WHERE s_w_id = ? AND s_i_id IN (" .. rep(n, "?", ",") .. ")", ints(9 * n + 1))
@@ -136,7 +173,7 @@ local function ol_stmt(n)
     end
     dyn[k] = prep("INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, "
       .. "ol_delivery_d, ol_quantity, ol_amount, ol_dist_info) VALUES "
-      .. rep(n, "(?, ?, ?, ?, ?, ?, NULL, ?, ? / 100, ?)", ","), types)
+      .. rep(n, "(?, ?, ?, ?, ?, ?, NULL, ?, " .. money() .. ", ?)", ","), types)
   end
   return dyn[k]
 end
@@ -156,6 +193,10 @@ local function exec(s, a, b, c, d, e, f, g)
 end
 
 local function commit() S.commit.st:execute() end
+
+-- Set by init: BEGIN on PostgreSQL, nothing on MySQL (autocommit off).
+local function no_begin() end
+local begin = no_begin
 
 -- ---- terminal inputs -------------------------------------------------------
 local function other_warehouse(w)
@@ -210,6 +251,7 @@ end
 -- order id is taken, then the ORDERS and NEW_ORDERS rows.  Returns the
 -- order id and the three rates the total needs.
 local function open_order(w, d, c_id, ol_cnt, all_local)
+  begin()
   local rs = exec(S.no_wc, w, d, c_id)
   local row = rs and rs:fetch_row()
   if not row then error(string.format("New-Order: customer %d/%d/%d not found", w, d, c_id)) end
@@ -359,6 +401,7 @@ function M.payment(w)
   end
   local amount = uniform(100, 500000)
 
+  begin()
   local rs = exec(S.p_wd, w, d)
   local wd = rs:fetch_row()
   local c_id
@@ -390,6 +433,7 @@ end
 function M.order_status(w)
   local d = uniform(1, 10)
   local c
+  begin()
   if uniform(1, 100) <= 60 then
     c = middle_row(exec(S.os_c_name, w, d, c_last_name()))
   else
@@ -415,6 +459,7 @@ end
 function M.delivery(w)
   local carrier = uniform(1, 10)
   local skipped = 0
+  begin()
   for d = 1, 10 do
     local rs = exec(S.d_no, w, d)
     local row = rs and rs:fetch_row()
@@ -437,6 +482,7 @@ end
 -- ---- Stock-Level (2.8) -------------------------------------------------------
 function M.stock_level(w, d)
   local threshold = uniform(10, 20)
+  begin()
   local rs = exec(S.sl_d, w, d)
   local next_o = tonumber(rs:fetch_row()[1])
   rs = exec(S.sl_count, w, d, next_o, next_o - 20, w, threshold)
@@ -446,21 +492,46 @@ function M.stock_level(w, d)
 end
 
 -- ---- set-up ----------------------------------------------------------------
--- `consts`: { warehouses, c_last, c_id, ol_i_id }.
+local LEVELS = { RC = "READ COMMITTED", RR = "REPEATABLE READ", SER = "SERIALIZABLE" }
+
+-- The session's settings; again after a reconnect (a new session).
+local function set_session()
+  if pg then
+    con:query("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL " .. LEVELS[level])
+  else
+    con:query("SET SESSION TRANSACTION ISOLATION LEVEL " .. LEVELS[level])
+    con:query("SET SESSION autocommit = 0")
+  end
+end
+
+-- `consts`: { warehouses, c_last, c_id, ol_i_id, pg, trx_level }.
 function M.init(connection, consts)
   con = connection
   W = consts.warehouses
   K.c_last, K.c_id, K.ol_i_id = consts.c_last, consts.c_id, consts.ol_i_id
-  con:query("SET SESSION autocommit = 0")
+  pg = consts.pg and true or false
+  level = consts.trx_level or (pg and "RC" or "RR")
+  assert(LEVELS[level], "unknown isolation level " .. tostring(level))
+  set_session()
   prepare_statements()
+  begin = pg and function() S.begin.st:execute() end or no_begin
 end
 
--- After an error inside a transaction: roll back what it did (a lock
--- wait timeout rolls back only the statement) and make sure the session
--- is still in autocommit-off mode (a lost connection was re-opened).
-function M.recover()
-  pcall(function() con:query("ROLLBACK") end)
-  pcall(function() con:query("SET SESSION autocommit = 0") end)
+local function rollback() con:query("ROLLBACK") end
+
+-- After an error inside a transaction (`err`, as raised): roll back what
+-- it did (MySQL's lock wait timeout rolls back only the statement).  On
+-- PostgreSQL an ignored error (deadlock, serialization failure) was
+-- rolled back by lbench before the restart, and a second ROLLBACK would
+-- only cost a round trip.  A lost connection was re-opened by lbench: the
+-- new session needs the settings again, and has no transaction.
+function M.recover(err)
+  local e = type(err) == "table" and err or {}
+  if e.sql_errno and C.lb_db_error_is_connection_lost(e.sql_errno) ~= 0 then
+    pcall(set_session)
+  elseif not (pg and e.errcode == lbench.error.RESTART_EVENT) then
+    pcall(rollback)
+  end
 end
 
 function M.close()

@@ -1,0 +1,75 @@
+/* run — a run of N worker threads, seen from the main thread (core/run.c):
+ * create it from a configuration, start it (the workers load the scenario
+ * and meet at a barrier), wait for ticks and collect the workers'
+ * histogram buffers and counters while it runs, stop it, join it, and
+ * read the measured period and per-worker figures afterwards.  The worker
+ * side is worker.h. */
+#ifndef LB_RUN_H
+#define LB_RUN_H
+
+#include <stdint.h>
+
+#include "stats.h"
+
+typedef struct lb_runtime lb_runtime;
+
+/* FFI BEGIN */
+typedef struct lb_run lb_run;
+
+enum { LB_RUN_EVENTS = 0, LB_RUN_COMMAND = 1 };
+enum { LB_MAX_CPUS = 1024 };
+
+/* What a run does; filled by the main Lua state. */
+typedef struct lb_run_config {
+    int32_t threads;        /* worker threads, >= 1 */
+    int32_t mode;           /* LB_RUN_EVENTS: event loop; LB_RUN_COMMAND: call `command` once per worker */
+    double time_s;          /* stop this long after the warm-up; 0 = no limit */
+    uint64_t events;        /* stop after this many events in total; 0 = no limit */
+    double rate;            /* target events/s over all workers; 0 = unpaced */
+    int32_t rate_poisson;   /* 1: exponential inter-arrival times; 0: constant spacing */
+    int32_t ncpus;          /* length of cpus[]; 0 = no pinning */
+    double warmup_s;        /* events run but are excluded from statistics */
+    uint64_t rand_seed;     /* per-worker streams derive from it */
+    int32_t rand_seed_set;  /* 0: seed from the clock */
+    int32_t cpus[LB_MAX_CPUS];   /* worker i runs on cpus[i % ncpus] */
+    const char *boot;       /* Lua source returning the worker's setup table */
+} lb_run_config;
+
+lb_run *lb_run_new(lb_runtime *rt, const lb_run_config *cfg);
+int  lb_run_start(lb_run *r);
+/* Any thread: has the barrier opened?  Until then the workers' counters
+ * are theirs alone (each clears them at the barrier). */
+int  lb_run_started(lb_run *r);
+int  lb_run_wait(lb_run *r, int64_t until_ns);
+int  lb_run_collect(lb_run *r, lb_snapshot *dst, int wait_ms);
+void lb_run_stop(lb_run *r);
+int  lb_run_join(lb_run *r);
+const char *lb_run_error(const lb_run *r);
+int  lb_run_failed(const lb_run *r);
+int64_t lb_run_started_ns(const lb_run *r);
+int64_t lb_run_warmup_end_ns(const lb_run *r);
+int64_t lb_run_last_end_ns(const lb_run *r);
+/* After the join: the end of the measured period.  A run that reached its
+ * deadline ends there (later if events in flight completed after it, as
+ * their work is counted); one stopped earlier ends at the stop request or
+ * failure, one that ran out of events when its last worker ended. */
+int64_t lb_run_end_ns(const lb_run *r);
+const lb_stats *lb_run_worker_stats(const lb_run *r, int tid);
+/* During the run (main thread): worker `tid`'s counters as of the last
+ * lb_run_collect, consistent with what that collection merged (the live
+ * block is being written).  0, or -EINVAL for a bad tid. */
+int lb_run_worker_collected(const lb_run *r, int tid, lb_stats *out);
+int lb_run_threads(const lb_run *r);
+/* After the join: events recorded per lane of worker `tid` (one lane in
+ * thread mode, one per virtual user in async mode), for fairness. */
+int lb_run_lane_count(const lb_run *r, int tid);
+uint64_t lb_run_lane_events(const lb_run *r, int tid, int lane);
+/* Connections currently open (tracked) over all workers; any thread. */
+int lb_run_open_connections(lb_run *r);
+void lb_run_free(lb_run *r);
+/* Abort every open connection (worker.h's tracked handles) of the still
+ * running workers; returns how many. */
+int  lb_run_abort_connections(lb_run *r);
+/* FFI END */
+
+#endif

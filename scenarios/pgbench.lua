@@ -1,0 +1,217 @@
+-- pgbench, PostgreSQL's standard benchmark (pgbench 15), on PostgreSQL and
+-- MySQL/MariaDB:
+--
+--   lbench pgbench --db-driver=pgsql --scale=10 --threads=2 prepare       pgbench -i -s 10
+--   lbench pgbench --db-driver=pgsql --builtin=tpcb-like --threads=8 --time=60 run
+--                                                           pgbench -M prepared -b tpcb-like -c 8 -j 8 -T 60
+--   lbench pgbench --db-driver=pgsql --builtin=select-only@9,simple-update@1 run
+--   lbench pgbench --db-driver=pgsql check                  balances against history
+--   lbench pgbench --db-driver=pgsql cleanup
+--
+-- One connection per thread (or per virtual user with --connections), as
+-- pgbench's clients.  The tables and the steps after the load are in
+-- pgbench/schema.lua, the parallel load in pgbench/load.lua, the built-in
+-- scripts and --builtin in pgbench/scripts.lua, the consistency check in
+-- pgbench/check.lua and pgbench's report in pgbench/report.lua.  Each
+-- script is an event type, so the engine's per-type table and the result's
+-- `types` have each script's counts and latencies, as pgbench's
+-- per-script report.
+local schema = require("pgbench.schema")
+local scripts = require("pgbench.scripts")
+local util = require("lbench.util")
+
+-- Was --scale given (command line or config file)?  An option's check
+-- runs only on a value that was given, never on the default; `run` needs
+-- to know, to say when the loaded scale overrides the one given.
+local scale_given = false
+
+lbench.cmdline.options = {
+  scale = { "Scale factor: prepare loads scale branches, 10*scale tellers, 100000*scale accounts (run and "
+    .. "check use the scale found in pgbench_branches)", 1, min = 1, max = 1000000,
+    check = function(v) scale_given = true; return v end },
+  builtin = { "Built-in scripts and weights, name[@weight],...: tpcb-like, simple-update, select-only "
+    .. "(a unique prefix is enough)", "tpcb-like",
+    check = function(v)
+      local ok, why = scripts.parse(v)
+      if not ok then return nil, why end
+      return v
+    end },
+  vacuum = { "Before a run, VACUUM pgbench_branches and pgbench_tellers as pgbench does without -n (PostgreSQL)",
+    true },
+  fillfactor = { "fillfactor of the accounts, tellers and branches tables (pgbench -F; PostgreSQL)", 100,
+    min = 10, max = 100 },
+  mysql_storage_engine = { "Storage engine, if MySQL is used", "innodb" },
+  create_table_options = { "Extra options appended to CREATE TABLE (MySQL)", "" },
+}
+
+local opt = lbench.opt
+
+local function connect() return lbench.sql.driver():connect() end
+
+-- ---- prepare -----------------------------------------------------------------
+local load = require("pgbench.load")
+
+local function prepare_interrupted(created)
+  print(string.format("prepare interrupted: %d of %d table(s) created, %.0f row(s) sent. The tables are "
+    .. "incomplete: run cleanup, then prepare again.", created, #schema.TABLES, lbench.progress.done()))
+end
+
+-- pgbench -i: create the tables, load them over --threads, then VACUUM and
+-- the primary keys; the same "done in" line with each step's time.
+local function cmd_prepare()
+  local scale = opt.scale
+  local con = connect()
+  local t0 = lbench.clock.now()
+  schema.refuse_existing(con, opt)
+  print("creating tables...")
+  local created = schema.create(con, opt, scale)
+  local t_create = lbench.clock.now() - t0
+  local ok = created == #schema.TABLES
+  local nb, nt, na = load.rows(scale)
+  local t_gen, t_vac, t_pk = 0, 0, 0
+  if ok then
+    print(string.format("generating data (client-side): %d branches, %d tellers, %.0f accounts with %d thread(s)...",
+      nb, nt, na, opt.threads))
+    lbench.progress.total(nb + nt + na, "rows")
+    local t1 = lbench.clock.now()
+    ok = lbench.run_parallel("_load") and not lbench.should_stop()
+    t_gen = lbench.clock.now() - t1
+  end
+  if ok then
+    print("vacuuming...")
+    t_vac = schema.vacuum(con, opt)
+    if schema.pg(opt) then print("creating primary keys...") end
+    t_pk = schema.primary_keys(con, opt)
+    ok = not lbench.should_stop()
+  end
+  con:disconnect()
+  if not ok then prepare_interrupted(created); return end
+  print(string.format("done in %.2f s (create tables %.2f s, client-side generate %.2f s, vacuum %.2f s, "
+    .. "primary keys %.2f s).", lbench.clock.now() - t0, t_create, t_gen, t_vac, t_pk))
+end
+
+local function cmd_load()
+  load.load_thread(opt, opt.scale, lbench.tid, opt.threads)
+end
+
+function cleanup()
+  local con = connect()
+  schema.drop(con)
+  con:disconnect()
+end
+
+-- ---- check ---------------------------------------------------------------------
+local function cmd_check()
+  local con = connect()
+  local scale = schema.loaded_scale(con, opt)
+  print(string.format("Checking the pgbench tables (scale %d)...", scale))
+  local lines, ok = require("pgbench.check").run(con, opt, scale)
+  con:disconnect()
+  print(table.concat(lines, "\n"))
+  if not ok then util.fail("pgbench check FAILED (the conditions marked FAILED above)") end
+  print("pgbench check PASSED.")
+end
+
+-- ---- run -----------------------------------------------------------------------
+local report = require("pgbench.report")
+
+-- Main state: what the report needs besides the result tree.
+local run_info
+-- Worker (or virtual user): its connection, scripts and drawn values.
+local con, runner, pending
+local rollback_on_retry = false
+local list, TYPES = nil, {}
+local values = {}
+
+-- The event types of the parsed --builtin, in its order (the report lists
+-- them so); every state registers the same names and gets the same ids.
+local function register(l)
+  for i, e in ipairs(l) do TYPES[i] = lbench.stat.type(e.builtin.name) end
+end
+
+-- The notice pgbench prints when -s is given to a run (it always uses the
+-- loaded scale), and pgbench's vacuum before the run.
+function init()
+  local l, total = scripts.parse(opt.builtin)
+  register(l)
+  local c = connect()
+  local scale = schema.loaded_scale(c, opt)
+  if scale_given and scale ~= opt.scale then
+    io.stderr:write(string.format("note: scale option ignored, using count from pgbench_branches table (%d)\n", scale))
+  end
+  if opt.vacuum and schema.vacuum_before_run(c, opt) and opt.output == "text" then
+    print("starting vacuum...end.")
+  end
+  c:disconnect()
+  -- The workers add their connections' opening times (us) here: the one
+  -- counter every state of a run shares; nothing draws it during a run.
+  lbench.progress.total(0, "us")
+  run_info = { scripts = l, total_weight = total, scale = scale }
+end
+
+function thread_init()
+  list = scripts.parse(opt.builtin)
+  register(list)
+  local t0 = lbench.clock.now()
+  con = connect()
+  lbench.progress.add(math.floor((lbench.clock.now() - t0) * 1e6 + 0.5))
+  -- Each connection reads the scale itself: the main state's init() runs
+  -- after the workers' options are fixed, so it cannot hand it over.
+  local scale = schema.loaded_scale(con, opt)
+  runner = scripts.runner(con, list, scale, {
+    big = schema.big(scale), commit = schema.pg(opt) and "END" or "COMMIT" })
+  rollback_on_retry = not schema.pg(opt)
+end
+
+function thread_done()
+  if runner then runner.close() end
+  if con then con:disconnect() end
+end
+
+-- One transaction of a script drawn by weight.  An error of
+-- --db-ignore-errors restarts the event: the retry runs the same script
+-- with the same values, as pgbench's retries do.
+--
+-- MySQL keeps a transaction open after a lock wait timeout (only the
+-- statement is undone) and its next BEGIN would commit the part already
+-- done: the retry must start from a ROLLBACK.  (The pgsql driver rolls
+-- back itself before a retry: PostgreSQL refuses any statement of an
+-- aborted transaction.)
+local function exec_or_rollback()
+  local ok, err = pcall(runner.exec, pending, values)
+  if not ok then
+    if type(err) == "table" and err.errcode == lbench.error.RESTART_EVENT then pcall(con.query, con, "ROLLBACK") end
+    error(err, 0)
+  end
+end
+
+function event()
+  if not pending then
+    pending = runner.pick()
+    runner.draw(values)
+  end
+  lbench.stat.event(TYPES[pending])
+  if rollback_on_retry then exec_or_rollback() else runner.exec(pending, values) end
+  pending = nil
+end
+
+lbench.hooks.result = function(r)
+  if not run_info then return end
+  local n = (opt.connections or 0) > 0 and opt.connections or opt.threads
+  run_info.connect_ms = lbench.progress.done() / n / 1000
+  r.pgbench = report.summary(r, opt, run_info)
+end
+lbench.hooks.report_extra = function(r, fmt)
+  if not r.pgbench then return nil end
+  if fmt == "text" then return report.text(r.pgbench) end
+  if fmt == "csv" then return report.csv(r.pgbench) end
+end
+lbench.hooks.interval_extra = function(iv)
+  if run_info then iv.types_line = report.interval(iv, run_info.scripts) end
+end
+
+lbench.cmdline.commands = {
+  prepare = { cmd_prepare },
+  check = { cmd_check },
+  _load = { cmd_load, lbench.cmdline.PARALLEL_COMMAND },
+}

@@ -1,0 +1,134 @@
+-- pgbench's report of a run (pgbench 15's printResults), computed from the
+-- engine's result tree: the summary under `pgbench` in the result
+-- document, its text after lbench's own report, `pgbench_*` rows in the
+-- CSV totals, and the per-script counts on interval lines.
+--
+-- What differs from pgbench, and why: lbench retries a transaction that
+-- met an error of --db-ignore-errors (deadlock, serialization failure)
+-- until it succeeds, so no transaction ends failed and the retries are
+-- counted instead ("total number of retries"); latency average and
+-- stddev come from the measured latencies (pgbench without -P/-R/-L
+-- derives the average from the duration instead); tps is the engine's
+-- events/s over the measured period, which starts once every connection
+-- is open, as pgbench's "without initial connection time".
+local json = require("lbench.json")
+
+local M = {}
+
+-- Build r.pgbench from the result tree `r`.  `run` holds what the result
+-- tree cannot know: scripts (parsed --builtin), total_weight, scale, and
+-- connect_ms (the average time a connection took to open).
+function M.summary(r, opt, run)
+  local t = json.object()
+  local tot = r.totals or {}
+  local secs = r.duration_s > 0 and r.duration_s or 1
+  t.transaction_type = #run.scripts == 1 and run.scripts[1].builtin.desc or "multiple scripts"
+  t.scaling_factor = run.scale
+  t.query_mode = opt.db_ps_mode == "disable" and "simple" or "prepared"
+  t.clients = (opt.connections or 0) > 0 and opt.connections or opt.threads
+  t.threads = opt.threads
+  t.duration_s = r.duration_s
+  t.transactions = tot.events or 0
+  -- Every transaction either commits or is retried: none ends failed.
+  t.failed_transactions = 0
+  t.failed_pct = 0
+  t.retries = tot.ignored_errors or 0
+  t.latency_avg_ms = r.latency_ms.avg
+  t.latency_stddev_ms = r.latency_ms.stddev
+  t.initial_connection_time_ms = run.connect_ms
+  t.tps = t.transactions / secs
+  local scripts = json.array()
+  for i, e in ipairs(run.scripts) do
+    local ty = r.types and r.types[e.builtin.name]
+    local s = json.object()
+    s.script = i
+    s.name = e.builtin.name
+    s.description = e.builtin.desc
+    s.weight = e.weight
+    s.target_pct = 100 * e.weight / run.total_weight
+    s.transactions = ty and ty.events or 0
+    s.share_pct = t.transactions > 0 and 100 * s.transactions / t.transactions or 0
+    s.tps = s.transactions / secs
+    s.failed_transactions = 0
+    s.retries = ty and ty.restarts or 0
+    s.latency_avg_ms = ty and ty.latency_ms.avg or 0
+    s.latency_stddev_ms = ty and ty.latency_ms.stddev or 0
+    scripts[i] = s
+  end
+  t.scripts = scripts
+  return t
+end
+
+-- pgbench's lines, in its order and wording.
+function M.text(t)
+  local out = {}
+  local function line(fmt, ...) out[#out + 1] = string.format(fmt, ...) end
+  line("pgbench summary:")
+  line("transaction type: %s", t.transaction_type)
+  line("scaling factor: %d", t.scaling_factor)
+  line("query mode: %s", t.query_mode)
+  line("number of clients: %d", t.clients)
+  line("number of threads: %d", t.threads)
+  line("duration: %.0f s", t.duration_s)
+  line("number of transactions actually processed: %d", t.transactions)
+  line("number of failed transactions: %d (%.3f%%)", t.failed_transactions, t.failed_pct)
+  line("total number of retries: %d (deadlocks and serialization failures, retried until they succeeded)", t.retries)
+  line("latency average = %.3f ms", t.latency_avg_ms)
+  line("latency stddev = %.3f ms", t.latency_stddev_ms)
+  line("initial connection time = %.3f ms", t.initial_connection_time_ms)
+  line("tps = %f (without initial connection time)", t.tps)
+  -- pgbench details the scripts when there are several.
+  if #t.scripts > 1 then
+    for _, s in ipairs(t.scripts) do
+      line("SQL script %d: %s", s.script, s.description)
+      line(" - weight: %d (targets %.1f%% of total)", s.weight, s.target_pct)
+      line(" - %d transactions (%.1f%% of total, tps = %f)", s.transactions, s.share_pct, s.tps)
+      line(" - number of failed transactions: %d (%.3f%%)", s.failed_transactions, 0)
+      line(" - total number of retries: %d", s.retries)
+      line(" - latency average = %.3f ms", s.latency_avg_ms)
+      line(" - latency stddev = %.3f ms", s.latency_stddev_ms)
+    end
+  end
+  line("")
+  return table.concat(out, "\n")
+end
+
+local function num(v) return string.format("%.6g", v) end
+
+-- "metric,value" rows for the CSV totals (the scripts by name, with '-'
+-- as '_' so that every row name is one identifier).
+function M.csv(t)
+  local rows = {}
+  local function add(k, v) rows[#rows + 1] = "pgbench_" .. k .. "," .. num(v) end
+  add("scaling_factor", t.scaling_factor)
+  add("clients", t.clients)
+  add("transactions", t.transactions)
+  add("failed_transactions", t.failed_transactions)
+  add("retries", t.retries)
+  add("latency_avg_ms", t.latency_avg_ms)
+  add("latency_stddev_ms", t.latency_stddev_ms)
+  add("initial_connection_time_ms", t.initial_connection_time_ms)
+  add("tps", t.tps)
+  for _, s in ipairs(t.scripts) do
+    local n = s.name:gsub("-", "_")
+    for _, k in ipairs({ "weight", "transactions", "share_pct", "tps", "retries", "latency_avg_ms",
+                         "latency_stddev_ms" }) do
+      add(n .. "_" .. k, s[k])
+    end
+  end
+  return table.concat(rows, "\n")
+end
+
+-- The interval line's pgbench part, with several scripts: each one's count.
+function M.interval(iv, scripts)
+  if #scripts < 2 then return nil end
+  local types = iv.types or {}
+  local parts = {}
+  for _, e in ipairs(scripts) do
+    local ty = types[e.builtin.name]
+    parts[#parts + 1] = string.format("%s %d", e.builtin.name, ty and ty.events or 0)
+  end
+  return "| " .. table.concat(parts, " ")
+end
+
+return M
