@@ -78,6 +78,10 @@ end
 
 -- ---- prepare -------------------------------------------------------------
 
+-- PostgreSQL, as pgbench -i: the id key is built once after the load,
+-- which costs less than maintaining it row by row during the COPY.
+function M.deferred_key() return pg() and opt.table_size > 0 end
+
 local function create_table(con, n)
   local id_type = big() and "BIGINT" or "INTEGER"
   local id_def, engine = id_type .. " NOT NULL" .. (opt.auto_inc and " AUTO_INCREMENT" or ""), "ENGINE = " .. opt.mysql_storage_engine
@@ -87,17 +91,15 @@ local function create_table(con, n)
       id_def = opt.pgsql_variant == "redshift" and (id_type .. " IDENTITY(1,1)") or (big() and "BIGSERIAL" or "SERIAL")
     end
   end
-  local key = opt.secondary and (pg() and "UNIQUE" or "KEY xid") or "PRIMARY KEY"
+  local cols = { "id " .. id_def, "k " .. id_type .. " DEFAULT '0' NOT NULL", "c CHAR(120) DEFAULT '' NOT NULL",
+                 "pad CHAR(60) DEFAULT '' NOT NULL" }
+  if not M.deferred_key() then
+    cols[#cols + 1] = (opt.secondary and (pg() and "UNIQUE" or "KEY xid") or "PRIMARY KEY") .. " (id)"
+  end
   print(string.format("Creating table 'sbtest%d'...", n))
   con.last_error = nil
-  explained(con, n, function() con:query(string.format([[
-CREATE TABLE sbtest%d(
-  id %s,
-  k %s DEFAULT '0' NOT NULL,
-  c CHAR(120) DEFAULT '' NOT NULL,
-  pad CHAR(60) DEFAULT '' NOT NULL,
-  %s (id)
-) %s %s]], n, id_def, id_type, key, engine, opt.create_table_options or "")) end)
+  explained(con, n, function() con:query(string.format("CREATE TABLE sbtest%d(\n  %s\n) %s %s", n,
+    table.concat(cols, ",\n  "), engine, opt.create_table_options or "")) end)
 end
 
 -- PostgreSQL: the rows came with their ids, so the SERIAL sequence must
@@ -218,9 +220,19 @@ local function load_unit(con, u)
   end
 end
 
-local function create_index(con, t)
-  print(string.format("Creating a secondary index on 'sbtest%d'...", t))
-  con:query(string.format("CREATE INDEX k_%d ON sbtest%d(k)", t, t))
+-- The indexes built after the load: the deferred id key, the secondary
+-- index on k.
+local function indexes_after_load() return opt.create_secondary or M.deferred_key() end
+
+local function create_indexes(con, t)
+  if M.deferred_key() then
+    con:query(opt.secondary and string.format("CREATE UNIQUE INDEX xid_%d ON sbtest%d(id)", t, t)
+      or string.format("ALTER TABLE sbtest%d ADD PRIMARY KEY (id)", t))
+  end
+  if opt.create_secondary then
+    print(string.format("Creating a secondary index on 'sbtest%d'...", t))
+    con:query(string.format("CREATE INDEX k_%d ON sbtest%d(k)", t, t))
+  end
 end
 
 -- Whole tables are loaded by one thread each: that thread indexes its table
@@ -251,7 +263,7 @@ local function cmd_prepare()
     lbench.progress.total(opt.table_size * opt.tables, "rows")
     ok = lbench.run_parallel("_load")
   end
-  if ok and opt.create_secondary and not (whole_tables() and opt.table_size > 0) then
+  if ok and indexes_after_load() and not (whole_tables() and opt.table_size > 0) then
     ok = lbench.run_parallel("_index")
   end
   if ok then
@@ -263,12 +275,12 @@ end
 
 local function cmd_load()
   local con = lbench.sql.driver():connect()
-  local index_now = opt.create_secondary and whole_tables()
+  local index_now = indexes_after_load() and whole_tables()
   for i, u in ipairs(load_units()) do
     if lbench.should_stop() then break end
     if (i - 1) % opt.threads == lbench.tid then
       load_unit(con, u)
-      if index_now and not lbench.should_stop() then create_index(con, u[1]) end
+      if index_now and not lbench.should_stop() then create_indexes(con, u[1]) end
     end
   end
   con:disconnect()
@@ -278,7 +290,7 @@ local function cmd_index()
   local con = lbench.sql.driver():connect()
   for t = lbench.tid + 1, opt.tables, opt.threads do
     if lbench.should_stop() then break end
-    create_index(con, t)
+    create_indexes(con, t)
   end
   con:disconnect()
 end

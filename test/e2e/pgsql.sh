@@ -13,6 +13,7 @@ pg_sandbox_start pgsql
 E=test/e2e/scripts
 rows() { "${PSQL[@]}" -c "SELECT COUNT(*) FROM $1" 2>&1; }
 tables() { "${PSQL[@]}" -c "SELECT string_agg(tablename, ',') FROM pg_tables WHERE tablename LIKE 'sbtest%'" 2>&1; }
+indexes() { "${PSQL[@]}" -c "SELECT string_agg(indexname, ',' ORDER BY indexname) FROM pg_indexes WHERE tablename = '$1'" 2>&1; }
 
 expect_ok pg_api '^PG API OK$' $LB $E/pg_api.lua check $P
 
@@ -23,6 +24,8 @@ for s in oltp_read_only oltp_read_write oltp_write_only oltp_point_select oltp_i
   if [ "$rc" -ne 0 ]; then fail "pg_${s}_prepare" "exit $rc: $(head -3 "$T/pg_${s}_prepare.err")"; continue; fi
   n1=$(rows sbtest1); n2=$(rows sbtest2)
   [ "$n1" = 2000 ] && [ "$n2" = 2000 ] && pass "pg_${s}_prepare_rows" || fail "pg_${s}_prepare_rows" "rows $n1/$n2"
+  ix=$(indexes sbtest2)
+  [ "$ix" = "k_2,sbtest2_pkey" ] && pass "pg_${s}_prepare_indexes" || fail "pg_${s}_prepare_indexes" "indexes: $ix"
   run "pg_${s}_run" $LB $s $P --tables=2 --table-size=2000 --threads=2 --time=2 --result-file="$T/pg_$s.json" run
   [ "$rc" -eq 0 ] && pass "pg_${s}_run" || fail "pg_${s}_run" "exit $rc: $(head -3 "$T/pg_${s}_run.err")"
   json_assert "pg_${s}_result" "$T/pg_$s.json" 'r.status == "ok" and r.totals.events > 0 and r.totals.queries.total >= r.totals.events and r.options.db_driver == "pgsql"'
@@ -37,6 +40,13 @@ run pg_serial_insert $LB oltp_insert $P --tables=1 --table-size=100 --events=50 
 [ "$rc" -eq 0 ] && [ "$(rows sbtest1)" = 150 ] && pass pg_serial_insert || fail pg_serial_insert "exit $rc, rows $(rows sbtest1): $(head -2 "$T/pg_serial_insert.err")"
 $LB oltp_insert $P --tables=1 cleanup >/dev/null 2>&1
 : "$n"
+
+# the id key and the k index are built after the COPY, also when the
+# threads share one table (id ranges loaded in parallel)
+run pg_chunked_prepare $LB oltp_read_only $P --tables=1 --table-size=3000 --load-chunk=1000 --threads=2 prepare
+[ "$rc" -eq 0 ] && [ "$(rows sbtest1)" = 3000 ] && [ "$(indexes sbtest1)" = "k_1,sbtest1_pkey" ] && pass pg_chunked_prepare \
+  || fail pg_chunked_prepare "exit $rc, rows $(rows sbtest1), indexes $(indexes sbtest1): $(head -2 "$T/pg_chunked_prepare.err")"
+$LB oltp_read_only $P --tables=1 cleanup >/dev/null 2>&1
 
 # client-side statements (--db-ps-mode=disable): values escaped by libpq
 run pg_ps_disable_prepare $LB oltp_read_write $P --tables=1 --table-size=1000 prepare
