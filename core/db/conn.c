@@ -1,6 +1,7 @@
 /* Connections: options (parsing, deep copy), allocation, connect,
- * reconnect (re-preparing the statements), disconnect, abort from another
- * thread, and the per-connection accessors.  The mutex only orders
+ * reconnect (statements are prepared again by their next execute),
+ * disconnect, abort from another thread, the connection as a worker's
+ * handle, and the per-connection accessors.  The mutex only orders
  * installing/dropping the driver connection against lb_db_conn_abort. */
 #include "conn.h"
 #include "account.h"
