@@ -76,40 +76,44 @@ end
 local function now_literal() return os.date("%Y-%m-%d %H:%M:%S") end
 
 local L -- per-thread loader state: buffer, rand, connection
+local gen_rows -- gen.rows or gen.copy_rows
 
 local function uni(a, b) return C.lb_rand_uniform(L.R, a, b) end
 
--- The prepared multi-row INSERTs of this thread, one per table.
+-- The prepared multi-row INSERTs of this thread, one per table; on
+-- PostgreSQL the same rows go through COPY (gen.copy_rows).
 local function rows_of(con, name)
   local rs = L.rows[name]
   if rs then return rs end
   local R = L.R
+  local use_copy = lbench.opt.db_driver == "pgsql" and con:can_load()
+  gen_rows = use_copy and function(c, r, prefix, tuple) return gen.copy_rows(c, r, prefix, tuple) end or gen.rows
   if name == "item" then
-    rs = gen.rows(con, R, "INSERT INTO item (i_id, i_im_id, i_name, i_price, i_data) VALUES",
+    rs = gen_rows(con, R, "INSERT INTO item (i_id, i_im_id, i_name, i_price, i_data) VALUES",
       "(?,?,?,?,?)", { "int", "int", 24, 8, 50 })
   elseif name == "stock" then
-    rs = gen.rows(con, R, "INSERT INTO stock (s_i_id, s_w_id, s_quantity, s_dist_01, s_dist_02, s_dist_03, "
+    rs = gen_rows(con, R, "INSERT INTO stock (s_i_id, s_w_id, s_quantity, s_dist_01, s_dist_02, s_dist_03, "
       .. "s_dist_04, s_dist_05, s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10, s_ytd, s_order_cnt, "
       .. "s_remote_cnt, s_data) VALUES", "(?,?,?,?,?,?,?,?,?,?,?,?,?,0,0,0,?)",
       { "int", "int", "int", 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 50 })
   elseif name == "customer" then
-    rs = gen.rows(con, R, "INSERT INTO customer (c_id, c_d_id, c_w_id, c_first, c_middle, c_last, c_street_1, "
+    rs = gen_rows(con, R, "INSERT INTO customer (c_id, c_d_id, c_w_id, c_first, c_middle, c_last, c_street_1, "
       .. "c_street_2, c_city, c_state, c_zip, c_phone, c_since, c_credit, c_credit_lim, c_discount, c_balance, "
       .. "c_ytd_payment, c_payment_cnt, c_delivery_cnt, c_data) VALUES",
       "(?,?,?,?,'OE',?,?,?,?,?,?,?,?,?,50000.00,?,-10.00,10.00,1,0,?)",
       { "int", "int", "int", 16, 16, 20, 20, 20, 2, 9, 16, 19, 2, 6, 500 })
   elseif name == "history" then
-    rs = gen.rows(con, R, "INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, "
+    rs = gen_rows(con, R, "INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, "
       .. "h_data) VALUES", "(?,?,?,?,?,?,10.00,?)", { "int", "int", "int", "int", "int", 19, 24 })
   elseif name == "orders" then
-    rs = gen.rows(con, R, "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, "
+    rs = gen_rows(con, R, "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, "
       .. "o_all_local) VALUES", "(?,?,?,?,?,?,?,1)", { "int", "int", "int", "int", 19, "int", "int" })
   elseif name == "order_line" then
-    rs = gen.rows(con, R, "INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, "
+    rs = gen_rows(con, R, "INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, "
       .. "ol_delivery_d, ol_quantity, ol_amount, ol_dist_info) VALUES", "(?,?,?,?,?,?,?,5,?,?)",
       { "int", "int", "int", "int", "int", "int", 19, 8, 24 })
   elseif name == "new_orders" then
-    rs = gen.rows(con, R, "INSERT INTO new_orders (no_o_id, no_d_id, no_w_id) VALUES", "(?,?,?)",
+    rs = gen_rows(con, R, "INSERT INTO new_orders (no_o_id, no_d_id, no_w_id) VALUES", "(?,?,?)",
       { "int", "int", "int" })
   end
   L.rows[name] = rs
@@ -325,6 +329,7 @@ function M.load_thread(names, warehouses, c_last, threads, tid)
     local ok, e = pcall(GEN[u.kind], con, b, u)
     if not ok then
       if e ~= STOPPED then error(e, 0) end
+      for _, r in pairs(L.rows) do if r.cancel then r:cancel() end end
       con:query("ROLLBACK")
       break
     end
