@@ -6,7 +6,8 @@
 -- NEW-ORDERs).  The main state lists the units not yet loaded (a row in
 -- tpcc_loaded marks a finished unit) and every loader thread takes its
 -- share of that list, balanced by size.  Each unit is one transaction of
--- multi-row INSERTs that ends by writing its marker, so an interrupted
+-- multi-row INSERTs (on PostgreSQL, COPYs of the same rows) that ends by
+-- writing its marker, so an interrupted
 -- prepare leaves whole units or nothing, and a rerun loads exactly what is
 -- missing.  (For a storage engine without transactions a unit found
 -- half-loaded is deleted first.)
