@@ -119,7 +119,6 @@ local report = require("pgbench.report")
 local run_info
 -- Worker (or virtual user): its connection, scripts and drawn values.
 local con, runner, pending
-local rollback_on_retry = false
 local list, TYPES = nil, {}
 local values = {}
 
@@ -160,7 +159,6 @@ function thread_init()
   local scale = schema.loaded_scale(con, opt)
   runner = scripts.runner(con, list, scale, {
     big = schema.big(scale), commit = schema.pg(opt) and "END" or "COMMIT" })
-  rollback_on_retry = not schema.pg(opt)
 end
 
 function thread_done()
@@ -170,28 +168,15 @@ end
 
 -- One transaction of a script drawn by weight.  An error of
 -- --db-ignore-errors restarts the event: the retry runs the same script
--- with the same values, as pgbench's retries do.
---
--- MySQL keeps a transaction open after a lock wait timeout (only the
--- statement is undone) and its next BEGIN would commit the part already
--- done: the retry must start from a ROLLBACK.  (The pgsql driver rolls
--- back itself before a retry: PostgreSQL refuses any statement of an
--- aborted transaction.)
-local function exec_or_rollback()
-  local ok, err = pcall(runner.exec, pending, values)
-  if not ok then
-    if type(err) == "table" and err.errcode == lbench.error.RESTART_EVENT then pcall(con.query, con, "ROLLBACK") end
-    error(err, 0)
-  end
-end
-
+-- with the same values, as pgbench's retries do (lbench's SQL layer rolls
+-- the failed transaction back before the retry, on every server).
 function event()
   if not pending then
     pending = runner.pick()
     runner.draw(values)
   end
   lbench.stat.event(TYPES[pending])
-  if rollback_on_retry then exec_or_rollback() else runner.exec(pending, values) end
+  runner.exec(pending, values)
   pending = nil
 end
 

@@ -9,12 +9,12 @@
  * text, which lets the server infer each placeholder's type from the
  * statement (sysbench's scripts bind integers to CHAR columns and back). */
 #include "pgsql.h"
+#include "../clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 
 /* ---- errors -------------------------------------------------------------- */
 
@@ -53,13 +53,6 @@ static const char *sslmode_name(int mode)
     case LB_DB_SSL_VERIFY_IDENTITY: return "verify-full";
     default: return "prefer";
     }
-}
-
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 /* libpq keywords for `o`.  With a connection string it is the whole
@@ -106,7 +99,7 @@ pg_conn *lb__db_pg_conn_start(const lb_db_conn_opts *o, lb_db_error *err)
         free(pc);
         return NULL;
     }
-    pc->deadline_ns = now_ns() + (int64_t)(o->connect_timeout > 0 ? o->connect_timeout : 10) * 1000000000;
+    pc->deadline_ns = lb_clock_ns_inline() + (int64_t)(o->connect_timeout > 0 ? o->connect_timeout : 10) * 1000000000;
     return pc;
 }
 

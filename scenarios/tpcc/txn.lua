@@ -520,16 +520,15 @@ end
 local function rollback() con:query("ROLLBACK") end
 
 -- After an error inside a transaction (`err`, as raised): roll back what
--- it did (MySQL's lock wait timeout rolls back only the statement).  On
--- PostgreSQL an ignored error (deadlock, serialization failure) was
--- rolled back by lbench before the restart, and a second ROLLBACK would
--- only cost a round trip.  A lost connection was re-opened by lbench: the
--- new session needs the settings again, and has no transaction.
+-- it did.  An ignored error (deadlock, lock wait timeout, serialization
+-- failure) was already rolled back by lbench's SQL layer before the
+-- restart, on every server.  A lost connection was re-opened by lbench:
+-- the new session needs the settings again, and has no transaction.
 function M.recover(err)
   local e = type(err) == "table" and err or {}
   if e.sql_errno and C.lb_db_error_is_connection_lost(e.sql_errno) ~= 0 then
     pcall(set_session)
-  elseif not (pg and e.errcode == lbench.error.RESTART_EVENT) then
+  elseif e.errcode ~= lbench.error.RESTART_EVENT then
     pcall(rollback)
   end
 end

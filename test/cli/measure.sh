@@ -113,4 +113,14 @@ json_assert result_replaced "$T/replace.json" 'r.status == "ok"'
 if ls -a "$T" | grep -q -- '\.tmp-\|lbench-probe'; then fail result_no_temp_left "$(ls -a "$T" | grep -- '\.tmp-\|probe')"
 else pass result_no_temp_left; fi
 
+# the counters start at the barrier: thread_init's 5 queries per thread (or
+# per virtual user) are in no total and no interval (the null driver's
+# count: one query per event)
+run init_queries $LB $S/init_queries.lua --db-driver=null --threads=2 --events=1000 --report-interval=0.05 \
+  --result-file="$T/initq.json" run
+json_assert init_queries_not_counted "$T/initq.json" 'r.totals.events == 1000 and r.totals.queries.total == 1000'
+run init_queries_async $LB $S/init_queries.lua --db-driver=null --threads=2 --connections=20 --events=1000 \
+  --result-file="$T/initqa.json" run
+json_assert init_queries_not_counted_async "$T/initqa.json" 'r.totals.events == 1000 and r.totals.queries.total == 1000'
+
 rm -rf "$T"

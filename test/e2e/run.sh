@@ -90,6 +90,15 @@ json_assert fatal_error_result "$T/bad.json" 'r.status == "error" and r.error:ma
 check fatal_error_report grep -q 'total number of events' "$T/fatal_error.out"
 $LB $E/deadlock.lua $M cleanup >/dev/null 2>&1
 
+# a retried event's failed transaction is rolled back, not committed by
+# the retry's BEGIN: only the even tries' rows are in the table
+$LB $E/retry_rollback.lua $M prepare >/dev/null 2>&1
+run retry_rollback $LB $E/retry_rollback.lua $M --db-ignore-errors=1146 --events=50 --result-file="$T/rr.json" run
+json_assert retry_rollback_run "$T/rr.json" 'r.status == "ok" and r.totals.events == 50 and r.totals.ignored_errors == 50'
+got=$(SQL "SELECT CONCAT(COUNT(*), ' ', SUM(try % 2)) FROM lb_retry")
+[ "$got" = "50 0" ] && pass retry_rollback_rows || fail retry_rollback_rows "rows and odd tries: $got (want '50 0')"
+$LB $E/retry_rollback.lua $M cleanup >/dev/null 2>&1
+
 # latency of a known server-side delay
 run server_sleep $LB $E/sleep_query.lua $M --ms=20 --time=1 --threads=2 --result-file="$T/ss.json" run
 json_assert server_sleep_latency "$T/ss.json" 'r.latency_ms.min >= 20 and r.totals.queries.read == r.totals.events'
