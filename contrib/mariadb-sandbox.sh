@@ -11,6 +11,10 @@
 #   LB_SANDBOX_DIR          [/tmp/lbench-sandbox]  base directory
 #   LB_SANDBOX_PORT         [3307]                 TCP port on 127.0.0.1
 #   LB_SANDBOX_BUFFER_POOL  [256M]                 innodb_buffer_pool_size
+#   LB_SANDBOX_MAX_CONNECTIONS [4000]              max_connections
+#   LB_SANDBOX_THREAD_POOL  [0]                    1: thread_handling=pool-of-threads
+#                                                  (a few threads serve thousands of connections)
+#   LB_SANDBOX_BACK_LOG     [server's own]         back_log (the listen backlog)
 #
 # Layout: $DIR/data (datadir), $DIR/mysqld.sock, $DIR/mysqld.pid,
 #         $DIR/error.log, $DIR/env (written by start, removed by stop).
@@ -35,6 +39,9 @@ usage() { printf 'usage: %s start|stop|status|restart|env\n' "$0" >&2; exit 2; }
 DIR=${LB_SANDBOX_DIR:-/tmp/lbench-sandbox}
 PORT=${LB_SANDBOX_PORT:-3307}
 BUFFER_POOL=${LB_SANDBOX_BUFFER_POOL:-256M}
+MAX_CONNECTIONS=${LB_SANDBOX_MAX_CONNECTIONS:-4000}
+THREAD_POOL=${LB_SANDBOX_THREAD_POOL:-0}
+BACK_LOG=${LB_SANDBOX_BACK_LOG:-}
 
 [ -n "$DIR" ] || die "LB_SANDBOX_DIR is empty"
 DIR=$(realpath -m -- "$DIR")
@@ -47,6 +54,16 @@ if [ "$PORT" -lt 1 ] || [ "$PORT" -gt 65535 ]; then die "LB_SANDBOX_PORT out of 
 case "$BUFFER_POOL" in
     [0-9]*) ;;
     *) die "LB_SANDBOX_BUFFER_POOL must look like 256M or 1G, got '$BUFFER_POOL'" ;;
+esac
+case "$MAX_CONNECTIONS" in
+    ''|*[!0-9]*) die "LB_SANDBOX_MAX_CONNECTIONS must be a number, got '$MAX_CONNECTIONS'" ;;
+esac
+case "$THREAD_POOL" in
+    0|1) ;;
+    *) die "LB_SANDBOX_THREAD_POOL must be 0 or 1, got '$THREAD_POOL'" ;;
+esac
+case "$BACK_LOG" in
+    *[!0-9]*) die "LB_SANDBOX_BACK_LOG must be a number, got '$BACK_LOG'" ;;
 esac
 
 DATA=$DIR/data
@@ -193,7 +210,10 @@ launch() {
         --innodb-flush-method="$flush" \
         --performance-schema=OFF \
         --skip-log-bin \
-        --max-connections=4000 \
+        --max-connections="$MAX_CONNECTIONS" \
+        --open-files-limit=$((MAX_CONNECTIONS + 2000)) \
+        ${BACK_LOG:+--back-log="$BACK_LOG"} \
+        $([ "$THREAD_POOL" = 1 ] && echo --thread-handling=pool-of-threads) \
         --max-prepared-stmt-count=1000000 \
         --skip-name-resolve \
         </dev/null >>"$LOG" 2>&1 &

@@ -441,3 +441,19 @@ void lb_rand_bytes(lb_rand *r, void *out, size_t len)
         memcpy(o, &w, len);
     }
 }
+
+double lb_rand_dist_draw(lb_rand *r, const lb_rand_dist *d, double a, double b)
+{
+    switch (d->kind) {
+    case LB_RAND_DIST_GAUSSIAN:
+        return lb_rand_gaussian(r, a, b, d->iter);
+    case LB_RAND_DIST_SPECIAL:
+        return lb_rand_special(r, a, b, d->pct, d->res);
+    case LB_RAND_DIST_PARETO:
+        return lb_rand_pareto(r, a, b, d->h);
+    case LB_RAND_DIST_ZIPFIAN:
+        return lb_rand_zipfian(r, a, b, d->theta);
+    default:
+        return lb_rand_uniform(r, a, b);
+    }
+}

@@ -176,6 +176,21 @@ size_t lb_rand_varstring(lb_rand *r, size_t min, size_t max, char *out);
  * tests): 8 bytes per generator step, any alignment and length. */
 void lb_rand_bytes(lb_rand *r, void *out, size_t len);
 
+/* A distribution chosen at run time (--rand-type and its parameters), for
+ * C code that draws on a script's behalf (lb_rowgen).  lb_rand_dist_draw
+ * calls the function of `kind` with the parameters: the same numbers the
+ * script's lbench.rand.default(a, b) would draw. */
+enum { LB_RAND_DIST_UNIFORM, LB_RAND_DIST_GAUSSIAN, LB_RAND_DIST_SPECIAL, LB_RAND_DIST_PARETO,
+       LB_RAND_DIST_ZIPFIAN };
+typedef struct lb_rand_dist {
+    int kind;             /* LB_RAND_DIST_* */
+    int iter;             /* gaussian */
+    double pct, res;      /* special */
+    double h;             /* pareto */
+    double theta;         /* zipfian */
+} lb_rand_dist;
+double lb_rand_dist_draw(lb_rand *r, const lb_rand_dist *d, double a, double b);
+
 /* FFI END */
 
 #endif

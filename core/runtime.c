@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "luart.h"
@@ -31,6 +32,7 @@ struct lb_runtime {
     char error[16384];
     volatile sig_atomic_t stop;   /* set from signal handlers */
     _Atomic uint64_t progress_done, progress_total; /* prepare progress, from every worker */
+    _Atomic uint64_t connect_retries; /* transient connect failures retried, from every worker */
     pthread_mutex_t types_mu;     /* event types are registered from every worker state */
     pthread_mutex_t out_mu;       /* workers and the reporter write output */
     int bar_shown;                /* a progress line without its newline is on screen (under out_mu) */
@@ -150,6 +152,25 @@ void lb_runtime_progress_reset(lb_runtime *rt, uint64_t total)
 void lb_runtime_progress_add(lb_runtime *rt, uint64_t n) { atomic_fetch_add(&rt->progress_done, n); }
 uint64_t lb_runtime_progress_done(lb_runtime *rt) { return atomic_load(&rt->progress_done); }
 uint64_t lb_runtime_progress_total(lb_runtime *rt) { return atomic_load(&rt->progress_total); }
+
+void lb_runtime_count_connect_retry(lb_runtime *rt) { atomic_fetch_add(&rt->connect_retries, 1); }
+uint64_t lb_runtime_connect_retries(lb_runtime *rt) { return atomic_load(&rt->connect_retries); }
+
+int lb_runtime_files_limit(uint64_t need, uint64_t *soft, uint64_t *hard)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return -1;
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
+        struct rlimit up = rl;
+        up.rlim_cur = (rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need) ? need : rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &up) == 0)
+            rl = up;
+    }
+    *soft = rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX : (uint64_t)rl.rlim_cur;
+    *hard = rl.rlim_max == RLIM_INFINITY ? UINT64_MAX : (uint64_t)rl.rlim_max;
+    return *soft >= need ? 0 : -1;
+}
 int lb_runtime_pid(void) { return (int)getpid(); }
 
 int lb_runtime_isatty(void) { return isatty(STDOUT_FILENO); }

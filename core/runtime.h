@@ -34,6 +34,16 @@ void lb_runtime_progress_reset(lb_runtime *rt, uint64_t total);
 void lb_runtime_progress_add(lb_runtime *rt, uint64_t n);
 uint64_t lb_runtime_progress_done(lb_runtime *rt);
 uint64_t lb_runtime_progress_total(lb_runtime *rt);
+/* Connection attempts that failed transiently (a full listen backlog, a
+ * handshake cut short) and were retried, counted by every worker; the
+ * run's workers clear their own counters at the start barrier, so these
+ * live here. */
+void lb_runtime_count_connect_retry(lb_runtime *rt);
+uint64_t lb_runtime_connect_retries(lb_runtime *rt);
+/* Raise this process's open-files limit to `need` as far as the hard limit
+ * allows: 0 when the limit is now at least `need`, else -1; the limits
+ * are in *soft and *hard either way. */
+int lb_runtime_files_limit(uint64_t need, uint64_t *soft, uint64_t *hard);
 /* Is standard output a terminal (progress bars only there)? */
 int lb_runtime_isatty(void);
 /* This process's id (temporary file names). */

@@ -32,6 +32,8 @@ lbench.cmdline.options = {
   mysql_storage_engine = { "Storage engine, if MySQL is used", "innodb" },
   reconnect = { "Reconnect after every N events (0: never)", 0, min = 0 },
   load_chunk = { "Rows per parallel load unit when tables are split across threads", 1000000, min = 1 },
+  load_method = { "How prepare loads rows: bulk (MySQL LOAD DATA LOCAL INFILE, PostgreSQL COPY, rows generated "
+    .. "in C) or insert (prepared multi-row INSERTs)", "bulk", type = "enum", choices = { "bulk", "insert" } },
 }
 
 -- sysbench's templates: 10 and 5 groups of 11 random digits.
@@ -149,39 +151,33 @@ local function load_statement(con, t, rows)
   return st, ps
 end
 
--- PostgreSQL: rows lo..hi of table t through COPY ... FROM STDIN, in
--- chunks of COPY_ROWS text rows.  The server skips parsing and planning an
--- INSERT per row batch (a COPY of 100k rows takes a quarter of the time of
--- 100-row INSERTs).  The COPY is one statement: a stop ends it early and
--- keeps the rows sent so far, which the progress count matches.
-local COPY_ROWS = 1000
+-- --load-method=bulk where the server takes it (a MySQL server may refuse
+-- LOAD DATA LOCAL INFILE: prepare then says so once and inserts instead).
+function M.bulk_load_ok(con) return opt.load_method == "bulk" and con:can_load() end
 
-local function copy_unit(con, u)
+-- Rows lo..hi of table t as one bulk load, generated in C straight into
+-- the client library's buffers: PostgreSQL's COPY ... FROM STDIN, MySQL's
+-- LOAD DATA LOCAL INFILE served from memory.  The server skips parsing and
+-- planning an INSERT per row batch, the client builds no strings.  One
+-- statement: a stop ends it early and keeps the rows sent so far, which
+-- the progress count (kept by the generator) matches.
+local function bulk_unit(con, u)
   local t, lo, hi = u[1], u[2], u[3]
-  local rand, size, fmt = lbench.rand, opt.table_size, string.format
-  con:load_begin(fmt("COPY sbtest%d (id, k, c, pad) FROM STDIN", t))
-  local buf, n = {}, 0
-  for id = lo, hi do
-    n = n + 1
-    buf[n] = fmt("%d\t%d\t%s\t%s\n", id, rand.default(1, size), rand.string(C_TMPL), rand.string(PAD_TMPL))
-    if n == COPY_ROWS then
-      con:load_data(table.concat(buf, "", 1, n))
-      lbench.progress.add(n)
-      n = 0
-      if lbench.should_stop() then break end
-    end
+  local sql = pg() and string.format("COPY sbtest%d (id, k, c, pad) FROM STDIN", t)
+    or string.format("LOAD DATA LOCAL INFILE 'sbtest%d' INTO TABLE sbtest%d (id, k, c, pad)", t, t)
+  local rows = lbench.rand.sbtest_rows(lo, hi, opt.table_size, C_TMPL, PAD_TMPL)
+  local loaded = con:load_rows(sql, rows)
+  -- LOAD DATA LOCAL turns a rejected row into a warning: count them.
+  if loaded ~= rows.generated() then
+    util.fail("sbtest%d: the server loaded %d of the %d rows sent (%s)", t, loaded, rows.generated(),
+      pg() and "COPY" or "LOAD DATA LOCAL INFILE; see SHOW WARNINGS")
   end
-  if n > 0 then
-    con:load_data(table.concat(buf, "", 1, n))
-    lbench.progress.add(n)
-  end
-  con:load_end()
 end
 
 -- Rows lo..hi of table t: first the remainder (fewer than LOAD_ROWS) with a
 -- statement of its own size, then full statements.
 local function load_unit(con, u)
-  if pg() and con:can_load() then return copy_unit(con, u) end
+  if M.bulk_load_ok(con) then return bulk_unit(con, u) end
   local t, lo, hi = u[1], u[2], u[3]
   local rand, size = lbench.rand, opt.table_size
   local total = hi - lo + 1
@@ -258,6 +254,10 @@ local function cmd_prepare()
   end
   local ok = created == opt.tables
   if ok and opt.table_size > 0 then
+    if opt.load_method == "bulk" and opt.db_driver == "mysql" and not M.bulk_load_ok(con) then
+      io.stderr:write("note: the server refuses LOAD DATA LOCAL INFILE (local_infile=OFF): loading with INSERT "
+        .. "instead (as --load-method=insert)\n")
+    end
     print(string.format("Inserting %.0f records into %d table(s) with %d thread(s)", opt.table_size * opt.tables,
       opt.tables, opt.threads))
     lbench.progress.total(opt.table_size * opt.tables, "rows")

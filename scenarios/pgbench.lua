@@ -42,6 +42,8 @@ lbench.cmdline.options = {
     min = 10, max = 100 },
   mysql_storage_engine = { "Storage engine, if MySQL is used", "innodb" },
   create_table_options = { "Extra options appended to CREATE TABLE (MySQL)", "" },
+  load_method = { "How prepare loads rows: bulk (PostgreSQL COPY, MySQL LOAD DATA LOCAL INFILE from memory) "
+    .. "or insert (prepared multi-row INSERTs)", "bulk", type = "enum", choices = { "bulk", "insert" } },
 }
 
 local opt = lbench.opt

@@ -52,6 +52,8 @@ lbench.cmdline.options = {
   create_table_options = { "Extra options appended to CREATE TABLE (e.g. ROW_FORMAT=COMPRESSED, or WITH (fillfactor=90) on PostgreSQL)", "" },
   trx_level = { "Isolation level of the run's connections: RC, RR or SER (default: the server's own, "
     .. "RR on MySQL/MariaDB, RC on PostgreSQL)", "", check = check_trx_level },
+  load_method = { "How prepare loads rows: bulk (MySQL LOAD DATA LOCAL INFILE, PostgreSQL COPY, from memory) "
+    .. "or insert (prepared multi-row INSERTs)", "bulk", type = "enum", choices = { "bulk", "insert" } },
 }
 
 local opt = lbench.opt
@@ -125,6 +127,10 @@ local function cmd_prepare()
   else
     if skipped > 0 then
       print(string.format("Resuming: %d of %d load units are already loaded.", skipped, skipped + #pending))
+    end
+    if opt.load_method == "bulk" and not pg() and opt.db_driver == "mysql" and not con:can_load() then
+      io.stderr:write("note: the server refuses LOAD DATA LOCAL INFILE (local_infile=OFF): loading with INSERT "
+        .. "instead (as --load-method=insert)\n")
     end
     print(string.format("Loading %d warehouse(s) (about %.0f rows) with %d thread(s)...", opt.warehouses, rows,
       opt.threads))

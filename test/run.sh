@@ -108,6 +108,7 @@ fi
 [ -x test/e2e/tpcc.sh ] && suite tpcc test/e2e/tpcc.sh
 suite slap test/e2e/slap.sh
 suite e2e_stock test/e2e/stock.sh
+suite load test/e2e/load.sh
 suite e2e_async test/e2e/async.sh
 suite e2e_errors test/e2e/errors.sh
 suite stop test/e2e/stop.sh

@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include "../handle.h"
+#include "../rowgen.h"
 #include "../stats.h"
 
 #ifdef __cplusplus
@@ -407,7 +408,9 @@ int lb_db_cont(lb_db_conn *c, int ready);
 int lb_db_conn_fd(lb_db_conn *c);
 int lb_db_conn_timeout_ms(lb_db_conn *c);
 /* Bulk load (prepare's fast path): lb_db_load_start runs `sql`
- * (PostgreSQL: "COPY t (cols) FROM STDIN"), lb_db_load_data_start sends a
+ * (PostgreSQL: "COPY t (cols) FROM STDIN"; MySQL: "LOAD DATA LOCAL INFILE
+ * 'name' INTO TABLE t (cols)", the rows buffered and sent as one or more
+ * such statements), lb_db_load_data_start sends a
  * chunk of rows in the statement's format, lb_db_load_end_start ends it;
  * the load counts as one insert query, lb_db_affected_rows gives the rows
  * loaded.  Each returns like the other *_start calls.  A driver without it
@@ -417,6 +420,12 @@ int lb_db_load_supported(lb_db_conn *c);
 int lb_db_load_start(lb_db_conn *c, const char *sql, size_t len);
 int lb_db_load_data_start(lb_db_conn *c, const char *buf, size_t len);
 int lb_db_load_end_start(lb_db_conn *c);
+/* A whole bulk load of generated rows in one operation: `sql` is the
+ * statement (PostgreSQL "COPY t (cols) FROM STDIN", MySQL "LOAD DATA LOCAL
+ * INFILE 'name' INTO TABLE t (cols)"), the rows come from `src` (it stays
+ * valid until the operation completes) until its fill returns 0.  Counts
+ * as one insert query; lb_db_affected_rows gives the rows loaded. */
+int lb_db_load_rows_start(lb_db_conn *c, const char *sql, size_t len, const lb_rowsrc *src);
 /* Drive the operation in progress to its end: `rc` is what its *_start
  * returned; while it is a wait mask, poll() the connection's socket (and
  * timeout) and continue.  Returns the operation's result (0 or -code).
@@ -510,10 +519,13 @@ struct lb_db_driver_ops {
      * for data; load_data_start sends one chunk (the buffer stays valid
      * until the operation completes); load_end_start ends the data and
      * completes with the statement's result (affected rows = rows
-     * loaded). */
+     * loaded); load_rows_start runs a whole load of rows read from a
+     * source. */
     int  (*load_start)(void *dc, const char *sql, size_t len, lb__db_async *out, lb_db_error *err);
     int  (*load_data_start)(void *dc, const char *buf, size_t len, lb__db_async *out, lb_db_error *err);
     int  (*load_end_start)(void *dc, lb__db_async *out, lb_db_error *err);
+    int  (*load_rows_start)(void *dc, const char *sql, size_t len, const lb_rowsrc *src, lb__db_async *out,
+                            lb_db_error *err);
 };
 
 /* Fill an error record (message truncated to fit; sqlstate NULL = "HY000"). */

@@ -86,7 +86,7 @@ struct lb_db_conn {
 /* Operations (c->aop). */
 enum { LB__DB_AOP_NONE, LB__DB_AOP_CONNECT, LB__DB_AOP_RECONNECT, LB__DB_AOP_QUERY, LB__DB_AOP_NEXT,
        LB__DB_AOP_PREPARE, LB__DB_AOP_REPREPARE, LB__DB_AOP_EXECUTE,
-       LB__DB_AOP_LOAD_START, LB__DB_AOP_LOAD_DATA, LB__DB_AOP_LOAD_END };
+       LB__DB_AOP_LOAD_START, LB__DB_AOP_LOAD_DATA, LB__DB_AOP_LOAD_END, LB__DB_AOP_LOAD_ROWS };
 
 /* Forget the previous error before a driver call that may fill it. */
 static inline void lb__db_clear_error(lb_db_conn *c)

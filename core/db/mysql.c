@@ -5,7 +5,8 @@
  *  - mysql_conn.c: library set-up, the connection handle, results;
  *  - mysql_stmt.c: prepared statements, binds, statement results;
  *  - mysql_async.c: the operations, one state machine on Connector/C's
- *    non-blocking *_start / *_cont calls.
+ *    non-blocking *_start / *_cont calls;
+ *  - mysql_load.c: bulk loads, LOAD DATA LOCAL INFILE fed from memory.
  */
 #include "mysql_async.h"
 #include "mysql_conn.h"
@@ -36,4 +37,8 @@ const lb_db_driver_ops lb__db_mysql_ops = {
     .cont = lb__db_my_cont,
     .fd = lb__db_my_fd,
     .timeout_ms = lb__db_my_timeout_ms,
+    .load_start = lb__db_my_load_start,
+    .load_data_start = lb__db_my_load_data_start,
+    .load_end_start = lb__db_my_load_end_start,
+    .load_rows_start = lb__db_my_load_rows_start,
 };

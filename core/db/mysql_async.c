@@ -21,7 +21,8 @@ enum {
     ST_QUERY, ST_QUERY_DONE, ST_STORE_DONE,
     ST_NEXT, ST_NEXT_DONE,
     ST_PREPARE, ST_PREPARE_DONE,
-    ST_EXECUTE, ST_EXECUTE_DONE, ST_SSTORE_DONE
+    ST_EXECUTE, ST_EXECUTE_DONE, ST_SSTORE_DONE,
+    ST_LOAD, ST_LOAD_DONE
 };
 
 /* What a step returns to run the next step at once (never a wait mask,
@@ -64,7 +65,7 @@ static int op_end(my_conn *mc, int rc)
 /* The operation's own first step, once nothing is left to drain. */
 static int first_step(const my_conn *mc)
 {
-    return mc->op == OP_QUERY ? ST_QUERY : mc->op == OP_PREPARE ? ST_PREPARE : ST_EXECUTE;
+    return mc->op == OP_QUERY ? ST_QUERY : mc->op == OP_PREPARE ? ST_PREPARE : mc->op == OP_LOAD ? ST_LOAD : ST_EXECUTE;
 }
 
 static int step_connect(my_conn *mc, int ready, lb_db_error *err)
@@ -200,6 +201,21 @@ static int step_execute(my_conn *mc, int ready, lb__db_async *out, lb_db_error *
     }
 }
 
+/* A bulk load's LOAD DATA LOCAL INFILE: Connector/C reads the rows from
+ * the infile callbacks (mysql_load.c) while the statement runs. */
+static int step_load(my_conn *mc, int ready, lb_db_error *err)
+{
+    MYSQL *m = &mc->m;
+    if (mc->step == ST_LOAD) {
+        START(ST_LOAD_DONE, mysql_real_query_start(&mc->iret, m, mc->lsql, (unsigned long)mc->lsql_len));
+    }
+    CONT(mysql_real_query_cont(&mc->iret, m, ready));
+    if (mc->iret != 0)
+        lb__db_my_conn_error(err, m);
+    my_ulonglong n = mc->iret == 0 ? mysql_affected_rows(m) : 0;
+    return op_end(mc, lb__db_my_load_ran(mc, mc->iret != 0 ? -1 : 0, n == (my_ulonglong)-1 ? 0 : (uint64_t)n));
+}
+
 /* Run steps until one waits (its mask) or the operation ends (0 / -1). */
 static int advance(my_conn *mc, int ready, lb__db_async *out, lb_db_error *err)
 {
@@ -223,6 +239,9 @@ static int advance(my_conn *mc, int ready, lb__db_async *out, lb_db_error *err)
             break;
         case ST_EXECUTE: case ST_EXECUTE_DONE: case ST_SSTORE_DONE:
             rc = step_execute(mc, ready, out, err);
+            break;
+        case ST_LOAD: case ST_LOAD_DONE:
+            rc = step_load(mc, ready, err);
             break;
         default:
             lb__db_error_set(err, LB_DB_E_INVALID, "HY000", "no operation in progress");
@@ -266,6 +285,8 @@ static int op_begin(my_conn *mc, int op, const char *sql, size_t len, my_stmt *m
     mc->op = op;
     mc->step = ST_DRAIN;
     mc->pending = 0;
+    if (op != OP_LOAD)
+        mc->load_affected = -1;
     mc->sql = sql;
     mc->len = (unsigned long)len;
     mc->ast = ms;
@@ -302,6 +323,11 @@ int lb__db_my_stmt_execute_start(void *ds, lb__db_async *out, lb_db_error *err)
     if (lb__db_my_rebind_if_changed(ms, err) != 0)
         return -1;
     return op_begin(ms->mc, OP_EXECUTE, NULL, 0, ms, out, err);
+}
+
+int lb__db_my_load_run(my_conn *mc, lb__db_async *out, lb_db_error *err)
+{
+    return op_begin(mc, OP_LOAD, NULL, 0, NULL, out, err);
 }
 
 int lb__db_my_cont(void *dc, int ready, lb__db_async *out, lb_db_error *err)

@@ -113,6 +113,8 @@ my_conn *lb__db_my_conn_init(const lb_db_conn_opts *o, lb_db_error *err)
             mysql_options(m, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &on);
     }
     mc->ssl_required = o->ssl_mode >= LB_DB_SSL_REQUIRED;
+    mc->load_affected = -1;
+    lb__db_my_infile_install(mc);
     return mc;
 }
 
@@ -140,6 +142,7 @@ void lb__db_my_disconnect(void *dc)
     mysql_close(&mc->m);
     if (orphan)
         lb__db_my_stmt_close(orphan);
+    lb__db_my_load_free(mc);
     free(mc);
 }
 
@@ -183,8 +186,10 @@ void lb__db_my_free_result(void *h)
 
 uint64_t lb__db_my_affected_rows(void *dc, void *ds)
 {
-    my_ulonglong n = ds ? mysql_stmt_affected_rows(((my_stmt *)ds)->st)
-                        : mysql_affected_rows(&((my_conn *)dc)->m);
+    my_conn *mc = dc;
+    if (!ds && mc->load_affected >= 0)
+        return (uint64_t)mc->load_affected;   /* a load: the sum over its statements */
+    my_ulonglong n = ds ? mysql_stmt_affected_rows(((my_stmt *)ds)->st) : mysql_affected_rows(&mc->m);
     return n == (my_ulonglong)-1 ? 0 : (uint64_t)n;
 }
 

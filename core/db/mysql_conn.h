@@ -31,9 +31,36 @@ typedef struct my_conn {
     my_bool bret;
     MYSQL *cret;
     MYSQL_RES *res;
+    /* bulk load (mysql_load.c) */
+    int loading;            /* between load_start and load_end */
+    char *lsql;             /* the load's LOAD DATA statement (NUL-terminated copy) */
+    size_t lsql_len, lsql_cap;
+    char *lbuf;             /* rows buffered by load_data, not yet sent */
+    size_t llen, lcap, lpos;
+    lb_rowsrc bufsrc;       /* lbuf read as a row source */
+    const lb_rowsrc *lsrc;  /* what the LOAD DATA running reads (NULL: refuse) */
+    int lend;               /* that statement ends the load */
+    uint64_t ltotal;        /* rows this load's statements loaded */
+    int64_t load_affected;  /* rows of the load that just ended, else -1 */
 } my_conn;
 
-enum { OP_NONE, OP_CONNECT, OP_QUERY, OP_NEXT, OP_PREPARE, OP_EXECUTE };
+enum { OP_NONE, OP_CONNECT, OP_QUERY, OP_NEXT, OP_PREPARE, OP_EXECUTE, OP_LOAD };
+
+/* Run the load's LOAD DATA statement now, its rows read from mc->lsrc
+ * (mysql_async.c); like the other starts. */
+int lb__db_my_load_run(my_conn *mc, lb__db_async *out, lb_db_error *err);
+/* The statement finished (rc 0: it loaded `rows`): the load's bookkeeping. */
+int lb__db_my_load_ran(my_conn *mc, int rc, uint64_t rows);
+/* The local-infile callbacks, installed on every connection so that a
+ * server can never make the client read a file (mysql_load.c). */
+void lb__db_my_infile_install(my_conn *mc);
+/* Bulk load ops (mysql_load.c). */
+int lb__db_my_load_start(void *dc, const char *sql, size_t len, lb__db_async *out, lb_db_error *err);
+int lb__db_my_load_data_start(void *dc, const char *buf, size_t len, lb__db_async *out, lb_db_error *err);
+int lb__db_my_load_end_start(void *dc, lb__db_async *out, lb_db_error *err);
+int lb__db_my_load_rows_start(void *dc, const char *sql, size_t len, const lb_rowsrc *src, lb__db_async *out,
+                              lb_db_error *err);
+void lb__db_my_load_free(my_conn *mc);
 
 /* mysql_thread_init on a thread's first use of the library. */
 void lb__db_my_thread_init(void);

@@ -1,6 +1,6 @@
 /* Database operations: one state machine per operation (connect,
- * reconnect, query, next result, prepare, execute, and a bulk load's
- * three steps), for both modes.
+ * reconnect, query, next result, prepare, execute, a bulk load's three
+ * steps, and a whole load from a row source), for both modes.
  *
  * Each lb_db_*_start records what is in progress in c->aop and starts the
  * driver's non-blocking op; lb_db_cont continues it after a wait, and
@@ -254,6 +254,25 @@ int lb_db_load_end_start(lb_db_conn *c)
     return load_step(c, LB__DB_AOP_LOAD_END, NULL, 0);
 }
 
+int lb_db_load_rows_start(lb_db_conn *c, const char *sql, size_t len, const lb_rowsrc *src)
+{
+    if (!c || !sql || !src || !src->fill)
+        return lb__db_query_invalid(c);
+    if (c->aop)
+        return busy(c);
+    if (!c->ops->load_rows_start)
+        return lb__db_fail_code(c, LB_DB_E_UNSUPPORTED, "the driver has no bulk load", sql, len, 0);
+    int rc = lb__db_query_prologue(c, sql, len);
+    if (rc != 0)
+        return rc;
+    c->aop = LB__DB_AOP_LOAD_ROWS;
+    c->asql = sql;
+    c->alen = len;
+    lb__db_async out;
+    memset(&out, 0, sizeof out);
+    return begun(c, c->ops->load_rows_start(c->drv, sql, len, src, &out, &c->err), &out);
+}
+
 static int connect_done(lb_db_conn *c, int op, int rc)
 {
     void *d = c->adrv;
@@ -321,8 +340,9 @@ static int op_done(lb_db_conn *c, int rc, lb__db_async *out)
     case LB__DB_AOP_LOAD_DATA:
         return rc < 0 ? lb__db_fail(c, NULL, 0, 1) : 0;
     case LB__DB_AOP_LOAD_END:
+    case LB__DB_AOP_LOAD_ROWS:
         if (rc < 0)
-            return lb__db_fail(c, NULL, 0, 1);
+            return op == LB__DB_AOP_LOAD_ROWS ? lb__db_fail(c, c->asql, c->alen, 1) : lb__db_fail(c, NULL, 0, 1);
         /* One statement that inserted rows. */
         lb__db_query_done(c, LB_DB_Q_INSERT, &out->rs, &c->result);
         return 0;

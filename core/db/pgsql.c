@@ -120,6 +120,7 @@ static void pg_disconnect(void *dc)
     free(pc->res.vals);
     free(pc->res.lens);
     free(pc->sql);
+    free(pc->rowbuf);
     free(pc);
 }
 
@@ -358,4 +359,5 @@ const lb_db_driver_ops lb__db_pgsql_ops = {
     .load_start = lb__db_pg_load_start,
     .load_data_start = lb__db_pg_load_data_start,
     .load_end_start = lb__db_pg_load_end_start,
+    .load_rows_start = lb__db_pg_load_rows_start,
 };

@@ -42,6 +42,8 @@ typedef struct pg_conn {
     const char *lbuf;       /* load: the chunk not yet queued in libpq */
     size_t llen;
     int end_pending;        /* load: the end message not yet queued */
+    const lb_rowsrc *lsrc;  /* load of generated rows: where they come from */
+    char *rowbuf;           /* ... and the chunk they are generated into */
 } pg_conn;
 
 struct pg_stmt {
@@ -58,7 +60,7 @@ struct pg_stmt {
 };
 
 enum { PG_OP_NONE, PG_OP_CONNECT, PG_OP_QUERY, PG_OP_PREPARE, PG_OP_EXECUTE,
-       PG_OP_LOAD_START, PG_OP_LOAD_DATA, PG_OP_LOAD_END };
+       PG_OP_LOAD_START, PG_OP_LOAD_DATA, PG_OP_LOAD_END, PG_OP_LOAD_ROWS };
 
 /* The error of result `r` (NULL: of the connection) into `err`, with its
  * SQLSTATE as the code (lb_db_sqlstate_code); a lost connection without a
@@ -90,6 +92,8 @@ int lb__db_pg_cont(void *dc, int ready, lb__db_async *out, lb_db_error *err);
 int lb__db_pg_load_start(void *dc, const char *sql, size_t len, lb__db_async *out, lb_db_error *err);
 int lb__db_pg_load_data_start(void *dc, const char *buf, size_t len, lb__db_async *out, lb_db_error *err);
 int lb__db_pg_load_end_start(void *dc, lb__db_async *out, lb_db_error *err);
+int lb__db_pg_load_rows_start(void *dc, const char *sql, size_t len, const lb_rowsrc *src, lb__db_async *out,
+                              lb_db_error *err);
 int lb__db_pg_fd(void *dc);
 int lb__db_pg_timeout_ms(void *dc);
 

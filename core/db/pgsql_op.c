@@ -108,7 +108,7 @@ static int collect(pg_conn *pc, lb_db_error *err)
         if (!r)
             return 0;
         ExecStatusType st = PQresultStatus(r);
-        if (st == PGRES_COPY_IN && pc->op == PG_OP_LOAD_START) {
+        if (st == PGRES_COPY_IN && (pc->op == PG_OP_LOAD_START || pc->op == PG_OP_LOAD_ROWS)) {
             /* The server waits for the rows: the load's first step is done
              * (asking again would only repeat this result). */
             PQclear(r);
@@ -439,12 +439,73 @@ int lb__db_pg_load_end_start(void *dc, lb__db_async *out, lb_db_error *err)
     return load_finish(pc, err);
 }
 
+/* A load of generated rows: chunks of ROWBUF bytes, each queued and
+ * flushed before the next is generated, so libpq's buffer stays small. */
+#define ROWBUF (64 * 1024)
+
+/* Generate, queue and send chunks until the source ends (then the end of
+ * the data, as load_end) or the socket must drain: 0, a wait mask, -1. */
+static int rows_pump(pg_conn *pc, lb_db_error *err)
+{
+    for (;;) {
+        if (pc->lbuf) {
+            int r = PQputCopyData(pc->pg, pc->lbuf, (int)pc->llen);
+            if (r < 0)
+                return fail(pc, err, NULL);
+            if (r == 0)
+                return WAIT_IO;
+            pc->lbuf = NULL;
+        }
+        int f = PQflush(pc->pg);
+        if (f < 0)
+            return fail(pc, err, NULL);
+        if (f > 0)
+            return WAIT_IO;
+        size_t n = pc->lsrc->fill(pc->lsrc->ud, pc->rowbuf, ROWBUF);
+        if (n == 0) {
+            pc->lsrc = NULL;
+            pc->op = PG_OP_LOAD_END;
+            pc->copying = 0;
+            pc->end_pending = 1;
+            return load_finish(pc, err);
+        }
+        pc->lbuf = pc->rowbuf;
+        pc->llen = n;
+    }
+}
+
+int lb__db_pg_load_rows_start(void *dc, const char *sql, size_t len, const lb_rowsrc *src, lb__db_async *out,
+                              lb_db_error *err)
+{
+    (void)out;
+    pg_conn *pc = dc;
+    if (!pc->rowbuf && !(pc->rowbuf = malloc(ROWBUF))) {
+        lb__db_error_set(err, LB_DB_E_NOMEM, "HY001", "out of memory");
+        return -1;
+    }
+    begin(pc, PG_OP_LOAD_ROWS, NULL);
+    pc->copying = 0;
+    pc->lsrc = src;
+    pc->lbuf = NULL;
+    const char *text = sql_text(pc, sql, len);
+    if (!text)
+        return out_of_memory(pc, err);
+    int rc = sent(pc, PQsendQuery(pc->pg, text), err);
+    return rc != 0 || !pc->copying ? rc : rows_pump(pc, err);
+}
+
 /* ---- continue ------------------------------------------------------------ */
 
 /* Every result is in: finish the operation. */
 static int finish(pg_conn *pc, lb__db_async *out, lb_db_error *err)
 {
     PGresult *r = pc->first;
+    if (pc->op == PG_OP_LOAD_ROWS) {
+        if (pc->copying)
+            return rows_pump(pc, err);
+        pc->lsrc = NULL;
+        pc->op = PG_OP_LOAD_START;   /* the statement was not a COPY FROM STDIN: fail as a load start */
+    }
     switch (pc->op) {
     case PG_OP_QUERY:
         pc->first = NULL;
@@ -504,6 +565,8 @@ int lb__db_pg_cont(void *dc, int ready, lb__db_async *out, lb_db_error *err)
         return fail(pc, err, NULL);
     if (pc->op == PG_OP_LOAD_DATA)
         return load_push(pc, err);
+    if (pc->op == PG_OP_LOAD_ROWS && pc->copying)
+        return rows_pump(pc, err);
     int rc = pc->op == PG_OP_LOAD_END ? load_finish(pc, err) : collect(pc, err);
     return rc != 0 ? rc : finish(pc, out, err);
 }

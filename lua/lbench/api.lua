@@ -53,6 +53,25 @@ local function add_rand(lb, ctx)
   end
   function rand.set_nurand_c(A, c) nurand_c[A] = c end
   rand.default = rand[opt.rand_type or "special"] or rand.special
+  -- The same distribution for C code drawing on this state's behalf.
+  local DIST = { uniform = C.LB_RAND_DIST_UNIFORM, gaussian = C.LB_RAND_DIST_GAUSSIAN,
+                 special = C.LB_RAND_DIST_SPECIAL, pareto = C.LB_RAND_DIST_PARETO, zipfian = C.LB_RAND_DIST_ZIPFIAN }
+  local default_dist = ffi.new("lb_rand_dist", { kind = DIST[opt.rand_type or "special"] or C.LB_RAND_DIST_SPECIAL,
+    iter = iter, pct = spct, res = sres, h = ph, theta = zexp })
+  -- sbtest rows id first..last generated in C for con:load_rows (k as
+  -- rand.default(1, k_max), c and pad as rand.string of the templates); the
+  -- progress count grows as they go, and a stop ends them early.
+  -- rows.generated() tells how many were made.
+  function rand.sbtest_rows(first, last, k_max, c_tmpl, pad_tmpl)
+    local g = ffi.new("lb_rowgen_sbtest")
+    if C.lb_rowgen_sbtest_init(g, R, default_dist, ctx.rt, first, last, k_max, c_tmpl, #c_tmpl, pad_tmpl,
+                               #pad_tmpl) ~= 0 then
+      error("rand.sbtest_rows: the templates are too long for one row buffer", 2)
+    end
+    -- The generator points into the template strings: keep them with it.
+    return { src = g.src, gen = g, templates = { c_tmpl, pad_tmpl },
+             generated = function() return tonumber(g.rows) end }
+  end
   local sbuf, sbuf_len = nil, 0
   local function buf(n)
     if n > sbuf_len then

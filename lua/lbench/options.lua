@@ -44,6 +44,8 @@ M.core = {
   { "connections", "int", 0, "virtual users (each with its own connection and script instance) over all threads; "
     .. "at least --threads switches to async mode: every thread runs an event loop serving connections/threads users "
     .. "(0: thread mode, one per thread)", min = 0, max = MAX_CONNECTIONS },
+  { "connect-concurrency", "int", 64, "virtual users opening their connection at once in async mode (the others "
+    .. "wait their turn, so that the server's listen backlog is not overrun)", min = 1 },
   { "time", "double", 10, "limit for total execution time in seconds (0: no limit)", min = 0 },
   { "events", "int", 0, "limit for the total number of events (0: no limit)", min = 0 },
   { "rate", "double", 0, "target events per second over all threads (0: unlimited)", min = 0 },

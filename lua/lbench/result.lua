@@ -213,6 +213,8 @@ function M.build(ctx, lb, a)
   local r = M.header(ctx, lb, a.started_at, status, a.stop_reason, a.error)
   r.threads = a.threads
   if (opt.connections or 0) > 0 then r.connections = opt.connections end
+  -- Async mode: the time to open them all, and the transient failures retried.
+  if a.connect then r.connect = { opened_s = a.connect.opened_s, retried = a.connect.retried } end
   r.duration_s = a.duration_s
   r.warmup_s = a.warmup_s
   r.warmup_events = a.warmup_events

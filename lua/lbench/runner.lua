@@ -332,6 +332,14 @@ local function check_connections(opt)
     util.fail("--connections=%d: must be at least --threads=%d (each thread serves connections/threads virtual users)",
       n, opt.threads)
   end
+  -- One descriptor per connection, plus the workers' event loops and
+  -- whatever else is open: raise the soft limit as far as the hard one goes.
+  local need = n + 16 * opt.threads + 256
+  local lim = ffi.new("uint64_t[2]")
+  if n > 0 and C.lb_runtime_files_limit(need, lim, lim + 1) ~= 0 then
+    util.fail("--connections=%d needs about %d open files, but this process may open only %.0f (hard limit %.0f; "
+      .. "see ulimit -n and -Hn): raise the limit, or use fewer connections", n, need, tonumber(lim[0]), tonumber(lim[1]))
+  end
   return n > 0
 end
 
@@ -567,6 +575,7 @@ function M.run_measured(ctx, lb, metrics)
   if metrics ~= nil then
     C.lb_metrics_attach(metrics, run, opt.threads, (opt.connections or 0) > 0 and opt.connections or opt.threads)
   end
+  local open_t0, retries0 = C.lb_clock_ns(), C.lb_runtime_connect_retries(ctx.rt)
   if C.lb_run_start(run) ~= 0 then
     -- Nothing was measured (thread_init failed: no connection, no table):
     -- the caller reports the error alone.
@@ -575,9 +584,19 @@ function M.run_measured(ctx, lb, metrics)
   end
   -- The banner once the workers are ready: a run that cannot start (no
   -- server, no table) prints its one-line error and nothing else.
+  -- Async mode: how long opening every connection took (thread_init).
+  local connect
+  if (opt.connections or 0) > 0 then
+    connect = { opened_s = tonumber(C.lb_clock_ns() - open_t0) / 1e9,
+                retried = tonumber(C.lb_runtime_connect_retries(ctx.rt) - retries0) }
+  end
   if text then
     banner(ctx, opt, paced)
     say(ctx, "Threads started!\n\n")
+    if connect then
+      say(ctx, string.format("Connections: %d opened in %.2f s (%d transient failure(s) retried)\n\n",
+        opt.connections, connect.opened_s, connect.retried))
+    end
   end
   if opt.output == "csv" and opt.report_interval > 0 then csv_header(ctx, keys) end
 
@@ -596,6 +615,7 @@ function M.run_measured(ctx, lb, metrics)
     warmup_events = R.warmup_events, intervals = R.intervals, failed = failed, error = err,
     stop_reason = R:stop_reason(), paced = paced, threads = opt.threads, final_stats = R.snap.sum,
     base_stats = R.base_stats, worker_base = R.worker_base, cpu = cpu_sampler, type_names = R.tnames,
+    connect = connect,
   })
 
   -- A scenario may add its own sections to the result (fileio series,

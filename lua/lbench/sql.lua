@@ -143,11 +143,45 @@ M.code_text = code_text
 -- connect(over): a connection object of class Con, with the run's options
 -- (--mysql-* or --pgsql-*: E.conf, hosts and ports in rotation) overridden
 -- by `over`.
+local CONNECT_TRIES = 8
+
 local function build_connect(E, finish, Con)
-  local ctx, opt, W, stats = E.ctx, E.opt, E.W, E.stats
+  local ctx, opt, W, stats, lb, rand = E.ctx, E.opt, E.W, E.stats, E.lb, E.rand
   local driver_name, ops, conf = E.driver_name, E.ops, E.conf
   local hosts, ports, sockets = conf.hosts, conf.ports, conf.sockets
   local nconn = 0   -- connections made so far: the host/port rotation
+
+  -- One attempt: the connection, or nil with `err` filled.  A worker's
+  -- connection is tracked from the start, so that a stop can abort it
+  -- even while it connects.
+  local function connect_once(o, err)
+    local c = C.lb_db_conn_new(ops, o, stats, err)
+    if c == nil then return nil end
+    if W ~= nil and C.lb_worker_track(W, c, C.lb_db_conn_handle) ~= 0 then
+      C.lb_db_disconnect(c)
+      error("out of memory")
+    end
+    if finish(c, C.lb_db_connect_start(c)) < 0 then
+      ffi.copy(err, C.lb_db_conn_error(c), ffi.sizeof("lb_db_error"))
+      if W ~= nil then C.lb_worker_close(W, c) else C.lb_db_disconnect(c) end
+      return nil
+    end
+    return c
+  end
+  -- Failures worth another try: the server's listen backlog was full
+  -- (EAGAIN on a loopback connect) or it dropped the handshake (MySQL 2013
+  -- "reading initial communication packet"), as when thousands of
+  -- connections open at once.
+  local function transient(err)
+    local msg = ffi.string(err.message)
+    return err.code == 2013 or msg:find("system error: 11", 1, true) ~= nil
+      or msg:find("Resource temporarily unavailable", 1, true) ~= nil
+  end
+  -- The server's own connection limit (MySQL 1040, PostgreSQL 53300).
+  local function too_many(err)
+    return err.code == 1040 or (driver_name == "pgsql" and ffi.string(err.sqlstate) == "53300")
+  end
+
   local function connect(over)
     over = over or {}
     local o = ffi.new("lb_db_conn_opts")
@@ -175,25 +209,21 @@ local function build_connect(E, finish, Con)
       o.debug_ud = ctx.rt
     end
     local err = ffi.new("lb_db_error")
-    -- A worker's connection is tracked from the start, so that a stop can
-    -- abort it even while it connects.
-    local c = C.lb_db_conn_new(ops, o, stats, err)
-    if c ~= nil then
-      if W ~= nil and C.lb_worker_track(W, c, C.lb_db_conn_handle) ~= 0 then
-        C.lb_db_disconnect(c)
-        error("out of memory")
-      end
-      if finish(c, C.lb_db_connect_start(c)) < 0 then
-        ffi.copy(err, C.lb_db_conn_error(c), ffi.sizeof("lb_db_error"))
-        if W ~= nil then C.lb_worker_close(W, c) else C.lb_db_disconnect(c) end
-        c = nil
-      end
+    local c
+    for attempt = 1, CONNECT_TRIES do
+      c = connect_once(o, err)
+      if c ~= nil or attempt == CONNECT_TRIES or not transient(err) or lb.should_stop() then break end
+      -- A full listen backlog or a handshake cut short: try again after a
+      -- short, growing, jittered pause (counted, reported with the run).
+      C.lb_runtime_count_connect_retry(ctx.rt)
+      lb.sleep(10 * 2 ^ (attempt - 1) * (0.5 + (rand ~= nil and C.lb_rand_double(rand) or math.random())))
     end
     if c == nil then
       local where = o.conninfo ~= nil and "the --pgsql-conninfo server" or o.socket ~= nil and ffi.string(o.socket)
         or (ffi.string(o.host) .. ":" .. o.port)
-      util.fail("cannot connect to %s as '%s' (%s): error %s: %s", driver_name == "null" and driver_name or where,
-        o.user ~= nil and ffi.string(o.user) or "", driver_name, code_text(err.code), ffi.string(err.message))
+      util.fail("cannot connect to %s as '%s' (%s): error %s: %s%s", driver_name == "null" and driver_name or where,
+        o.user ~= nil and ffi.string(o.user) or "", driver_name, code_text(err.code), ffi.string(err.message),
+        too_many(err) and " (the server's connection limit: raise max_connections, or use fewer --connections)" or "")
     end
     return setmetatable({ c = c, stmts = {} }, Con)
   end
@@ -288,7 +318,7 @@ local function build_connections(E, finish, reconnect, wrap_rs, conn_result)
 end
 
 -- Bulk inserts (sysbench's) and bulk loads (COPY) on a connection.
-local function build_bulk(Con, finish, raise)
+local function build_bulk(Con, finish, raise, driver_name)
   function Con:bulk_insert_init(prefix)
     if C.lb_db_bulk_insert_init(self.c, prefix, #prefix) < 0 then raise(self, prefix) end
   end
@@ -299,11 +329,22 @@ local function build_bulk(Con, finish, raise)
     if C.lb_db_bulk_insert_done(self.c) < 0 then raise(self, nil) end
   end
 
-  -- Bulk load (PostgreSQL COPY ... FROM STDIN): load_begin(sql), then
+  -- Bulk load (PostgreSQL COPY ... FROM STDIN, MySQL LOAD DATA LOCAL
+  -- INFILE 'name' INTO TABLE t (cols), served from memory): load_begin(sql), then
   -- load_data(chunk) with rows in the statement's format, then load_end(),
   -- which returns the rows loaded.  can_load() tells whether the driver
-  -- has it.
-  function Con:can_load() return C.lb_db_load_supported(self.c) ~= 0 end
+  -- has it and the server takes it.
+  -- MySQL's LOAD DATA LOCAL INFILE also needs the server's local_infile
+  -- (asked once per connection).
+  function Con:can_load()
+    if C.lb_db_load_supported(self.c) == 0 then return false end
+    if driver_name ~= "mysql" then return true end
+    if self.local_infile == nil then
+      local v = self:query_row("SELECT @@GLOBAL.local_infile")
+      self.local_infile = v ~= nil and tonumber(v) == 1
+    end
+    return self.local_infile
+  end
   function Con:load_begin(q)
     if finish(self.c, C.lb_db_load_start(self.c, q, #q)) < 0 then return raise(self, q) end
   end
@@ -312,6 +353,13 @@ local function build_bulk(Con, finish, raise)
   end
   function Con:load_end()
     if finish(self.c, C.lb_db_load_end_start(self.c)) < 0 then return raise(self, nil) end
+    return tonumber(C.lb_db_affected_rows(self.c))
+  end
+  -- A whole load in one call, the rows generated in C (lbench.rand.
+  -- sbtest_rows) straight into the client library's buffers; returns the
+  -- rows the server loaded.
+  function Con:load_rows(q, rows)
+    if finish(self.c, C.lb_db_load_rows_start(self.c, q, #q, rows.src)) < 0 then return raise(self, q) end
     return tonumber(C.lb_db_affected_rows(self.c))
   end
 end
@@ -508,7 +556,7 @@ function M.new(ctx, lb)
   local finish, reconnect = build_wait()
   local wrap_rs, stmt_result, conn_result = build_results()
   local Con, connect, raise = build_connections(E, finish, reconnect, wrap_rs, conn_result)
-  build_bulk(Con, finish, raise)
+  build_bulk(Con, finish, raise, E.driver_name)
   build_statements(E, Con, finish, raise, wrap_rs, stmt_result)
   build_driver(E, sql, connect)
   return sql

@@ -145,6 +145,47 @@ end
 -- The worker's scheduler: VU coroutines on one event loop.  It resumes
 -- the VUs the loop reports ready, one FFI call per batch, and arms the
 -- loop with what each VU yields for (socket, timer, or "again").
+-- The worker's event loop (freed at the end of run_async, after the
+-- reporter can no longer wake it; the gc handler covers an error on the
+-- way) and its VU coroutines, numbered 0..nvu-1.
+local function async_setup(W, lb, tid, cfg, nvu, first, phase)
+  if C.lb_worker_set_lanes(W, nvu) ~= 0 then error("out of memory for " .. nvu .. " virtual users", 0) end
+  local loop = C.lb_loop_new(nvu)
+  if loop == nil then error("cannot create the event loop of worker " .. tid, 0) end
+  loop = ffi.gc(loop, function(l) C.lb_worker_set_loop(W, nil); C.lb_loop_free(l) end)
+  C.lb_worker_set_loop(W, loop)
+  async.loop = loop
+  local new_vu = vu.factory(cfg.script, lb)
+  local cos = {}
+  for i = 0, nvu - 1 do
+    local inst = new_vu(tid, first + i)
+    cos[i] = coroutine.create(function() return vu_main(W, inst, tid, phase, i) end)
+  end
+  return loop, cos
+end
+
+-- thread_init (the connect) of at most `opening` VUs at a time, in order:
+-- a server's listen backlog holds only so many connections in the making.
+-- next() starts one more; drop() gives up on those not started (returns
+-- how many).
+local function init_gate(loop, nvu, opening)
+  local started = 0
+  local g = {}
+  function g.next()
+    if started < nvu then
+      C.lb_loop_ready(loop, started, 0)
+      started = started + 1
+    end
+  end
+  function g.drop()
+    local n = nvu - started
+    started = nvu
+    return n
+  end
+  function g.open() for _ = 1, math.min(opening, nvu) do g.next() end end
+  return g
+end
+
 local function run_async(W, lb, tid, cfg)
   local nvu, first = M.vus_of(cfg.opt.connections, cfg.opt.threads, tid)
   if nvu < 1 then
@@ -152,25 +193,12 @@ local function run_async(W, lb, tid, cfg)
     C.lb_worker_ready(W)
     return
   end
-  if C.lb_worker_set_lanes(W, nvu) ~= 0 then error("out of memory for " .. nvu .. " virtual users", 0) end
-  local loop = C.lb_loop_new(nvu)
-  if loop == nil then error("cannot create the event loop of worker " .. tid, 0) end
-  -- Freed at the end of run_async, after the reporter can no longer wake
-  -- it; the gc handler covers an error on the way.
-  loop = ffi.gc(loop, function(l) C.lb_worker_set_loop(W, nil); C.lb_loop_free(l) end)
-  C.lb_worker_set_loop(W, loop)
-  async.loop = loop
-
-  local new_vu = vu.factory(cfg.script, lb)
-  local cos, phase = {}, {}
-  for i = 0, nvu - 1 do
-    local inst = new_vu(tid, first + i)
-    cos[i] = coroutine.create(function() return vu_main(W, inst, tid, phase, i) end)
-  end
-
+  local phase = {}
+  local loop, cos = async_setup(W, lb, tid, cfg, nvu, first, phase)
   local slots, masks = ffi.new("int32_t[?]", nvu), ffi.new("int32_t[?]", nvu)
   local alive, parked = nvu, {}
   local nparked = 0
+  local gate = init_gate(loop, nvu, math.max(1, math.ceil(cfg.opt.connect_concurrency / cfg.opt.threads)))
   local sleeping = {}   -- VUs in a pure timer wait (sleep, intended start)
   local stopping = false
   local resume, status = coroutine.resume, coroutine.status
@@ -186,11 +214,14 @@ local function run_async(W, lb, tid, cfg)
       alive = alive - 1
       C.lb_loop_forget(loop, i)
       C.lb_worker_fail(W, error_text(kind) or debug.traceback(co, tostring(kind), 0))
+      -- A failed thread_init fails the run: the VUs not started yet never are.
+      if not phase[i] then alive = alive - gate.drop() end
       return
     end
     if status(co) == "dead" then
       alive = alive - 1
       C.lb_loop_forget(loop, i)
+      if not phase[i] then gate.next() end
     elseif kind == async.WAIT then
       if fd < 0 and stopping and phase[i] then
         C.lb_loop_ready(loop, i, async.TIMEOUT + async.STOP)
@@ -205,6 +236,7 @@ local function run_async(W, lb, tid, cfg)
     elseif kind == async.PARK then
       parked[i] = true
       nparked = nparked + 1
+      gate.next()
     end
   end
 
@@ -229,8 +261,8 @@ local function run_async(W, lb, tid, cfg)
     end
   end
 
-  -- thread_init of every VU (connects overlap), then the barrier.
-  for i = 0, nvu - 1 do C.lb_loop_ready(loop, i, 0) end
+  -- thread_init of every VU (a gated number of connects overlap), then the barrier.
+  gate.open()
   drive(function() return nparked >= alive end)
   async.go = C.lb_worker_ready(W) ~= 0
   for i in pairs(parked) do C.lb_loop_ready(loop, i, 0) end

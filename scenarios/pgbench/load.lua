@@ -4,9 +4,9 @@
 -- accounts (aid, bid of its branch, abalance 0, filler blank).
 --
 -- The rows are cut into units (id ranges of one table) that the --threads
--- loaders take in turn.  On PostgreSQL a unit is one COPY, as pgbench
--- loads; elsewhere (MySQL/MariaDB, or a driver without bulk load) it is
--- prepared multi-row INSERTs whose ids are bound into the parameters (the
+-- loaders take in turn.  A unit is one bulk load (PostgreSQL's COPY, as
+-- pgbench loads; MySQL's LOAD DATA LOCAL INFILE); with --load-method=insert
+-- (or a server or driver without bulk load) it is prepared multi-row INSERTs whose ids are bound into the parameters (the
 -- server parses no text, the client builds no strings), in one
 -- transaction per unit, so InnoDB flushes its log once per unit, not per
 -- statement.
@@ -100,23 +100,25 @@ local function load_unit(con, u, big)
   return id > hi
 end
 
--- PostgreSQL: rows lo..hi through COPY ... FROM STDIN, as pgbench itself
--- loads (its rows: the id, the branch, a zero balance, the filler),
--- in chunks of COPY_ROWS text rows.  The server neither parses nor plans a
--- statement per row batch: several times faster than INSERTs.  The COPY
--- is one statement; a stop ends it early, keeping the rows sent so far.
+-- A bulk load of rows lo..hi (--load-method=bulk): PostgreSQL's COPY ...
+-- FROM STDIN, as pgbench itself loads, or MySQL's LOAD DATA LOCAL INFILE
+-- served from memory; pgbench's rows (the id, the branch, a zero balance,
+-- the filler) as text, in chunks of COPY_ROWS rows.  The server neither
+-- parses nor plans a statement per row batch: several times faster than
+-- INSERTs.  A stop ends the load early, keeping the rows sent so far.
 local COPY_ROWS = 1000
 local COPY = {
-  pgbench_branches = { "copy pgbench_branches (bid, bbalance, filler) from stdin", "%d\t0\t\\N\n" },
-  pgbench_tellers = { "copy pgbench_tellers (tid, bid, tbalance, filler) from stdin", "%d\t%d\t0\t\\N\n" },
-  pgbench_accounts = { "copy pgbench_accounts (aid, bid, abalance, filler) from stdin", "%d\t%d\t0\t\n" },
+  pgbench_branches = { "pgbench_branches (bid, bbalance, filler)", "%d\t0\t\\N\n" },
+  pgbench_tellers = { "pgbench_tellers (tid, bid, tbalance, filler)", "%d\t%d\t0\t\\N\n" },
+  pgbench_accounts = { "pgbench_accounts (aid, bid, abalance, filler)", "%d\t%d\t0\t\n" },
 }
 
-local function copy_unit(con, u)
+local function copy_unit(con, u, pg)
   local name, lo, hi = u[1], u[2], u[3]
   local per, fmt = TABLE[name][3], COPY[name][2]
   local format, floor = string.format, math.floor
-  con:load_begin(COPY[name][1])
+  con:load_begin(pg and "copy " .. COPY[name][1] .. " from stdin"
+    or string.format("LOAD DATA LOCAL INFILE '%s' INTO TABLE %s", name, COPY[name][1]))
   local buf, n = {}, 0
   local function flush()
     con:load_data(table.concat(buf, "", 1, n))
@@ -142,11 +144,11 @@ end
 function M.load_thread(opt, scale, tid, threads)
   local con = lbench.sql.driver():connect()
   local big = schema.big(scale)
-  local copy = schema.pg(opt) and con:can_load()
+  local copy = opt.load_method == "bulk" and con:can_load()
   for i, u in ipairs(M.units(scale, threads)) do
     if lbench.should_stop() then break end
     if (i - 1) % threads == tid and copy then
-      copy_unit(con, u)
+      copy_unit(con, u, schema.pg(opt))
     elseif (i - 1) % threads == tid then
       con:query(schema.pg(opt) and "begin" or "start transaction")
       if load_unit(con, u, big) then con:query("commit") else con:query("rollback") end

@@ -357,7 +357,7 @@ function Rows:close()
   self.full = nil
 end
 
--- ---- the COPY writer (PostgreSQL) -------------------------------------------
+-- ---- the bulk-load writer (COPY, LOAD DATA LOCAL INFILE) ----------------------
 -- The same interface as Rows, for a COPY ... FROM STDIN of the table: the
 -- row's fields as text, tab-separated, the tuple's constants (e.g. 'OE',
 -- 50000.00) written in their place, sent in chunks of about 64 KiB; the
@@ -380,13 +380,16 @@ end
 
 function M.copy_rows(con, R, prefix, tuple)
   local tbl, cols = prefix:match("^INSERT INTO ([%w_]+) (%b())")
-  return setmetatable({ con = con, R = R, sql = string.format("COPY %s %s FROM STDIN", tbl, cols),
+  local sql = lbench.opt.db_driver == "pgsql" and string.format("COPY %s %s FROM STDIN", tbl, cols)
+    or string.format("LOAD DATA LOCAL INFILE '%s' INTO TABLE %s %s", tbl, tbl, cols)
+  return setmetatable({ con = con, R = R, sql = sql, tbl = tbl, total = 0,
                         slots = tuple_slots(tuple), p = ffi.new("char[?]", CHUNK + 4096), n = 0,
                         left = 0, pending = 0, open = false, col = 0 }, Copy)
 end
 
 function Copy:start(total)
   self.left = total
+  self.total = total
   self.n, self.pending = 0, 0
   self.con:load_begin(self.sql)
   self.open = true
@@ -434,8 +437,12 @@ function Copy:endrow()
   self.con:load_data(ffi.string(self.p, self.n))
   self.n = 0
   if self.left == 0 then
-    self.con:load_end()
     self.open = false
+    -- LOAD DATA LOCAL turns a rejected row into a warning: count them.
+    local loaded = self.con:load_end()
+    if loaded ~= self.total then
+      error(string.format("%s: the server loaded %d of the %d rows sent", self.tbl, loaded, self.total), 0)
+    end
   end
   local sent = self.pending
   self.pending = 0

@@ -6,7 +6,7 @@
 -- NEW-ORDERs).  The main state lists the units not yet loaded (a row in
 -- tpcc_loaded marks a finished unit) and every loader thread takes its
 -- share of that list, balanced by size.  Each unit is one transaction of
--- multi-row INSERTs (on PostgreSQL, COPYs of the same rows) that ends by
+-- multi-row INSERTs (or bulk loads of the same rows) that ends by
 -- writing its marker, so an interrupted
 -- prepare leaves whole units or nothing, and a rerun loads exactly what is
 -- missing.  (For a storage engine without transactions a unit found
@@ -81,13 +81,14 @@ local gen_rows -- gen.rows or gen.copy_rows
 
 local function uni(a, b) return C.lb_rand_uniform(L.R, a, b) end
 
--- The prepared multi-row INSERTs of this thread, one per table; on
--- PostgreSQL the same rows go through COPY (gen.copy_rows).
+-- The prepared multi-row INSERTs of this thread, one per table; with
+-- --load-method=bulk the same rows go as text through COPY (PostgreSQL)
+-- or LOAD DATA LOCAL INFILE from memory (MySQL): gen.copy_rows.
 local function rows_of(con, name)
   local rs = L.rows[name]
   if rs then return rs end
   local R = L.R
-  local use_copy = lbench.opt.db_driver == "pgsql" and con:can_load()
+  local use_copy = lbench.opt.load_method == "bulk" and con:can_load()
   gen_rows = use_copy and function(c, r, prefix, tuple) return gen.copy_rows(c, r, prefix, tuple) end or gen.rows
   if name == "item" then
     rs = gen_rows(con, R, "INSERT INTO item (i_id, i_im_id, i_name, i_price, i_data) VALUES",
