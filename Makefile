@@ -14,7 +14,7 @@ O        ?= build
 SAN      ?=
 BIN      ?= lbench
 
-PKGS        := luajit libevent libpq
+PKGS        := luajit libevent libpq sqlite3
 DEPS_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(shell mariadb_config --cflags 2>/dev/null)
 DEPS_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(shell mariadb_config --libs 2>/dev/null) -laio -lm -lpthread -ldl
 # io_uring engine only where liburing is installed (else it explains at run time).

@@ -21,7 +21,7 @@ prog=install-deps
 err() { printf '%s: %s\n' "$prog" "$*" >&2; }
 
 BUILD_PKGS=(gcc make pkg-config luajit libluajit-5.1-dev libaio-dev libevent-dev
-            default-libmysqlclient-dev libpq-dev liburing-dev)
+            default-libmysqlclient-dev libpq-dev liburing-dev libsqlite3-dev)
 TEST_PKGS=(mariadb-server mariadb-client postgresql-15 postgresql-client-15 iproute2 lua-busted gnuplot-nox sysbench fio procps)
 BENCH_PKGS=(sysbench fio)
 
