@@ -99,14 +99,14 @@ local function mibs(r)
   return (rd or 0) + (wr or 0)
 end
 M.metrics = {
-  tps = { label = "tps", unit = "/s", higher = true, get = first_of("TPS", "events/s") },
-  qps = { label = "qps", unit = "/s", higher = true, get = cmp_metric("QPS") },
+  tps = { label = "tps", unit = "", higher = true, get = first_of("TPS", "events/s") },
+  qps = { label = "qps", unit = "", higher = true, get = cmp_metric("QPS") },
   p95 = { label = "p95", unit = "ms", higher = false, get = cmp_metric("latency p95") },
   p99 = { label = "p99", unit = "ms", higher = false, get = cmp_metric("latency p99") },
   avg = { label = "avg", unit = "ms", higher = false, get = cmp_metric("latency avg") },
   tpmc = { label = "tpmC", unit = "", higher = true, get = cmp_metric("tpmC") },
-  iops = { label = "iops", unit = "/s", higher = true, get = cmp_metric("IOPS") },
-  mibs = { label = "MiB/s", unit = "MiB/s", higher = true, get = mibs },
+  iops = { label = "iops", unit = "", higher = true, get = cmp_metric("IOPS") },
+  mibs = { label = "MiB/s", unit = "", higher = true, get = mibs },
 }
 M.METRIC_ORDER = { "tps", "qps", "p95", "p99", "avg", "tpmc", "iops", "mibs" }
 

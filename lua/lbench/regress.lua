@@ -131,7 +131,7 @@ end
 -- One row of the table and whether it is a regression.
 local function verdict(m, limit, base, new)
   local spec = history.metrics[m]
-  local label = spec.label .. (spec.unit ~= "" and spec.unit ~= "/s" and (" " .. spec.unit) or "")
+  local label = spec.label .. (spec.unit ~= "" and (" " .. spec.unit) or "")
   local limit_s = string.format("%s%g%%", spec.higher and "-" or "+", limit)
   if base == nil then return { label, "-", compare.fmt(new), "-", limit_s, "no baseline" }, false end
   local _, d = compare.ratio(new, base)
