@@ -47,13 +47,13 @@ function M.parse(argv, first, known, sub, filters)
       local kind = all[name]
       if not kind then
         local near = util.closest(name, util.sorted_keys(all))
-        util.fail("lbench history %s: unknown option '--%s'%s (lbench history help)", sub, name,
+        util.fail("history %s: unknown option '--%s'%s (lbench history help)", sub, name,
           near and (" (did you mean '--" .. near .. "'?)") or "")
       end
       if kind == "flag" then
-        if value ~= true then util.fail("lbench history %s: --%s takes no value", sub, name) end
+        if value ~= true then util.fail("history %s: --%s takes no value", sub, name) end
       elseif value == true or value == "" then
-        util.fail("lbench history %s: --%s needs a value (--%s=...)", sub, name, name)
+        util.fail("history %s: --%s needs a value (--%s=...)", sub, name, name)
       end
       if kind == "multi" then
         opts[name] = opts[name] or {}
@@ -104,7 +104,7 @@ function M.open(opts, create)
   local path = M.history_path(opts)
   if create then history.check_path(path) end
   local st, e = history.open(path, create)
-  if not st then util.fail("--history=%s: %s", path, e) end
+  if not st then util.fail("--history=%s: %s", path, history.explain(e)) end
   return st, path
 end
 
@@ -117,7 +117,7 @@ end
 
 local function query(st, f)
   local rows, e = st:select(f)
-  if not rows then util.fail("--history=%s: %s", st.path, e) end
+  if not rows then util.fail("--history=%s: %s", st.path, history.explain(e)) end
   return rows
 end
 M.query = query
@@ -148,7 +148,7 @@ end
 
 local function list(rt, argv)
   local opts, pos = M.parse(argv, 3, { limit = "value", output = "value" }, "list", true)
-  if pos[1] then util.fail("lbench history list: unexpected argument '%s' (filters are options: --scenario=%s)", pos[1], pos[1]) end
+  if pos[1] then util.fail("history list: unexpected argument '%s' (filters are options: --scenario=%s)", pos[1], pos[1]) end
   local output = opts.output or "text"
   if output ~= "text" and output ~= "csv" then util.fail("--output=%s: expected text or csv", output) end
   local f = M.filters(opts)
@@ -163,7 +163,7 @@ local function list(rt, argv)
   local header = { "id", "time", "host", "scenario", "command", "key options", "tps", "p95 ms", "p99 ms", "status" }
   local cells = {}
   for _, r in ipairs(rows) do
-    cells[#cells + 1] = { tostring(r.id), r.started_at, r.host or "-", r.scenario, r.command,
+    cells[#cells + 1] = { tostring(r.id), r.started_at, r.host or "-", r.scenario, r.tool == "sweep" and (r.command .. " (sweep)") or r.command,
       r.key_options ~= "" and r.key_options or "-", compare.fmt(r.tps), compare.fmt(r.p95), compare.fmt(r.p99), r.status }
   end
   if output == "csv" then
@@ -181,12 +181,12 @@ end
 local function show(rt, argv)
   local opts, pos = M.parse(argv, 3, {}, "show", false)
   if #pos ~= 1 then util.fail("usage: lbench history show ID") end
-  local id = M.run_id(pos[1], "lbench history show:")
+  local id = M.run_id(pos[1], "history show:")
   local st, path = M.open(opts, false)
   local doc, e = st:document(id)
   st:close()
-  if e then util.fail("--history=%s: %s", path, e) end
-  if not doc then util.fail("lbench history show: no run %d in %s", id, path) end
+  if e then util.fail("--history=%s: %s", path, history.explain(e)) end
+  if not doc then util.fail("history show: no run %d in %s", id, path) end
   out(rt, doc .. "\n")
   return 0
 end
@@ -195,18 +195,18 @@ local function delete(rt, argv)
   local opts, pos = M.parse(argv, 3, {}, "delete", false)
   if #pos == 0 then util.fail("usage: lbench history delete ID...") end
   local ids = {}
-  for i, s in ipairs(pos) do ids[i] = M.run_id(s, "lbench history delete:") end
+  for i, s in ipairs(pos) do ids[i] = M.run_id(s, "history delete:") end
   local st, path = M.open(opts, false)
   -- All or nothing: an id that is not there deletes none of them (a typo
   -- in a list should not half-apply).
   for _, id in ipairs(ids) do
     local d, e = st:document(id)
-    if e then st:close() util.fail("--history=%s: %s", path, e) end
-    if not d then st:close() util.fail("lbench history delete: no run %d in %s (nothing deleted)", id, path) end
+    if e then st:close() util.fail("--history=%s: %s", path, history.explain(e)) end
+    if not d then st:close() util.fail("history delete: no run %d in %s (nothing deleted)", id, path) end
   end
   local missing, e = st:delete(ids)
   st:close()
-  if not missing then util.fail("--history=%s: %s", path, e) end
+  if not missing then util.fail("--history=%s: %s", path, history.explain(e)) end
   out(rt, string.format("deleted %d run(s) from %s\n", #ids, path))
   return 0
 end
@@ -221,16 +221,16 @@ local function import(rt, argv)
   local docs = {}
   for i, f in ipairs(files) do
     local text, e = util.read_file(f)
-    if not text then util.fail("lbench history import: cannot read '%s': %s", f, tostring(e)) end
+    if not text then util.fail("history import: cannot read '%s': %s", f, tostring(e)) end
     local doc, why = history.decode(text)
-    if not doc then util.fail("lbench history import: '%s' is %s", f, why) end
+    if not doc then util.fail("history import: '%s' is %s", f, why) end
     docs[i] = { text = text, doc = doc }
   end
   local st, path = M.open(opts, true)
   local added, lines = 0, {}
   for i, f in ipairs(files) do
     local id, new = st:add(docs[i].text, docs[i].doc, f)
-    if not id then st:close() util.fail("--history=%s: cannot store '%s': %s", path, f, new) end
+    if not id then st:close() util.fail("--history=%s: cannot store '%s': %s", path, f, history.explain(new)) end
     if new then added = added + 1 end
     lines[#lines + 1] = string.format("%s #%d %s", new and "added" or "already stored as", id, f)
   end
@@ -249,11 +249,11 @@ local COMMANDS = {
 
 function M.main(rt, argv)
   local sub = argv[2]
-  if sub == nil then util.fail("lbench history: missing command (list, show, import, delete, check, report, help)") end
+  if sub == nil then util.fail("history: missing command (list, show, import, delete, check, report, help)") end
   local fn = COMMANDS[sub]
   if not fn then
     local near = util.closest(sub, util.sorted_keys(COMMANDS))
-    util.fail("lbench history: unknown command '%s'%s (list, show, import, delete, check, report, help)", sub,
+    util.fail("history: unknown command '%s'%s (list, show, import, delete, check, report, help)", sub,
       near and (" (did you mean '" .. near .. "'?)") or "")
   end
   return fn(rt, argv)

@@ -59,12 +59,16 @@ CREATE INDEX IF NOT EXISTS runs_version ON runs (lbench_version);
 -- Only those a document has, and not when 0/false/empty ("off"): two runs
 -- with the same key options are the same experiment, run again.  Every
 -- other option stays in the stored document (and --where reaches it).
+-- The load shape counts only for a measured run (a fileio verify has
+-- --threads and --time too, unused), the driver only for SQL (every
+-- document has --db-driver, mysql by default, a fileio run too).
 M.KEY_OPTIONS = { "threads", "connections", "rate", "time", "events", "db_driver", "tables", "table_size", "range_size",
   "warehouses", "scale", "builtin", "file_test_mode", "file_block_size", "file_total_size", "file_io_mode", "ioengine",
   "iodepth", "concurrency", "number_of_queries", "auto_generate_sql_load_type", "engine" }
+local LOAD_SHAPE = { threads = true, connections = true, rate = true, time = true, events = true }
 
 local function value_text(v)
-  if type(v) == "number" then return compare.fmt(v) end
+  if type(v) == "number" then return tostring(v) end
   if type(v) == "table" then
     local parts = {}
     for i, x in ipairs(v) do parts[i] = value_text(x) end
@@ -75,9 +79,16 @@ end
 
 function M.key_options(doc)
   local o = type(doc.options) == "table" and doc.options or {}
+  local run = type(doc.points) == "table" and type(doc.points[1]) == "table" and doc.points[1] or doc
+  local measured, sql = type(run.totals) == "table", result.is_sql(run)
+  -- A sweep's swept options are its points' business, not the series'.
+  local swept = {}
+  local sw = type(doc.sweep) == "table" and type(doc.sweep.dimensions) == "table" and doc.sweep.dimensions or {}
+  for _, d in ipairs(sw) do if type(d) == "table" and type(d.name) == "string" then swept[d.name:gsub("-", "_")] = true end end
   local parts = {}
   for _, k in ipairs(M.KEY_OPTIONS) do
     local v = o[k]
+    if (LOAD_SHAPE[k] and not measured) or (k == "db_driver" and not sql) or swept[k] then v = nil end
     if v ~= nil and v ~= 0 and v ~= false and v ~= "" and v ~= json.null then parts[#parts + 1] = k .. "=" .. value_text(v) end
   end
   return table.concat(parts, " ")
@@ -357,6 +368,15 @@ function M.check_path(path)
   d:close()
 end
 
+-- SQLite's reason, with what it means here when that is not obvious.
+function M.explain(msg)
+  if msg == "database is locked" then
+    return string.format("database is locked (another process held it for %g s; LBENCH_HISTORY_TIMEOUT=S waits longer)",
+      busy_ms() / 1000)
+  end
+  return msg
+end
+
 -- Store the result document `text` in the history `path`, from the
 -- command `source`.  Returns true, or false and one line naming the
 -- history and the reason.
@@ -365,10 +385,10 @@ function M.record(path, text, source)
   local doc, e = M.decode(text)
   if not doc then return failed(e) end
   local st, e2 = M.open(path, true)
-  if not st then return failed(e2) end
+  if not st then return failed(M.explain(e2)) end
   local id, e3 = st:add(text, doc, source)
   st:close()
-  if not id then return failed(e3) end
+  if not id then return failed(M.explain(e3)) end
   return true
 end
 

@@ -148,14 +148,14 @@ local function check(rt, argv)
   if #pos ~= 1 then util.fail("usage: lbench history check NEW.json [--metric=...] [--max-regression=...] [--baseline=...]") end
   local file = pos[1]
   local text, e = util.read_file(file)
-  if not text then util.fail("lbench history check: cannot read '%s': %s", file, tostring(e)) end
+  if not text then util.fail("history check: cannot read '%s': %s", file, tostring(e)) end
   local doc, why = history.decode(text)
-  if not doc then util.fail("lbench history check: '%s' is %s", file, why) end
-  if result.is_sweep(doc) then util.fail("lbench history check: '%s' is a sweep; check compares single runs", file) end
+  if not doc then util.fail("history check: '%s' is %s", file, why) end
+  if result.is_sweep(doc) then util.fail("history check: '%s' is a sweep; check compares single runs", file) end
   local names, limits = M.plan(opts.metric, opts["max-regression"], doc)
   for _, m in ipairs(names) do
     if history.metrics[m].get(doc) == nil then
-      util.fail("lbench history check: '%s' has no %s (a %s %s result)", file, history.metrics[m].label, doc.scenario, doc.command)
+      util.fail("history check: '%s' has no %s (a %s %s result)", file, history.metrics[m].label, doc.scenario, doc.command)
     end
   end
   local spec = opts.baseline or "last"
@@ -181,7 +181,7 @@ local function check(rt, argv)
   else lines[#lines + 1] = "no regression" end
   if opts.add then
     local id, new = st:add(text, doc, file)
-    if not id then st:close() util.fail("--history=%s: cannot store '%s': %s", st.path, file, new) end
+    if not id then st:close() util.fail("--history=%s: cannot store '%s': %s", st.path, file, history.explain(new)) end
     lines[#lines + 1] = string.format("%s #%d in %s", new and "stored as" or "already stored as", id, st.path)
   end
   st:close()

@@ -159,8 +159,8 @@ end
 
 local function report(rt, argv)
   local opts, pos = cmd.parse(argv, 3, { metric = "value", out = "value", limit = "value", title = "value" }, "report", true)
-  if pos[1] then util.fail("lbench history report: unexpected argument '%s' (filters are options: --scenario=%s)", pos[1], pos[1]) end
-  if not opts.out then util.fail("lbench history report: --out=FILE.html is required") end
+  if pos[1] then util.fail("history report: unexpected argument '%s' (filters are options: --scenario=%s)", pos[1], pos[1]) end
+  if not opts.out then util.fail("history report: --out=FILE.html is required") end
   result.check_writable(opts.out, "--out")
   local f = cmd.filters(opts)
   f.with_document = true
@@ -171,7 +171,7 @@ local function report(rt, argv)
   local st = cmd.open(opts, false)
   local rows = cmd.query(st, f)
   st:close()
-  if #rows == 0 then util.fail("lbench history report: no runs match in %s", st.path) end
+  if #rows == 0 then util.fail("history report: no runs match in %s", st.path) end
   local metrics = metrics_of(opts.metric, rows)
   local details = {}
   for _, r in ipairs(rows) do details[#details + 1] = run_details(r) end
