@@ -32,7 +32,7 @@ local DEFAULT_LIMIT = 5
 -- "5%", "5", "0.5%": a percentage.
 local function percent(s, what)
   local n = tonumber((s:gsub("%%$", "")))
-  if not n or n < 0 then util.fail("--max-regression=%s: expected a percentage such as 5%% %s", s, what or "") end
+  if not n or n < 0 then util.fail("--max-regression=%s: expected a percentage such as 5%%%s", s, what and (" " .. what) or "") end
   return n
 end
 

@@ -2,14 +2,14 @@
 -- prepared statements with bound parameters (never SQL built from user
 -- text), transactions.  history.lua is its user.
 --
--- Where the library comes from: the lbench binary and liblbench.so are
--- linked with -lsqlite3 (Makefile PKGS), so its symbols are normally in
--- the process already (ffi.C).  No C code of the core calls SQLite, so a
--- linker running with --as-needed (Ubuntu's default, or a program that
--- embeds liblbench with it) drops the library; then it is loaded by its
--- soname.  Loading it only when a history is used keeps every other
--- command free of it, and spares the core a C wrapper that would exist
--- only to keep the linker from dropping a library.
+-- Where the library comes from: no C code of the core calls SQLite, so
+-- the Makefile links it by name past --as-needed (the binary,
+-- liblbench.so, and programs built with `pkg-config --libs lbench` carry
+-- it) and its symbols are in the process (ffi.C).  A program linked some
+-- other way (liblbench.a with its own flags, liblbench.so opened with
+-- RTLD_LOCAL) may lack it: then it is loaded by its soname, at the first
+-- use of a history.  Either way the core needs no C wrapper that would
+-- exist only to keep the linker from dropping a library.
 local ffi = require("ffi")
 local bit = require("bit")
 
@@ -87,6 +87,14 @@ function M.open(path, create, busy_ms)
   local self = setmetatable({ handle = ffi.gc(pp[0], l.sqlite3_close_v2) }, DB)
   l.sqlite3_busy_timeout(self.handle, busy_ms or 10000)
   return self
+end
+
+-- Where the library was found: "linked" (in the process) or "loaded"
+-- (by its soname), or nil and why it is missing.
+function M.origin()
+  local l, e = library()
+  if not l then return nil, e end
+  return l == ffi.C and "linked" or "loaded"
 end
 
 function M.version()
