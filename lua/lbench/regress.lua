@@ -176,6 +176,9 @@ local function check(rt, argv)
     cmd.table({ "metric", "baseline", "new", "change", "limit", "verdict" }, rows),
     "",
   }
+  -- An interrupted or failed run measured less than asked: checked all
+  -- the same, and said, since its figures are the likely culprit.
+  if doc.status ~= "ok" then lines[#lines + 1] = string.format("note: the new result's status is %s", tostring(doc.status)) end
   if not what then lines[#lines + 1] = "not checked: no baseline (exit 0)"
   elseif #regressions > 0 then lines[#lines + 1] = "REGRESSION: " .. table.concat(regressions, ", ")
   else lines[#lines + 1] = "no regression" end

@@ -141,6 +141,8 @@ check check_median_names_runs grep -q 'median of the last 3 of 3 asked' "$T/chec
 run check_median_regression $LB history check "$T/n170.json" --baseline=median:5 --max-regression=10% --history="$M_DB"
 check check_median_regression_exit_1 bash -c "test $rc = 1 && grep -Eq '^tps +200 +170 +-15\.0% +-10% +REGRESSION$' '$T/check_median_regression.out'"
 expect_ok check_last_is_newest '^tps +1000 +190 ' $LB history check "$T/n190.json" --max-regression=99% --history="$M_DB"
+edit "$base" "$T/interrupted.json" "$tps_expr 1; r.status = 'interrupted'; r.stop_reason = 'signal'"
+expect_ok check_notes_status "note: the new result's status is interrupted" $LB history check "$T/interrupted.json" --history="$C"
 # no baseline yet (other key options): not a regression; --add stores it
 expect_ok check_no_baseline 'not checked: no baseline' $LB history check "$T/r500-3.json" --history="$M_DB" --add
 check check_add_stored test "$(rows "$M_DB")" = 4
