@@ -2,7 +2,8 @@
 -- history's trend page): escaping, tables, and one self-contained page
 -- with its CSS inline.  A page references nothing outside itself (no
 -- script, font, style sheet or image by URL), so it opens the same from
--- file://, a mail attachment or a CI artefact store with no network.
+-- file://, a mail attachment or a CI artefact store with no network; its
+-- Content-Security-Policy forbids loading anything and running scripts.
 --
 -- Cell classes the page's CSS knows (html.table cells `{text=, class=}`):
 --   diff    a value that differs between runs (options side by side)
@@ -130,6 +131,9 @@ function M.page(p)
   add('<html lang="en">')
   add("<head>")
   add('<meta charset="utf-8">')
+  -- The browser itself holds the page to being self-contained: nothing is
+  -- loaded from anywhere and no script runs (a violation is a console error).
+  add('<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'; img-src data:">')
   add('<meta name="viewport" content="width=device-width, initial-scale=1">')
   if p.generated_by then add('<meta name="generator" content="' .. M.escape(p.generated_by) .. '">') end
   add("<title>" .. M.escape(p.title or "lbench") .. "</title>")
