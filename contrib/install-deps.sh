@@ -4,7 +4,7 @@
 # Usage: contrib/install-deps.sh [build|test|bench]      (default: build)
 #
 #   build  compiler toolchain and libraries needed to build lbench
-#   test   build + MariaDB and PostgreSQL servers/clients, busted, gnuplot, sysbench, fio, procps
+#   test   build + MariaDB and PostgreSQL servers/clients, busted, gnuplot, sysbench, fio, procps, chromium
 #   bench  test + sysbench, fio (the reference tools lbench is compared against)
 #
 # Environment:
@@ -22,7 +22,7 @@ err() { printf '%s: %s\n' "$prog" "$*" >&2; }
 
 BUILD_PKGS=(gcc make pkg-config luajit libluajit-5.1-dev libaio-dev libevent-dev
             default-libmysqlclient-dev libpq-dev liburing-dev)
-TEST_PKGS=(mariadb-server mariadb-client postgresql-15 postgresql-client-15 iproute2 lua-busted gnuplot-nox sysbench fio procps)
+TEST_PKGS=(mariadb-server mariadb-client postgresql-15 postgresql-client-15 iproute2 lua-busted gnuplot-nox sysbench fio procps chromium)
 BENCH_PKGS=(sysbench fio)
 
 group=${1:-build}

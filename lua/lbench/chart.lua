@@ -19,7 +19,7 @@
 --     A point's `tip` is its hover text (default "name: x, y"); `href` makes
 --     the point a link ("#run-17").  A y that is nil or NaN breaks the line.
 --   chart.bar(spec) -> "<svg ...>"
---     spec = { title=, y_label=, width=?, height=?, id=?, categories = {names},
+--     spec = { title=, y_label=, x_label=?, width=?, height=?, id=?, categories = {names},
 --              series = { { name=, values = {...}, tips=? {...} } } }
 --     grouped bars, one group per category, the value on hover (and above
 --     the bar when there is room).
@@ -77,6 +77,7 @@ function M.tick_label(v, step, big)
   local s = step / div
   local dec = s >= 1 and 0 or math.min(6, math.ceil(-math.log10(s) - 1e-9))
   if math.abs(v) < step * 1e-6 then v = 0 end
+  if v == 0 and div > 1 then return "0" end
   return string.format("%." .. dec .. "f", v / div) .. suf
 end
 
@@ -390,6 +391,10 @@ function M.bar(spec)
     L[#L + 1] = string.format('<text x="%s" y="20" font-size="14" font-weight="600">%s</text>', c2(g.px0), esc(spec.title))
   end
   axes({ y_label = spec.y_label, x_label = "", x_categories = {} }, g, L)
+  if spec.x_label then
+    L[#L + 1] = string.format('<text x="%s" y="%s" font-size="12" text-anchor="middle">%s</text>',
+      c2((g.px0 + g.px1) / 2), c2(g.py1 + 36 + extra), esc(spec.x_label))
+  end
   bar_labels(spec, g, L, gw, rotate)
   local bw = gw * 0.8 / math.max(#series, 1)
   for si, s in ipairs(series) do

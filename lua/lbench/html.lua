@@ -30,7 +30,7 @@ end
 -- A cell looks like a figure when it is a number, a signed percentage,
 -- a ratio or "-" (missing): those are right-aligned so digits line up.
 local function numeric_text(s)
-  return s:match("^[%+%-]?[%d%.]+[%%x]?$") ~= nil or s == "-" or s:match("^[%+%-]?[%d%.]+e[%+%-]?%d+$") ~= nil
+  return s == "-" or (s:match("^[%+%-]?[%d%.]+") ~= nil and tonumber((s:gsub("%%$", ""))) ~= nil)
 end
 
 local function cell(tag, c)
@@ -107,6 +107,7 @@ table.lb-table td.bad { background: #fde4e1 !important; color: #9b1c1c; }
 table.lb-table td.warn { background: #fde4e1 !important; color: #9b1c1c; font-weight: 600; }
 table.lb-table td.muted { color: var(--muted); }
 .lb-scroll { overflow-x: auto; }
+details > summary { cursor: pointer; color: var(--accent); margin: 6px 0; }
 figure.lb-figure { margin: 10px 0 18px; }
 svg.lb-chart { display: block; width: 100%; max-width: 1000px; height: auto; background: #fff; }
 svg.lb-chart text { font-family: system-ui, "DejaVu Sans", sans-serif; fill: var(--fg); }

@@ -102,6 +102,27 @@ local function summary_row(i, run, keys, base)
   return row
 end
 
+-- Columns no run has a value in (server CPU without --server-pid, errors
+-- of a non-SQL scenario) are left out.
+local function drop_empty_columns(header, rows)
+  local keep = {}
+  for c = 1, #header do
+    keep[c] = #rows == 0
+    for _, r in ipairs(rows) do
+      local v = r[c]
+      if type(v) == "table" then v = v.text or v.html end
+      if v ~= nil and v ~= "-" then keep[c] = true break end
+    end
+  end
+  local h2, r2 = {}, {}
+  for c = 1, #header do if keep[c] then h2[#h2 + 1] = header[c] end end
+  for i, r in ipairs(rows) do
+    r2[i] = {}
+    for c = 1, #header do if keep[c] then r2[i][#r2[i] + 1] = r[c] end end
+  end
+  return h2, r2
+end
+
 local function summary_section(ctx)
   local keys = pct_keys(ctx.runs)
   local header = { "run", "scenario", "status", "threads", "duration (s)", "throughput", "unit", "ratio" , "avg ms" }
@@ -112,6 +133,7 @@ local function summary_section(ctx)
   local base = ctx.runs[1] and num((result.throughput(ctx.runs[1].r)))
   local rows = {}
   for i, run in ipairs(ctx.runs) do rows[i] = summary_row(i, run, keys, base) end
+  header, rows = drop_empty_columns(header, rows)
   local body = { note(string.format("One row per run (a sweep's points each have one). Throughput is IOPS for I/O " ..
     "scenarios, transactions per second for SQL, events per second otherwise; ratio = throughput / %s's, coloured " ..
     "when it differs by %d %% or more; latency in ms over the measured period (warm-up excluded).",
@@ -226,7 +248,9 @@ local function bar_svg(ch)
     end
     series[#series + 1] = { name = s.title, values = values, tips = tips }
   end
-  return chart.bar({ id = "chart-" .. ch.name, title = ch.title, y_label = ch.ylabel, categories = cats, series = series })
+  -- The values are labelled as swept (2G), so the axis needs no unit.
+  return chart.bar({ id = "chart-" .. ch.name, title = ch.title, y_label = ch.ylabel, categories = cats, series = series,
+                     x_label = (ch.xlabel:gsub(" %([^)]*%)$", "")) })
 end
 
 local function line_svg(ch)
@@ -259,7 +283,7 @@ end
 
 -- What each chart shows, under it.
 local CAPTIONS = {
-  throughput = "Throughput per report interval; warm-up shaded.",
+  throughput = "Throughput per report interval.",
   jitter = "Each interval's throughput against the run's mean (warm-up excluded from the mean): the stability of a run.",
   latency = "Latency percentiles of each report interval (solid, dashed ...: the percentiles of one run).",
   scaling = "Measured throughput against threads; dashed: ideal linear scaling from the first point.",
@@ -273,12 +297,17 @@ local function charts_section(ctx)
   local parts = {}
   for _, ch in ipairs(ctx.charts) do
     local svg = ch.name:match("^sweep%-") and bar_svg(ch) or line_svg(ch)
-    local cap = CAPTIONS[ch.name] or ("Throughput at each value of " .. ch.xlabel .. ", one bar per line of the sweep.")
+    local cap = CAPTIONS[ch.name] or ("Throughput at each value of " .. ch.xlabel:gsub(" %([^)]*%)$", "") ..
+      ", one bar per combination of the other swept values.")
+    if ch.warmup and #ch.warmup > 0 then cap = cap .. " Shaded: warm-up." end
     parts[#parts + 1] = string.format('<figure class="lb-figure" id="fig-%s">%s<figcaption class="muted">%s</figcaption></figure>',
       esc(html.id(ch.name)), svg, esc(cap))
   end
   if #ctx.skipped > 0 then
-    parts[#parts + 1] = note("Not drawn: " .. table.concat(ctx.skipped, "; ") .. ".")
+    local items = {}
+    for _, w in ipairs(ctx.skipped) do items[#items + 1] = "<li>" .. esc(w) .. "</li>" end
+    parts[#parts + 1] = string.format('<details class="muted"><summary>Charts not drawn (%d)</summary><ul>%s</ul></details>',
+      #items, table.concat(items))
   end
   if #ctx.charts == 0 and #ctx.skipped == 0 then return nil end
   return { id = "charts", title = "Charts", body = table.concat(parts, "\n") }

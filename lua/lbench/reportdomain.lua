@@ -40,24 +40,28 @@ end
 
 -- Rows of named values, one column per source, with the cells of a row
 -- whose values differ marked `diff`.  `rows_spec` = list of { label, getter }
--- (getter(src) -> value); returns the rows and the labels that differ.
+-- (getter(src) -> value); a row no source has a value for is left out.
+-- Returns all rows, the rows that differ, and their labels.
 local function side_by_side(rows_spec, sources)
-  local rows, differ = {}, {}
+  local rows, diff_rows, differ = {}, {}, {}
   for _, rs in ipairs(rows_spec) do
-    local texts, first, same = {}, nil, true
+    local texts, first, same, any = {}, nil, true, false
     for i, src in ipairs(sources) do
       texts[i] = value_text(rs[2](src))
+      any = any or texts[i] ~= nil
       if i == 1 then first = texts[i] elseif texts[i] ~= first then same = false end
     end
-    local row = { { text = rs[1], class = (#sources > 1 and not same) and "diff" or nil } }
-    for i = 1, #sources do
-      local t = texts[i] or "-"
-      row[#row + 1] = { text = t, class = (#sources > 1 and not same) and "diff" or (texts[i] == nil and "muted" or nil) }
+    if any then
+      local differs = #sources > 1 and not same
+      local row = { { text = rs[1], class = differs and "diff" or nil } }
+      for i = 1, #sources do
+        row[#row + 1] = { text = texts[i] or "-", class = differs and "diff" or (texts[i] == nil and "muted" or nil) }
+      end
+      rows[#rows + 1] = row
+      if differs then diff_rows[#diff_rows + 1] = row; differ[#differ + 1] = rs[1] end
     end
-    rows[#rows + 1] = row
-    if #sources > 1 and not same then differ[#differ + 1] = rs[1] end
   end
-  return rows, differ
+  return rows, differ, diff_rows
 end
 
 -- Keys of a table field over all documents, in their first order.
@@ -247,11 +251,13 @@ function M.side_by_side_section(ctx)
   local okeys = union_keys(ctx.docs, "options")
   table.sort(okeys)
   for _, k in ipairs(okeys) do
-    opt_spec[#opt_spec + 1] = { "--" .. k:gsub("_", "-"), function(d) return type(d.options) == "table" and d.options[k] or nil end }
+    opt_spec[#opt_spec + 1] = { "--" .. k:gsub("_", "-"), function(d)
+      if type(d.options) == "table" then return d.options[k] end
+    end }
   end
   local run_rows = side_by_side(run_spec, ctx.docs)
   local host_rows, host_diff = side_by_side(host_spec, ctx.docs)
-  local opt_rows, opt_diff = side_by_side(opt_spec, ctx.docs)
+  local opt_rows, opt_diff, opt_diff_rows = side_by_side(opt_spec, ctx.docs)
   local parts = { note(#ctx.docs > 1 and
     "Each file's header, host and options; a highlighted row differs between the files." or
     "The file's header, host and options (a second file would be set beside it, differences highlighted).") }
@@ -262,11 +268,19 @@ function M.side_by_side_section(ctx)
   end
   parts[#parts + 1] = scroll(html.table(header, host_rows, { id = "host-table" }))
   parts[#parts + 1] = "<h3>Options</h3>"
+  local all = scroll(html.table(header, opt_rows, { id = "options-table" }))
   if #ctx.docs > 1 then
-    parts[#parts + 1] = note(#opt_diff > 0 and ("Differs: " .. table.concat(opt_diff, ", ") .. ".") or
-      "Same options.")
+    -- The options that differ first; all of them folded (<details> opens
+    -- without a script).
+    if #opt_diff > 0 then
+      parts[#parts + 1] = note(#opt_diff .. " option(s) differ:")
+      parts[#parts + 1] = scroll(html.table(header, opt_diff_rows, { id = "options-diff-table" }))
+    else
+      parts[#parts + 1] = note("Same options.")
+    end
+    all = string.format("<details><summary>All options (%d)</summary>\n%s\n</details>", #opt_rows, all)
   end
-  parts[#parts + 1] = scroll(html.table(header, opt_rows, { id = "options-table" }))
+  parts[#parts + 1] = all
   return { id = "options", title = "Options and host", body = table.concat(parts, "\n") }
 end
 
