@@ -115,6 +115,7 @@ if [ -x test/e2e/run.sh ]; then
 fi
 [ -x test/e2e/tpcc.sh ] && suite tpcc test/e2e/tpcc.sh
 suite slap test/e2e/slap.sh
+suite report test/e2e/report.sh
 suite e2e_stock test/e2e/stock.sh
 suite e2e_async test/e2e/async.sh
 suite e2e_errors test/e2e/errors.sh

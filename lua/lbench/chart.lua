@@ -9,15 +9,17 @@
 --              y_zero=? (the y axis starts at 0),
 --              x_ticks=? {x...} (ticks exactly there: threads 1, 2, 4 ...),
 --              x_categories=? {label...} (x = 1..n are these labels),
+--              x_zero=? (the x axis starts at 0),
 --              series = { { name=, points = { {x=, y=, tip=?, href=?} },
---                           dash=?, color=? (palette index or "#rrggbb") } },
+--                           dash=? (true, or a pattern number 2..5; 1 = solid),
+--                           color=? (palette index or "#rrggbb") } },
 --              marks=? { {x=, label=} } (vertical marker lines: phases),
 --              shade=? { {from=, to=, label=} } (x ranges shaded: warm-up),
 --              ideal=? a series or a list of series, drawn dashed }
 --     A point's `tip` is its hover text (default "name: x, y"); `href` makes
 --     the point a link ("#run-17").  A y that is nil or NaN breaks the line.
 --   chart.bar(spec) -> "<svg ...>"
---     spec = { title=, y_label=, width=?, height=?, id=?, categories = {names},
+--     spec = { title=, y_label=, x_label=?, width=?, height=?, id=?, categories = {names},
 --              series = { { name=, values = {...}, tips=? {...} } } }
 --     grouped bars, one group per category, the value on hover (and above
 --     the bar when there is room).
@@ -36,6 +38,15 @@ local function colour(c, i)
   if type(c) == "string" then return c end
   local k = tonumber(c) or i
   return M.palette[(k - 1) % #M.palette + 1]
+end
+
+-- Dash patterns by number (1 = solid); `true` is the first dashed one.
+local DASHES = { "6 4", "2 3", "10 3 2 3", "1 2", "12 4" }
+
+local function dash_attr(d)
+  if d == true then d = 2 end
+  if type(d) ~= "number" or d <= 1 then return "" end
+  return ' stroke-dasharray="' .. DASHES[(math.floor(d) - 2) % #DASHES + 1] .. '"'
 end
 
 local function finite(v) return type(v) == "number" and v == v and v ~= math.huge and v ~= -math.huge end
@@ -66,6 +77,7 @@ function M.tick_label(v, step, big)
   local s = step / div
   local dec = s >= 1 and 0 or math.min(6, math.ceil(-math.log10(s) - 1e-9))
   if math.abs(v) < step * 1e-6 then v = 0 end
+  if v == 0 and div > 1 then return "0" end
   return string.format("%." .. dec .. "f", v / div) .. suf
 end
 
@@ -129,6 +141,7 @@ end
 local function x_range(spec, lo, hi)
   if spec.x_categories then return 0.5, #spec.x_categories + 0.5 end
   if not lo then return 0, 1 end
+  if spec.x_zero then lo = math.min(lo, 0); hi = math.max(hi, 0) end
   if hi == lo then
     local pad = spec.x_time and 3600 or (lo == 0 and 1 or math.abs(lo) * 0.1)
     return lo - pad, hi + pad
@@ -145,7 +158,7 @@ local function legend(entries, x0, x1, y0)
     local w = 34 + text_w(e.name, 12)
     if x > x0 and x + w > x1 then x, y = x0, y + 18 end
     L[#L + 1] = string.format('<g class="lb-key"><line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="2.5"%s/>',
-      c2(x), c2(y - 4), c2(x + 24), c2(y - 4), e.color, e.dash and ' stroke-dasharray="6 4"' or "")
+      c2(x), c2(y - 4), c2(x + 24), c2(y - 4), e.color, dash_attr(e.dash))
     if e.box then
       L[#L] = string.format('<g class="lb-key"><rect x="%s" y="%s" width="24" height="10" fill="%s"%s/>',
         c2(x), c2(y - 9), e.color, e.opacity and (' fill-opacity="' .. e.opacity .. '"') or "")
@@ -268,7 +281,7 @@ local function draw_series(spec, g, s, L)
   L[#L + 1] = '<g class="lb-series" data-name="' .. esc(s.name) .. '">'
   for _, seg in ipairs(segs) do
     L[#L + 1] = string.format('<polyline points="%s" fill="none" stroke="%s" stroke-width="2"%s><title>%s</title></polyline>',
-      table.concat(seg, " "), s.color, s.dash and ' stroke-dasharray="6 4"' or "", esc(s.name))
+      table.concat(seg, " "), s.color, dash_attr(s.dash), esc(s.name))
   end
   local r = #s.points > 150 and 1.8 or 3
   for _, p in ipairs(s.points) do
@@ -378,6 +391,10 @@ function M.bar(spec)
     L[#L + 1] = string.format('<text x="%s" y="20" font-size="14" font-weight="600">%s</text>', c2(g.px0), esc(spec.title))
   end
   axes({ y_label = spec.y_label, x_label = "", x_categories = {} }, g, L)
+  if spec.x_label then
+    L[#L + 1] = string.format('<text x="%s" y="%s" font-size="12" text-anchor="middle">%s</text>',
+      c2((g.px0 + g.px1) / 2), c2(g.py1 + 36 + extra), esc(spec.x_label))
+  end
   bar_labels(spec, g, L, gw, rotate)
   local bw = gw * 0.8 / math.max(#series, 1)
   for si, s in ipairs(series) do

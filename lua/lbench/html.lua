@@ -2,7 +2,8 @@
 -- history's trend page): escaping, tables, and one self-contained page
 -- with its CSS inline.  A page references nothing outside itself (no
 -- script, font, style sheet or image by URL), so it opens the same from
--- file://, a mail attachment or a CI artefact store with no network.
+-- file://, a mail attachment or a CI artefact store with no network; its
+-- Content-Security-Policy forbids loading anything and running scripts.
 --
 -- Cell classes the page's CSS knows (html.table cells `{text=, class=}`):
 --   diff    a value that differs between runs (options side by side)
@@ -29,7 +30,7 @@ end
 -- A cell looks like a figure when it is a number, a signed percentage,
 -- a ratio or "-" (missing): those are right-aligned so digits line up.
 local function numeric_text(s)
-  return s:match("^[%+%-]?[%d%.]+[%%x]?$") ~= nil or s == "-" or s:match("^[%+%-]?[%d%.]+e[%+%-]?%d+$") ~= nil
+  return s == "-" or (s:match("^[%+%-]?[%d%.]+") ~= nil and tonumber((s:gsub("%%$", ""))) ~= nil)
 end
 
 local function cell(tag, c)
@@ -106,6 +107,7 @@ table.lb-table td.bad { background: #fde4e1 !important; color: #9b1c1c; }
 table.lb-table td.warn { background: #fde4e1 !important; color: #9b1c1c; font-weight: 600; }
 table.lb-table td.muted { color: var(--muted); }
 .lb-scroll { overflow-x: auto; }
+details > summary { cursor: pointer; color: var(--accent); margin: 6px 0; }
 figure.lb-figure { margin: 10px 0 18px; }
 svg.lb-chart { display: block; width: 100%; max-width: 1000px; height: auto; background: #fff; }
 svg.lb-chart text { font-family: system-ui, "DejaVu Sans", sans-serif; fill: var(--fg); }
@@ -130,6 +132,9 @@ function M.page(p)
   add('<html lang="en">')
   add("<head>")
   add('<meta charset="utf-8">')
+  -- The browser itself holds the page to being self-contained: nothing is
+  -- loaded from anywhere and no script runs (a violation is a console error).
+  add('<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'; img-src data:">')
   add('<meta name="viewport" content="width=device-width, initial-scale=1">')
   if p.generated_by then add('<meta name="generator" content="' .. M.escape(p.generated_by) .. '">') end
   add("<title>" .. M.escape(p.title or "lbench") .. "</title>")

@@ -265,7 +265,8 @@ local function sweep_charts(docs, names)
           local v = coord(p, xdim)
           local x = v ~= nil and xf(v) or nil
           if x then
-            pts[#pts + 1] = { x, (result.throughput(p)), categorical and tostring(v) or nil }
+            -- The swept value itself as the label (the report's bar charts).
+            pts[#pts + 1] = { x, (result.throughput(p)), tostring(v) }
             used[#used + 1] = { r = p }
           end
         end

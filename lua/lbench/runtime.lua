@@ -16,6 +16,7 @@ local M = {}
 -- Built-in tools dispatched by the first positional argument: name ->
 -- module with main(rt, argv) returning the exit status.
 M.tools = { compare = "lbench.compare", plot = "lbench.plot", sweep = "lbench.sweep", history = "lbench.histcmd" }
+M.tools.report = "lbench.htmlreport" -- lbench report FILE... --out=FILE.html
 
 -- State of this main Lua state (one per lb_runtime).
 local S = { raw = {}, path = nil, name = nil }
@@ -278,6 +279,7 @@ function M.usage()
     "Commands: prepare, prewarm, run, cleanup, help (the scenario's options), or one the scenario declares.",
     "Stock scenarios: " .. (#names > 0 and table.concat(names, ", ") or "(none found)"),
     "Tools: lbench sweep ... | lbench compare a.json b.json ... | lbench plot r.json ... --out=DIR",
+    "       lbench report r.json ... --out=FILE.html (one self-contained HTML page of result files)",
     "       lbench history list|show|import|delete|check|report ... (a SQLite history of results)",
     "       (each with --help)",
     "",
