@@ -95,29 +95,35 @@ function M.key_options(doc)
 end
 
 -- The metrics of list, report and check: name -> label, unit, which way is
--- better, reader.  The readers are compare's (one reader of documents).
+-- better, reader.  Reader and direction are compare's (one reader of
+-- documents, one list of which figures are better lower).
 local function cmp_metric(label)
-  for _, m in ipairs(compare.metrics) do if m[1] == label then return m[3] end end
+  for _, m in ipairs(compare.metrics) do if m[1] == label then return m end end
   error("no compare metric " .. label)
 end
-local function first_of(a, b)
-  local fa, fb = cmp_metric(a), cmp_metric(b)
-  return function(r) local v = fa(r) if v == nil then v = fb(r) end return v end
+local function metric(label, unit, of)
+  local m = cmp_metric(of)
+  return { label = label, unit = unit, higher = not m.lower, get = m[3] }
+end
+local function tps(r)
+  local v = cmp_metric("TPS")[3](r)
+  if v == nil then v = cmp_metric("events/s")[3](r) end
+  return v
 end
 local function mibs(r)
-  local rd, wr = cmp_metric("read")(r), cmp_metric("written")(r)
+  local rd, wr = cmp_metric("read")[3](r), cmp_metric("written")[3](r)
   if rd == nil and wr == nil then return nil end
   return (rd or 0) + (wr or 0)
 end
 M.metrics = {
-  tps = { label = "tps", unit = "", higher = true, get = first_of("TPS", "events/s") },
-  qps = { label = "qps", unit = "", higher = true, get = cmp_metric("QPS") },
-  p95 = { label = "p95", unit = "ms", higher = false, get = cmp_metric("latency p95") },
-  p99 = { label = "p99", unit = "ms", higher = false, get = cmp_metric("latency p99") },
-  avg = { label = "avg", unit = "ms", higher = false, get = cmp_metric("latency avg") },
-  tpmc = { label = "tpmC", unit = "", higher = true, get = cmp_metric("tpmC") },
-  iops = { label = "iops", unit = "", higher = true, get = cmp_metric("IOPS") },
-  mibs = { label = "MiB/s", unit = "", higher = true, get = mibs },
+  tps = { label = "tps", unit = "", higher = not cmp_metric("TPS").lower, get = tps },
+  qps = metric("qps", "", "QPS"),
+  p95 = metric("p95", "ms", "latency p95"),
+  p99 = metric("p99", "ms", "latency p99"),
+  avg = metric("avg", "ms", "latency avg"),
+  tpmc = metric("tpmC", "", "tpmC"),
+  iops = metric("iops", "", "IOPS"),
+  mibs = { label = "MiB/s", unit = "", higher = not cmp_metric("read").lower, get = mibs },
 }
 M.METRIC_ORDER = { "tps", "qps", "p95", "p99", "avg", "tpmc", "iops", "mibs" }
 
