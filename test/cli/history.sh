@@ -190,7 +190,8 @@ check unlocked_history_stored test "$(rows "$H")" = $((before + 1))
 
 # ---- the trend report -----------------------------------------------------------------------
 R=$T/report.db
-$LB history import "$T"/r*.json "$T"/par/p*.json "$T/empty.json" --history="$R" >/dev/null 2>&1
+edit "$T/r500-3.json" "$T/v2.json" "r.started_at = '2031-01-01T00:00:00Z'; r.lbench_version = '9.9.9'"
+$LB history import "$T"/r*.json "$T"/par/p*.json "$T/empty.json" "$T/v2.json" --history="$R" >/dev/null 2>&1
 nruns=$(rows "$R")
 expect_ok report_written "trend.html: $nruns run\\(s\\), tps, p99" $LB history report --history="$R" --metric=tps,p99 --out="$T/trend.html"
 check report_two_charts test "$(grep -c '<svg class="lb-chart lb-line"' "$T/trend.html")" = 2
@@ -198,6 +199,7 @@ check report_two_charts test "$(grep -c '<svg class="lb-chart lb-line"' "$T/tren
 sed -n '/<svg class="lb-chart lb-line" id="chart-tps"/,/<\/svg>/p' "$T/trend.html" >"$T/tps.svg"
 check report_point_per_run test "$(grep -o 'href="#run-[0-9]*"' "$T/tps.svg" | sort -u | wc -l)" = "$nruns"
 check report_details_per_run test "$(grep -o 'id="run-[0-9]*"' "$T/trend.html" | sort -u | wc -l)" = "$nruns"
+check report_version_mark grep -q '>lbench 9\.9\.9<' "$T/tps.svg"
 # one line per series: rate=2000, rate=500 and the empty script
 check report_series grep -q 'data-series="3"' "$T/trend.html"
 one_line report_no_match 'no runs match' $LB history report --history="$R" --scenario=nothing --out="$T/none.html"
@@ -207,11 +209,14 @@ if command -v chromium >/dev/null 2>&1; then
   check chromium_no_console_errors bash -c "! grep -q ':CONSOLE' '$T/chromium_dom.err'"
   check chromium_dom_chart grep -q '<svg class="lb-chart lb-line"' "$T/chromium_dom.out"
   check chromium_dom_run_details bash -c "grep -q 'id=\"run-1\"' '$T/chromium_dom.out' && grep -q 'id=\"run-$nruns\"' '$T/chromium_dom.out'"
-  # non-blank: the page's screenshot compresses far worse than a blank page's
+  # not blank: many colours, ink, and the first series' line colour painted
+  # (test/e2e/scripts/png_check.lua); a blank page fails the same check
+  timeout 120 chromium --headless --no-sandbox --disable-gpu --window-size=1200,900 --screenshot="$T/trend.png" "file://$T/trend.html" >/dev/null 2>&1
+  check chromium_screenshot_not_blank $LB test/e2e/scripts/png_check.lua check --file="$T/trend.png" --min-colours=50 \
+    --min-ink=0.02 --colour=1f77b4 --min-colour-pixels=100
   echo '<html><body></body></html>' >"$T/blank.html"
   timeout 120 chromium --headless --no-sandbox --disable-gpu --window-size=1200,900 --screenshot="$T/blank.png" "file://$T/blank.html" >/dev/null 2>&1
-  timeout 120 chromium --headless --no-sandbox --disable-gpu --window-size=1200,900 --screenshot="$T/trend.png" "file://$T/trend.html" >/dev/null 2>&1
-  check chromium_screenshot_not_blank test "$(stat -c %s "$T/trend.png" 2>/dev/null || echo 0)" -gt $(( $(stat -c %s "$T/blank.png" 2>/dev/null || echo 1000000) * 5 ))
+  check chromium_blank_page_fails_check bash -c "test -s '$T/blank.png' && ! $LB test/e2e/scripts/png_check.lua check --file='$T/blank.png' --min-colours=50 --min-ink=0.02"
 else
   fail chromium "chromium is not installed (apt-get install -y chromium)"
 fi
