@@ -14,9 +14,15 @@ O        ?= build
 SAN      ?=
 BIN      ?= lbench
 
-PKGS        := luajit libevent libpq
+PKGS        := luajit libevent libpq sqlite3
 DEPS_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(shell mariadb_config --cflags 2>/dev/null)
 DEPS_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(shell mariadb_config --libs 2>/dev/null) -laio -lm -lpthread -ldl
+# SQLite (the run history) is called only by the Lua half, through the FFI:
+# no C reference keeps it, so a linker under --as-needed (Debian's gcc
+# default) would drop it.  Kept by name, so the binary, liblbench.so and
+# programs built with pkg-config carry it; lua/lbench/sqlite.lua still
+# loads libsqlite3.so.0 itself when a program was linked without it.
+DEPS_LIBS   += -Wl,--push-state,--no-as-needed -lsqlite3 -Wl,--pop-state
 # io_uring engine only where liburing is installed (else it explains at run time).
 ifeq ($(shell pkg-config --exists liburing 2>/dev/null && echo 1),1)
 DEPS_CFLAGS += -DLB_HAVE_URING $(shell pkg-config --cflags liburing)

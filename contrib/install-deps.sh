@@ -4,7 +4,8 @@
 # Usage: contrib/install-deps.sh [build|test|bench]      (default: build)
 #
 #   build  compiler toolchain and libraries needed to build lbench
-#   test   build + MariaDB and PostgreSQL servers/clients, busted, gnuplot, sysbench, fio, procps
+#   test   build + MariaDB and PostgreSQL servers/clients, busted, gnuplot, sysbench, fio, procps,
+#          sqlite3 (the CLI) and chromium (headless page checks)
 #   bench  test + sysbench, fio (the reference tools lbench is compared against)
 #
 # Environment:
@@ -21,8 +22,9 @@ prog=install-deps
 err() { printf '%s: %s\n' "$prog" "$*" >&2; }
 
 BUILD_PKGS=(gcc make pkg-config luajit libluajit-5.1-dev libaio-dev libevent-dev
-            default-libmysqlclient-dev libpq-dev liburing-dev)
-TEST_PKGS=(mariadb-server mariadb-client postgresql-15 postgresql-client-15 iproute2 lua-busted gnuplot-nox sysbench fio procps)
+            default-libmysqlclient-dev libpq-dev liburing-dev libsqlite3-dev)
+TEST_PKGS=(mariadb-server mariadb-client postgresql-15 postgresql-client-15 iproute2 lua-busted gnuplot-nox sysbench fio procps
+           sqlite3 chromium)
 BENCH_PKGS=(sysbench fio)
 
 group=${1:-build}
@@ -30,7 +32,7 @@ case "$group" in
     build) pkgs=("${BUILD_PKGS[@]}") ;;
     test)  pkgs=("${BUILD_PKGS[@]}" "${TEST_PKGS[@]}") ;;
     bench) pkgs=("${BUILD_PKGS[@]}" "${TEST_PKGS[@]}" "${BENCH_PKGS[@]}") ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) err "unknown group '$group' (usage: $0 [build|test|bench])"; exit 2 ;;
 esac
 if [ "$#" -gt 1 ]; then

@@ -395,7 +395,7 @@ Job.__index = Job
 local function new_job()
   check_options()
   -- Outputs are checked before anything runs, so nothing measured is lost.
-  if opt.result_file then require("lbench.result").check_writable(opt.result_file, "--result-file") end
+  lbench.check_result_path(opt.result_file)
   if opt.csv ~= "" and opt.csv ~= "-" then require("lbench.result").check_writable(opt.csv, "--csv") end
   local levels = concurrency_levels()
   for _, c in ipairs(levels) do quotas(c, 1) end
@@ -734,10 +734,9 @@ function Job:finish()
   local doc = self:finish_doc()
   if opt.output == "json" then print(json.encode(doc)) end
   if opt.output == "csv" then self:csv_report() end
-  if opt.result_file then
-    local ok, e = require("lbench.result").write_atomic(opt.result_file, json.encode(doc, "  ") .. "\n")
-    if not ok then fail("--result-file: cannot write '%s': %s", opt.result_file, tostring(e)) end
-  end
+  -- The result file and the history (--history); a failure of either
+  -- fails the job after its report.
+  if lbench.result_wanted() then lbench.write_result(opt.result_file, doc) end
   if self.failure then fail("%s", self.failure) end
   if self.interrupted and self.status == "ok" and self.text then
     print("Interrupted: the rounds run so far are reported.")

@@ -2,7 +2,8 @@
 # Command-line fuzzing of lbench (issue 14): random option names (real ones
 # from the help texts, misspelt ones, random strings), random values,
 # random orders and positional arguments, random bytes as a script, and
-# truncated or corrupted result files for `lbench compare` and `lbench plot`.
+# truncated or corrupted result files for `lbench compare`, `lbench plot` and
+# `lbench history import|check`.
 #
 # Every invocation runs under `timeout` in a private temporary directory.
 # A failure is a crash (exit >= 128 or a sanitizer report), a hang (the
@@ -283,22 +284,27 @@ cat_results() {
   pick good.json good.json sweep.json; a=$D/$PK
   pick "bad_$((runs % 3)).json" "bad_$((runs % 3)).json" deep.json odd.json odd_sweep.json good.json nope.json . ""
   b=$D/$PK
-  pick compare compare plot; tool=$PK
+  pick compare compare plot history_import history_check; tool=$PK
   WORDS=()
   rnd 3
-  if [ $RN -eq 0 ]; then pick names output force format title bogus; value_for x; WORDS+=("--$PK=$VAL"); fi
+  if [ $RN -eq 0 ]; then pick names output force format title bogus metric baseline max-regression; value_for x; WORDS+=("--$PK=$VAL"); fi
   shuffle "$a" "$b" "${WORDS[@]}"
-  # plot writes into --out: always ours, last (a drawn "--out=/" must not win).
-  judge results 0 "$LB" "$tool" "${SHUF[@]}" $([ "$tool" = plot ] && echo "--out=$D/plots")
+  # plot writes into --out, the history into its file: always ours, last
+  # (a drawn "--out=/" must not win).
+  case $tool in
+    history_*) judge results 0 "$LB" history "${tool#history_}" "${SHUF[@]}" --history="$D/fuzz.db" ;;
+    *) judge results 0 "$LB" "$tool" "${SHUF[@]}" $([ "$tool" = plot ] && echo "--out=$D/plots") ;;
+  esac
 }
 
 # The tools' own argument parsing, with nothing to run.
 cat_tools() {
   local tool
   random_words 4
-  pick compare plot sweep; tool=$PK
+  pick compare plot sweep history; tool=$PK
   randstr 6; pick "" /nonexistent.json "$RS"
-  judge tools 0 "$LB" "$tool" "${WORDS[@]}" "$PK" $([ "$tool" = plot ] && echo "--out=$D/plots")
+  judge tools 0 "$LB" "$tool" "${WORDS[@]}" "$PK" $([ "$tool" = plot ] && echo "--out=$D/plots") \
+    $([ "$tool" = history ] && echo "--history=$D/fuzz.db")
 }
 
 make_results || exit 1

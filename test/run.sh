@@ -72,6 +72,13 @@ install_test() {
      && "$p/embed_static" test/cli/scripts/empty.lua 1 2 2>>"$p.log" | grep -Eq '^callbacks: [1-9]'; then
     echo "PASS installed_pkg_config_static_embed"
   else echo "FAIL installed_pkg_config_static_embed: $(readelf -d "$p/embed_static" 2>&1 | grep -i lbench) $(head -3 "$p.log")"; fi
+  # SQLite (the history) is reached through the FFI only: both programs
+  # must carry it (the Makefile keeps it past --as-needed).
+  local prog
+  for prog in embed embed_static; do
+    if "$p/$prog" test/cli/scripts/sqlite_origin.lua 1 1 2>&1 | grep -q '^sqlite linked '; then echo "PASS ${prog}_sqlite_linked"
+    else echo "FAIL ${prog}_sqlite_linked: $("$p/$prog" test/cli/scripts/sqlite_origin.lua 1 1 2>&1 | head -2)"; fi
+  done
   # Linked from the archive without --whole-archive, the runtime error names
   # both flags it needs.
   local deps
@@ -94,6 +101,7 @@ suite cli env LB=./lbench bash test/cli/core.sh
 suite measure env LB=./lbench bash test/cli/measure.sh
 suite fileio env LB=./lbench bash test/cli/fileio.sh
 suite tools env LB=./lbench bash test/cli/tools.sh
+suite history env LB=./lbench bash test/cli/history.sh
 suite stock env LB=./lbench bash test/cli/stock.sh
 suite async env LB=./lbench bash test/cli/async.sh
 suite errors env LB=./lbench bash test/cli/errors.sh
@@ -107,6 +115,7 @@ if [ -x test/e2e/run.sh ]; then
 fi
 [ -x test/e2e/tpcc.sh ] && suite tpcc test/e2e/tpcc.sh
 suite slap test/e2e/slap.sh
+suite report test/e2e/report.sh
 suite e2e_stock test/e2e/stock.sh
 suite load test/e2e/load.sh
 suite e2e_async test/e2e/async.sh

@@ -189,14 +189,23 @@ local function add_stat(lb, ctx)
     local ctx2 = setmetatable({ command = command }, { __index = ctx })
     return require("lbench.result").header(ctx2, lb, started_at, status, stop_reason, err)
   end
+  -- `path` may be nil: the document then goes only to the history
+  -- (--history / LBENCH_HISTORY), when there is one.
   function lb.write_result(path, doc)
-    local res = require("lbench.result")
-    local ok, e = res.write_atomic(path, require("lbench.json").encode(doc, "  ") .. "\n")
-    if not ok then util.fail("--result-file: cannot write '%s': %s", path, tostring(e)) end
+    local text = require("lbench.json").encode(doc, "  ") .. "\n"
+    local ok, e = require("lbench.result").publish(ctx.opt, path, text, ctx.scenario_name .. " " .. tostring(doc.command))
+    if not ok then util.fail("%s", e) end
   end
-  -- Refuse an output path that cannot be written before anything runs.
+  -- Is a result document wanted (a result file or a history)?
+  function lb.result_wanted()
+    return ctx.opt.result_file ~= nil or require("lbench.history").path_of(ctx.opt) ~= nil
+  end
+  -- Refuse an output path (and a history) that cannot be written before
+  -- anything runs.
   function lb.check_result_path(path, what)
-    require("lbench.result").check_writable(path, what or "--result-file")
+    local res = require("lbench.result")
+    if path then res.check_writable(path, what or "--result-file") end
+    res.check_outputs(ctx.opt, nil)
   end
 
   -- This thread's lb_worker* (nil in the main state), for C extensions

@@ -169,7 +169,8 @@ end
 -- ---- compare ---------------------------------------------------------------
 
 -- Metrics in the order shown: label, unit, getter.  A row is shown when at
--- least one run has a value.
+-- least one run has a value.  `lower`: smaller is better (the report
+-- colours ratios by it).
 local function lat(key)
   return function(r) return M.pct(r.latency_ms, key) end
 end
@@ -178,7 +179,7 @@ local function tpcc(r, key) return type(r.tpcc) == "table" and num(r.tpcc[key]) 
 
 M.metrics = {
   { "events", "", function(r) return r.totals and num(r.totals.events) end },
-  { "duration", "s", function(r) return num(r.duration_s) end },
+  { "duration", "s", function(r) return num(r.duration_s) end, lower = true },
   { "events/s", "", function(r) return not M.is_sql(r) and r.totals and num(r.totals.events_per_sec) or nil end },
   { "TPS", "", function(r) return M.is_sql(r) and num(r.totals.events_per_sec) or nil end },
   { "QPS", "", function(r) return M.is_sql(r) and num(r.totals.queries_per_sec) or nil end },
@@ -192,16 +193,17 @@ M.metrics = {
   { "read", "MiB/s", function(r) return type(r.io) == "table" and num(r.io.read_mib_per_sec) or nil end },
   { "written", "MiB/s", function(r) return type(r.io) == "table" and num(r.io.written_mib_per_sec) or nil end },
   { "fsyncs/s", "", function(r) return type(r.io) == "table" and num(r.io.fsyncs_per_sec) or nil end },
-  { "latency avg", "ms", function(r) return type(r.latency_ms) == "table" and num(r.latency_ms.avg) or nil end },
-  { "latency p95", "ms", lat("95") },
-  { "latency p99", "ms", lat("99") },
-  { "latency max", "ms", function(r) return type(r.latency_ms) == "table" and num(r.latency_ms.max) or nil end },
-  { "errors", "", function(r) return M.is_sql(r) and (num(r.totals.errors) or 0) or nil end },
-  { "ignored errors", "", function(r) return M.is_sql(r) and num(r.totals.ignored_errors) or nil end },
-  { "reconnects", "", function(r) return M.is_sql(r) and num(r.totals.reconnects) or nil end },
+  { "latency avg", "ms", function(r) return type(r.latency_ms) == "table" and num(r.latency_ms.avg) or nil end, lower = true },
+  { "latency p95", "ms", lat("95"), lower = true },
+  { "latency p99", "ms", lat("99"), lower = true },
+  { "latency max", "ms", function(r) return type(r.latency_ms) == "table" and num(r.latency_ms.max) or nil end, lower = true },
+  { "errors", "", function(r) return M.is_sql(r) and (num(r.totals.errors) or 0) or nil end, lower = true },
+  { "ignored errors", "", function(r) return M.is_sql(r) and num(r.totals.ignored_errors) or nil end, lower = true },
+  { "reconnects", "", function(r) return M.is_sql(r) and num(r.totals.reconnects) or nil end, lower = true },
 }
 
 local function metric_title(m) return m[2] ~= "" and (m[1] .. " (" .. m[2] .. ")") or m[1] end
+M.metric_title = metric_title
 
 -- Header + rows of one comparison line set: for each row label, the values
 -- of every run, then ratio and difference of each run after the first.
@@ -238,6 +240,7 @@ local function present_metrics(runs)
   end
   return out
 end
+M.present_metrics = present_metrics
 
 local function check_comparable(docs, files, force)
   local first = docs[1].scenario

@@ -58,6 +58,7 @@ M.core = {
   { "histogram", "bool", false, "print the latency histogram in the final report" },
   { "output", "enum", "text", "report format", choices = { "text", "json", "csv" } },
   { "result-file", "string", nil, "write the result document (JSON) to this file" },
+  { "history", "string", nil, "also store the result document in this SQLite history (default: $LBENCH_HISTORY)" },
   { "config-file", "string", nil, "read options from this file (name=value per line)" },
   { "metrics-addr", "string", nil, "serve Prometheus metrics at http://HOST:PORT/metrics during a run (HOST defaults to 127.0.0.1)" },
   { "metrics-allow-remote", "bool", false, "allow --metrics-addr on an address other than loopback" },

@@ -15,7 +15,8 @@ local M = {}
 
 -- Built-in tools dispatched by the first positional argument: name ->
 -- module with main(rt, argv) returning the exit status.
-M.tools = { compare = "lbench.compare", plot = "lbench.plot", sweep = "lbench.sweep" }
+M.tools = { compare = "lbench.compare", plot = "lbench.plot", sweep = "lbench.sweep", history = "lbench.histcmd" }
+M.tools.report = "lbench.htmlreport" -- lbench report FILE... --out=FILE.html
 
 -- State of this main Lua state (one per lb_runtime).
 local S = { raw = {}, path = nil, name = nil }
@@ -130,12 +131,6 @@ local function command_names(lb)
   return names
 end
 
-local function write_result_file(path, doc)
-  local ok, e = require("lbench.result").write_atomic(path, doc .. "\n")
-  if not ok then return false, string.format("--result-file: cannot write '%s': %s", path, e) end
-  return true
-end
-
 -- The final report of a run on stdout, in the --output format.
 local function final_report(rt, opt, lb, result)
   local hook = lb.hooks.report_cumulative
@@ -166,7 +161,7 @@ local function command_run(rt, ctx, lb)
   local opt = ctx.opt
   if not scenario.fn("event") then util.fail("%s defines no event() function: nothing to run", S.name) end
   -- Checked before anything is measured, so that nothing measured is lost.
-  if opt.result_file then require("lbench.result").check_writable(opt.result_file, "--result-file") end
+  require("lbench.result").check_outputs(opt, opt.result_file)
   local result, failed, err = runner.run(ctx, lb)
   if not result then
     C.lb_runtime_set_error(rt, err or "the run failed")
@@ -175,10 +170,11 @@ local function command_run(rt, ctx, lb)
   local doc = runner.to_json(result, "  ")
   C.lb_runtime_set_result(rt, doc, #doc)
   final_report(rt, opt, lb, result)
-  if opt.result_file then
-    local ok, e = write_result_file(opt.result_file, doc)
-    if not ok then C.lb_runtime_set_error(rt, e) return 1 end
-  end
+  -- The result file, then the history: either failing fails the command,
+  -- after the report (what was measured is on stdout, and in whichever of
+  -- the two could be written).
+  local ok, e = require("lbench.result").publish(opt, opt.result_file, doc .. "\n", ctx.scenario_name .. " " .. ctx.command)
+  if not ok then C.lb_runtime_set_error(rt, e) return 1 end
   if failed then
     C.lb_runtime_set_error(rt, err or "the run failed")
     return 1
@@ -283,6 +279,8 @@ function M.usage()
     "Commands: prepare, prewarm, run, cleanup, help (the scenario's options), or one the scenario declares.",
     "Stock scenarios: " .. (#names > 0 and table.concat(names, ", ") or "(none found)"),
     "Tools: lbench sweep ... | lbench compare a.json b.json ... | lbench plot r.json ... --out=DIR",
+    "       lbench report r.json ... --out=FILE.html (one self-contained HTML page of result files)",
+    "       lbench history list|show|import|delete|check|report ... (a SQLite history of results)",
     "       (each with --help)",
     "",
     "General options:",

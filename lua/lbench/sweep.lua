@@ -462,7 +462,7 @@ function Sweep:load()
   self.scen_argv = scen_argv
   local ctx1, lb1, specs = runtime.setup(self.rt, self.path, self:raw_for(self.points[1]), "run", scen_argv)
   if not scenario.fn("event") then util.fail("%s defines no event() function: nothing to run", ctx1.scenario_name) end
-  if self.result_file then result.check_writable(self.result_file, "--result-file") end
+  result.check_outputs(ctx1.opt, self.result_file)
   local core_specs = options.core_specs()
   for i = 2, #self.points do
     local raw = self:raw_for(self.points[i])
@@ -639,10 +639,12 @@ function Sweep:finish(ok, e)
     for _, p in ipairs(problems) do out(self.rt, "warning: --server-var " .. p .. "\n") end
   end
   if not ok then
-    if #doc.points > 0 and self.result_file then
+    if #doc.points > 0 then
       doc.status = "error"
       doc.error = util.is_usage_error(e) and e.lbench_message or tostring(e)
-      write_doc(self.result_file, doc)
+      -- The points that ran are kept (file and history); the error that
+      -- stopped the sweep is the one reported.
+      result.publish(self.ctx1.opt, self.result_file, json.encode(doc, "  ") .. "\n", "sweep")
     end
     error(e, 0)
   end
@@ -664,6 +666,13 @@ function Sweep:report()
   out(rt, s)
   local enc = json.encode(doc)
   C.lb_runtime_set_result(rt, enc, #enc)
+  -- The whole sweep goes into the history once, as one document, after
+  -- the report (the result file was rewritten after every point).
+  local ok, e = result.publish(self.ctx1.opt, nil, json.encode(doc, "  ") .. "\n", "sweep")
+  if not ok then
+    C.lb_runtime_set_error(rt, e)
+    return 1
+  end
   if self.failed_msg then
     C.lb_runtime_set_error(rt, self.failed_msg)
     return 1

@@ -182,7 +182,7 @@ end
 -- A signal stopped a round: the result file says so (with the steps that
 -- completed), the manifest keeps its previous preconditioning record.
 function Pre:interrupted()
-  if self.opt.result_file then lbench.write_result(self.opt.result_file, self:document("interrupted", "signal")) end
+  if lbench.result_wanted() then lbench.write_result(self.opt.result_file, self:document("interrupted", "signal")) end
   fail("precondition interrupted in round %d: the set is partly preconditioned (its data is intact and verifiable); "
     .. "run precondition again", self.runs)
 end
@@ -217,7 +217,7 @@ end
 
 -- The precondition command.
 function M.run(opt)
-  if opt.result_file then lbench.check_result_path(opt.result_file) end
+  lbench.check_result_path(opt.result_file)
   local t = manifest.target(opt)
   local self = setmetatable({ opt = opt, t = t, m = manifest.require(t), started = os.time(), runs = 0,
                               steps = json.array(), verdict = json.object(), text = opt.output == "text" }, Pre)
@@ -242,7 +242,7 @@ function M.run(opt)
   self.m.preconditioned = pc
   manifest.save(t, self.m)
   local doc = self:document("ok")
-  if opt.result_file then lbench.write_result(opt.result_file, doc) end
+  if lbench.result_wanted() then lbench.write_result(opt.result_file, doc) end
   if opt.output == "json" then print(json.encode(doc, "  ")) end
   if opt.output == "csv" then self:csv() end
 end

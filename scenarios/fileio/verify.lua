@@ -93,7 +93,7 @@ end
 
 -- The verify command.
 function M.run(opt)
-  if opt.result_file then lbench.check_result_path(opt.result_file) end
+  lbench.check_result_path(opt.result_file)
   local started = os.time()
   local t = manifest.target(opt)
   local m = manifest.require(t)
@@ -106,7 +106,7 @@ function M.run(opt)
     tonumber(res.chunks), lib.fmt_size(m.vbs), nfiles, nfiles == 1 and "" or "s", lib.fmt_size(m.total_size), secs,
     tonumber(res.ok), tonumber(res.lost), tonumber(res.torn), tonumber(res.misplaced), tonumber(res.newer),
     tonumber(res.unverifiable), tonumber(res.unwritten)))
-  if opt.result_file then
+  if lbench.result_wanted() then
     local doc = lbench.result_header("verify", started, nbad == 0 and "ok" or "mismatch")
     local v = json.object()
     for _, k in ipairs(COUNTS) do v[k] = tonumber(res[k]) end

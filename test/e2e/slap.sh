@@ -59,6 +59,14 @@ json_assert slap_read_runs "$T/read.json" 'r.slap.runs[1].concurrency == 1 and r
 json_assert slap_read_summary "$T/read.json" 'r.slap.summary[2].min_s <= r.slap.summary[2].avg_s and r.slap.summary[2].avg_s <= r.slap.summary[2].max_s and r.slap.summary[2].statements_per_client == 30 and r.slap.summary[2].latency_ms.count == 120 and r.latency_ms.count == 240'
 eq slap_schema_dropped "$(SQL "SHOW DATABASES LIKE 'mysqlslap'")" ""
 
+# ---- the run history: slap's document stored as written --------------------------
+run slap_history $LB slap $M $A --auto-generate-sql-load-type=read --auto-generate-sql-write-number=0 \
+  --concurrency=1 --iterations=1 --number-of-queries=10 --result-file="$T/hist.json" --history="$T/slap.db" run
+ok_run slap_history
+$LB history show 1 --history="$T/slap.db" >"$T/hist_show.json" 2>"$T/hist_show.err"
+check slap_history_show_equals_file cmp "$T/hist_show.json" "$T/hist.json"
+expect_ok slap_history_list ' slap +run +.*concurrency=1 .*number_of_queries=10 .* ok$' $LB history list --history="$T/slap.db"
+
 delta slap_write $LB slap $M $A --auto-generate-sql-load-type=write --auto-generate-sql-write-number=0 $L run
 ok_run slap_write
 eq slap_write_com_insert "$d_insert" 240
