@@ -77,9 +77,11 @@ local function status_cell(r)
 end
 
 -- One row of the summary table.
-local function summary_row(i, run, keys, base)
+local function summary_row(i, run, keys, base, base_label)
   local r = run.r
   local thr, label = result.throughput(r)
+  -- IOPS against TPS is no ratio: only runs of the first run's unit get one.
+  if label ~= base_label then base = nil end
   local lat = type(r.latency_ms) == "table" and r.latency_ms or {}
   local totals = type(r.totals) == "table" and r.totals or {}
   local cpu = type(r.cpu) == "table" and r.cpu or {}
@@ -130,9 +132,10 @@ local function summary_section(ctx)
   for _, h in ipairs({ "max ms", "errors", "reconnects", "client CPU µs/event", "server CPU µs/event" }) do
     header[#header + 1] = h
   end
-  local base = ctx.runs[1] and num((result.throughput(ctx.runs[1].r)))
+  local base, base_label
+  if ctx.runs[1] then base, base_label = result.throughput(ctx.runs[1].r) end
   local rows = {}
-  for i, run in ipairs(ctx.runs) do rows[i] = summary_row(i, run, keys, base) end
+  for i, run in ipairs(ctx.runs) do rows[i] = summary_row(i, run, keys, num(base), base_label) end
   header, rows = drop_empty_columns(header, rows)
   local body = { note(string.format("One row per run (a sweep's points each have one). Throughput is IOPS for I/O " ..
     "scenarios, transactions per second for SQL, events per second otherwise; ratio = throughput / %s's, coloured " ..
