@@ -324,6 +324,7 @@ local function build_page(ctx)
   local sections = {}
   local function add(s) if s then sections[#sections + 1] = s end end
   add(summary_section(ctx))
+  add(domain.errors_section(ctx))
   add(comparison_section(ctx))
   add(sweeps_section(ctx))
   add(charts_section(ctx))

@@ -284,6 +284,42 @@ function M.side_by_side_section(ctx)
   return { id = "options", title = "Options and host", body = table.concat(parts, "\n") }
 end
 
+-- ---- errors ---------------------------------------------------------------------
+
+-- Errors by code as "1146: 27805, 2013: 1", largest first.
+local function by_code(t)
+  local list = {}
+  for code, n in json.pairs(type(t) == "table" and t or {}) do
+    if num(n) and n > 0 then list[#list + 1] = { code = tostring(code), n = n } end
+  end
+  table.sort(list, function(a, b) return a.n > b.n or (a.n == b.n and a.code < b.code) end)
+  local parts = {}
+  for _, e in ipairs(list) do parts[#parts + 1] = e.code .. ": " .. fmt(e.n) end
+  return table.concat(parts, ", ")
+end
+
+-- Runs that did not end well or met errors: status, why, and the errors by
+-- code (ignored ones included: a retried deadlock is a figure to watch).
+function M.errors_section(ctx)
+  local rows = {}
+  for i, run in ipairs(ctx.runs) do
+    local r = run.r
+    local t = type(r.totals) == "table" and r.totals or {}
+    local codes = by_code(t.errors_by_code)
+    local status = tostring(r.status or "ok")
+    if status ~= "ok" or codes ~= "" or (num(t.errors) or 0) > 0 then
+      rows[#rows + 1] = { { html = '<a href="#run-' .. i .. '">' .. esc(run.name) .. "</a>" },
+        status == "ok" and status or { text = status, class = "warn" },
+        tostring(r.stop_reason or r.error or "-"), fmt(num(t.errors)), fmt(num(t.ignored_errors)), codes ~= "" and codes or "-" }
+    end
+  end
+  if #rows == 0 then return nil end
+  local body = note("Runs that stopped early, failed, or met errors (ignored errors are those --db-ignore-errors " ..
+    "retried).") .. scroll(html.table({ "run", "status", "stop reason or error", "errors", "ignored errors", "by code" },
+    rows, { id = "errors-table" }))
+  return { id = "errors", title = "Errors", body = body }
+end
+
 -- ---- input files ----------------------------------------------------------------
 
 local function kind_of(d)
