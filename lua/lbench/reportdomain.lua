@@ -140,6 +140,43 @@ function M.tpcc_section(ctx)
   return { id = "tpcc", title = "TPC-C", body = table.concat(parts, "\n") }
 end
 
+-- ---- event types -----------------------------------------------------------------
+
+local function types_table(r)
+  local header = { "type", "events", "share %", "per second", "avg ms", "p50 ms", "p95 ms", "p99 ms", "p99.9 ms", "max ms",
+                   "rollbacks", "restarts" }
+  local rows = {}
+  local secs = num(r.duration_s)
+  for name, t in json.pairs(r.types) do
+    if type(t) == "table" then
+      local lat = type(t.latency_ms) == "table" and t.latency_ms or {}
+      local ev = num(t.events)
+      rows[#rows + 1] = { tostring(name), fmt(ev), fmt(num(t.share_pct)), fmt(ev and secs and secs > 0 and ev / secs or nil),
+        fmt(num(lat.avg)), fmt(result.pct(lat, "50")), fmt(result.pct(lat, "95")), fmt(result.pct(lat, "99")),
+        fmt(result.pct(lat, "99.9")), fmt(num(lat.max)), fmt(num(t.rollbacks)), fmt(num(t.restarts)) }
+    end
+  end
+  return html.table(header, rows, { class = "types-table" }), #rows
+end
+
+-- Per-type counts and latencies (TPC-C's transactions, fileio's reads and
+-- writes, a script's lbench.stat.type), one table per run that has types.
+function M.types_section(ctx)
+  local parts = {}
+  for _, run in ipairs(ctx.runs) do
+    if type(run.r.types) == "table" then
+      local t, n = types_table(run.r)
+      if n > 0 then
+        parts[#parts + 1] = "<h3>" .. esc(run.name) .. "</h3>"
+        parts[#parts + 1] = scroll(t)
+      end
+    end
+  end
+  if #parts == 0 then return nil end
+  return { id = "types", title = "Event types", body = note("Each type's events over the measured period and its " ..
+    "latency (ms).") .. "\n" .. table.concat(parts, "\n") }
+end
+
 -- ---- slap -----------------------------------------------------------------------
 
 local function slap_table(s)

@@ -143,11 +143,13 @@ check fileio_chart_points grep -q "id=\"chart-fileio\" [^>]*data-points=\"$n\"" 
 
 # ---- TPC-C: summary, constraints, per-transaction throughput -------------------------
 expect_ok report_tpcc 'written to' $LB report "$T/tpcc.json" --out="$O/tpcc.html"
-page tpcc "$O/tpcc.html" summary charts tpcc tpcc-summary chart-tpcc chart-throughput
+page tpcc "$O/tpcc.html" summary charts tpcc types tpcc-summary chart-tpcc chart-throughput
 tpmc=$(expect "$T/tpcc.json" 'fmt(r[1].tpcc.tpmC)')
 check tpcc_tpmc grep -q "^<tr><td>tpmC (new orders per minute)</td><td class=\"num\">$tpmc</td></tr>$" "$O/tpcc.html"
 got=$(rows_of "$O/tpcc.html" tpcc-transactions)
 [ "$got" = 5 ] && pass tpcc_transactions || fail tpcc_transactions "$got rows"
+no=$(expect "$T/tpcc.json" 'fmt(r[1].types.new_order.events) .. "</td><td class=\"num\">" .. fmt(r[1].types.new_order.share_pct)')
+check tpcc_types grep -q "^<tr><td>new_order</td><td class=\"num\">$no</td>" "$O/tpcc.html"
 check tpcc_constraints grep -Eq '<tr><td>response times \(90th percentile within the limits\)</td><td class="(good|warn)">(OK|FAILED)</td>' "$O/tpcc.html"
 got=$(svg_of "$O/tpcc.html" chart-tpcc | grep -c '<g class="lb-series"')
 [ "$got" = 5 ] && pass tpcc_chart_per_type || fail tpcc_chart_per_type "$got series"
