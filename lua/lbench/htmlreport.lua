@@ -77,6 +77,7 @@ local function status_cell(r)
 end
 
 -- One row of the summary table.
+-- One row of the summary table; its 8th cell is the ratio.
 local function summary_row(i, run, keys, base, base_label)
   local r = run.r
   local thr, label = result.throughput(r)
@@ -127,7 +128,7 @@ end
 
 local function summary_section(ctx)
   local keys = pct_keys(ctx.runs)
-  local header = { "run", "scenario", "status", "threads", "duration (s)", "throughput", "unit", "ratio" , "avg ms" }
+  local header = { "run", "scenario", "status", "threads", "duration (s)", "throughput", "unit", "ratio", "avg ms" }
   for _, k in ipairs(keys) do header[#header + 1] = "p" .. k .. " ms" end
   for _, h in ipairs({ "max ms", "errors", "reconnects", "client CPU µs/event", "server CPU µs/event" }) do
     header[#header + 1] = h
@@ -136,11 +137,14 @@ local function summary_section(ctx)
   if ctx.runs[1] then base, base_label = result.throughput(ctx.runs[1].r) end
   local rows = {}
   for i, run in ipairs(ctx.runs) do rows[i] = summary_row(i, run, keys, num(base), base_label) end
+  -- One run has no ratio to show.
+  if #rows == 1 then rows[1][8] = "-" end
   header, rows = drop_empty_columns(header, rows)
-  local body = { note(string.format("One row per run (a sweep's points each have one). Throughput is IOPS for I/O " ..
-    "scenarios, transactions per second for SQL, events per second otherwise; ratio = throughput / %s's, coloured " ..
-    "when it differs by %d %% or more; latency in ms over the measured period (warm-up excluded).",
-    ctx.runs[1] and ctx.runs[1].name or "the first", M.NOTABLE * 100)) }
+  local ratio = #rows > 1 and string.format("; ratio = throughput / %s's (same unit only), coloured when it differs " ..
+    "by %d %% or more", ctx.runs[1].name, M.NOTABLE * 100) or ""
+  local body = { note("One row per run (a sweep's points each have one). Throughput is IOPS for I/O scenarios, " ..
+    "transactions per second for SQL, events per second otherwise" .. ratio .. "; latency in ms over the measured " ..
+    "period (warm-up excluded).") }
   body[#body + 1] = scroll(html.table(header, rows, { id = "summary-table" }))
   return { id = "summary", title = "Summary", body = table.concat(body, "\n") }
 end
