@@ -77,9 +77,12 @@ local function status_cell(r)
 end
 
 -- One row of the summary table.
-local function summary_row(i, run, keys, base)
+-- One row of the summary table; its 8th cell is the ratio.
+local function summary_row(i, run, keys, base, base_label)
   local r = run.r
   local thr, label = result.throughput(r)
+  -- IOPS against TPS is no ratio: only runs of the first run's unit get one.
+  if label ~= base_label then base = nil end
   local lat = type(r.latency_ms) == "table" and r.latency_ms or {}
   local totals = type(r.totals) == "table" and r.totals or {}
   local cpu = type(r.cpu) == "table" and r.cpu or {}
@@ -125,19 +128,23 @@ end
 
 local function summary_section(ctx)
   local keys = pct_keys(ctx.runs)
-  local header = { "run", "scenario", "status", "threads", "duration (s)", "throughput", "unit", "ratio" , "avg ms" }
+  local header = { "run", "scenario", "status", "threads", "duration (s)", "throughput", "unit", "ratio", "avg ms" }
   for _, k in ipairs(keys) do header[#header + 1] = "p" .. k .. " ms" end
   for _, h in ipairs({ "max ms", "errors", "reconnects", "client CPU µs/event", "server CPU µs/event" }) do
     header[#header + 1] = h
   end
-  local base = ctx.runs[1] and num((result.throughput(ctx.runs[1].r)))
+  local base, base_label
+  if ctx.runs[1] then base, base_label = result.throughput(ctx.runs[1].r) end
   local rows = {}
-  for i, run in ipairs(ctx.runs) do rows[i] = summary_row(i, run, keys, base) end
+  for i, run in ipairs(ctx.runs) do rows[i] = summary_row(i, run, keys, num(base), base_label) end
+  -- One run has no ratio to show.
+  if #rows == 1 then rows[1][8] = "-" end
   header, rows = drop_empty_columns(header, rows)
-  local body = { note(string.format("One row per run (a sweep's points each have one). Throughput is IOPS for I/O " ..
-    "scenarios, transactions per second for SQL, events per second otherwise; ratio = throughput / %s's, coloured " ..
-    "when it differs by %d %% or more; latency in ms over the measured period (warm-up excluded).",
-    ctx.runs[1] and ctx.runs[1].name or "the first", M.NOTABLE * 100)) }
+  local ratio = #rows > 1 and string.format("; ratio = throughput / %s's (same unit only), coloured when it differs " ..
+    "by %d %% or more", ctx.runs[1].name, M.NOTABLE * 100) or ""
+  local body = { note("One row per run (a sweep's points each have one). Throughput is IOPS for I/O scenarios, " ..
+    "transactions per second for SQL, events per second otherwise" .. ratio .. "; latency in ms over the measured " ..
+    "period (warm-up excluded).") }
   body[#body + 1] = scroll(html.table(header, rows, { id = "summary-table" }))
   return { id = "summary", title = "Summary", body = table.concat(body, "\n") }
 end
@@ -321,10 +328,12 @@ local function build_page(ctx)
   local sections = {}
   local function add(s) if s then sections[#sections + 1] = s end end
   add(summary_section(ctx))
+  add(domain.errors_section(ctx))
   add(comparison_section(ctx))
   add(sweeps_section(ctx))
   add(charts_section(ctx))
   add(domain.tpcc_section(ctx))
+  add(domain.types_section(ctx))
   add(domain.slap_section(ctx))
   add(domain.fileio_section(ctx))
   add(domain.side_by_side_section(ctx))

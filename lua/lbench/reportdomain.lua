@@ -140,6 +140,43 @@ function M.tpcc_section(ctx)
   return { id = "tpcc", title = "TPC-C", body = table.concat(parts, "\n") }
 end
 
+-- ---- event types -----------------------------------------------------------------
+
+local function types_table(r)
+  local header = { "type", "events", "share %", "per second", "avg ms", "p50 ms", "p95 ms", "p99 ms", "p99.9 ms", "max ms",
+                   "rollbacks", "restarts" }
+  local rows = {}
+  local secs = num(r.duration_s)
+  for name, t in json.pairs(r.types) do
+    if type(t) == "table" then
+      local lat = type(t.latency_ms) == "table" and t.latency_ms or {}
+      local ev = num(t.events)
+      rows[#rows + 1] = { tostring(name), fmt(ev), fmt(num(t.share_pct)), fmt(ev and secs and secs > 0 and ev / secs or nil),
+        fmt(num(lat.avg)), fmt(result.pct(lat, "50")), fmt(result.pct(lat, "95")), fmt(result.pct(lat, "99")),
+        fmt(result.pct(lat, "99.9")), fmt(num(lat.max)), fmt(num(t.rollbacks)), fmt(num(t.restarts)) }
+    end
+  end
+  return html.table(header, rows, { class = "types-table" }), #rows
+end
+
+-- Per-type counts and latencies (TPC-C's transactions, fileio's reads and
+-- writes, a script's lbench.stat.type), one table per run that has types.
+function M.types_section(ctx)
+  local parts = {}
+  for _, run in ipairs(ctx.runs) do
+    if type(run.r.types) == "table" then
+      local t, n = types_table(run.r)
+      if n > 0 then
+        parts[#parts + 1] = "<h3>" .. esc(run.name) .. "</h3>"
+        parts[#parts + 1] = scroll(t)
+      end
+    end
+  end
+  if #parts == 0 then return nil end
+  return { id = "types", title = "Event types", body = note("Each type's events over the measured period and its " ..
+    "latency (ms).") .. "\n" .. table.concat(parts, "\n") }
+end
+
 -- ---- slap -----------------------------------------------------------------------
 
 local function slap_table(s)
@@ -282,6 +319,42 @@ function M.side_by_side_section(ctx)
   end
   parts[#parts + 1] = all
   return { id = "options", title = "Options and host", body = table.concat(parts, "\n") }
+end
+
+-- ---- errors ---------------------------------------------------------------------
+
+-- Errors by code as "1146: 27805, 2013: 1", largest first.
+local function by_code(t)
+  local list = {}
+  for code, n in json.pairs(type(t) == "table" and t or {}) do
+    if num(n) and n > 0 then list[#list + 1] = { code = tostring(code), n = n } end
+  end
+  table.sort(list, function(a, b) return a.n > b.n or (a.n == b.n and a.code < b.code) end)
+  local parts = {}
+  for _, e in ipairs(list) do parts[#parts + 1] = e.code .. ": " .. fmt(e.n) end
+  return table.concat(parts, ", ")
+end
+
+-- Runs that did not end well or met errors: status, why, and the errors by
+-- code (ignored ones included: a retried deadlock is a figure to watch).
+function M.errors_section(ctx)
+  local rows = {}
+  for i, run in ipairs(ctx.runs) do
+    local r = run.r
+    local t = type(r.totals) == "table" and r.totals or {}
+    local codes = by_code(t.errors_by_code)
+    local status = tostring(r.status or "ok")
+    if status ~= "ok" or codes ~= "" or (num(t.errors) or 0) > 0 then
+      rows[#rows + 1] = { { html = '<a href="#run-' .. i .. '">' .. esc(run.name) .. "</a>" },
+        status == "ok" and status or { text = status, class = "warn" },
+        tostring(r.stop_reason or r.error or "-"), fmt(num(t.errors)), fmt(num(t.ignored_errors)), codes ~= "" and codes or "-" }
+    end
+  end
+  if #rows == 0 then return nil end
+  local body = note("Runs that stopped early, failed, or met errors (ignored errors are those --db-ignore-errors " ..
+    "retried).") .. scroll(html.table({ "run", "status", "stop reason or error", "errors", "ignored errors", "by code" },
+    rows, { id = "errors-table" }))
+  return { id = "errors", title = "Errors", body = body }
 end
 
 -- ---- input files ----------------------------------------------------------------

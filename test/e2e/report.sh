@@ -23,12 +23,12 @@ browser() {
   timeout -k 5 90 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars \
     --user-data-dir="$T/chrome-$name" --enable-logging=stderr --v=0 "$@" 2>"$T/$name.log"
 }
-# expect VAR EXPR FILES : the value of EXPR over the JSON FILES (r[1], r[2] ...)
-expect() { $LB $E/report_expect.lua eval --files="$2" --expr="$3" 2>&1; }
+# expect FILES EXPR : the value of EXPR over the JSON FILES (r[1], r[2] ...), formatted as the page does
+expect() { $LB $E/report_expect.lua eval --files="$1" --expr="$2" 2>&1; }
 # svg_of FILE ID : the lines of one chart of a page
 svg_of() { sed -n "/<svg class=\"lb-chart [^\"]*\" id=\"$2\"/,/<\/svg>/p" "$1"; }
-# rows_of FILE TABLE_ID : the body rows of one table
-rows_of() { sed -n "/<table [^>]*id=\"$2\"/,/<\/table>/p" "$1" | grep -c '^<tr>'; }
+# rows_of FILE TABLE_CLASS : the number of body rows of one table
+rows_of() { sed -n "/<table class=\"lb-table $2\">/,/<\/table>/p" "$1" | grep -c '^<tr>'; }
 
 # page NAME HTML IDS... : the checks every page passes, and its elements by id
 page() {
@@ -88,6 +88,7 @@ run doc_tpcc $LB tpcc $M --warehouses=1 --threads=2 --time=4 --warmup-time=1 --r
   --result-file="$T/tpcc.json" run
 run doc_slap $LB slap $M --auto-generate-sql --concurrency=1,2 --iterations=2 --number-of-queries=40 \
   --result-file="$T/slap.json" run
+run doc_error $LB $E/bad_query.lua $M --time=1 --result-file="$T/error.json" run
 json_assert doc_tpcc "$T/tpcc.json" 'r.tpcc.tpmC > 0 and #r.intervals >= 4'
 json_assert doc_slap "$T/slap.json" '#r.slap.summary == 2'
 
@@ -105,15 +106,16 @@ if grep -q '<p id="p">before</p>' "$T/csp.dom" && [ "$(grep -c ':CONSOLE.*Conten
 then pass runs_policy_blocks_scripts_and_loads
 else fail runs_policy_blocks_scripts_and_loads "$(grep -o '<p id="p">[^<]*' "$T/csp.dom") $(grep -c ':CONSOLE' "$T/control-csp.log") console lines"; fi
 check runs_title grep -q '<h1>read-only against read-write</h1>' "$O/runs.html"
-ratio=$(expect x "$T/ro.json,$T/rw.json" 'fmt_ratio(r[2].totals.events_per_sec / r[1].totals.events_per_sec)')
+ratio=$(expect "$T/ro.json,$T/rw.json" 'fmt_ratio(r[2].totals.events_per_sec / r[1].totals.events_per_sec)')
 check runs_summary_ratio grep -Eq "<span id=\"run-2\">rw</span>.*<td class=\"[a-z ]*num\">$ratio</td>" "$O/runs.html"
-tps=$(expect x "$T/ro.json,$T/rw.json" 'fmt(r[1].totals.events_per_sec) .. "</td><td class=\"num\">" .. fmt(r[2].totals.events_per_sec)')
+tps=$(expect "$T/ro.json,$T/rw.json" 'fmt(r[1].totals.events_per_sec) .. "</td><td class=\"num\">" .. fmt(r[2].totals.events_per_sec)')
 check runs_comparison_tps grep -Eq "^<tr><td>TPS</td><td class=\"num\">$tps</td><td class=\"[a-z ]*num\">$ratio</td>" "$O/runs.html"
-n=$(expect x "$T/ro.json,$T/rw.json" '#r[1].intervals + #r[2].intervals')
+n=$(expect "$T/ro.json,$T/rw.json" '#r[1].intervals + #r[2].intervals')
 got=$(svg_of "$O/runs.html" chart-throughput | grep -c '<circle class="lb-pt"')
 [ "$got" = "$n" ] && pass runs_point_per_interval || fail runs_point_per_interval "$got dots, $n intervals"
 check runs_hover_value grep -Eq '<circle class="lb-pt" [^>]*><title>rw' "$O/runs.html"
-check runs_warmup_shaded bash -c "svg_of() { sed -n \"/id=\\\"\$2\\\"/,/<\\/svg>/p\" \"\$1\"; }; svg_of '$O/runs.html' chart-throughput | grep -q 'class=\"lb-shade\"'"
+if svg_of "$O/runs.html" chart-throughput | grep -q 'class="lb-shade"'; then pass runs_warmup_shaded
+else fail runs_warmup_shaded "no shaded warm-up in the throughput chart"; fi
 check runs_threads_differ grep -q '<td class="diff">--threads</td>' "$O/runs.html"
 check runs_driver_same grep -q '<td>--db-driver</td><td>null</td><td>null</td>' "$O/runs.html"
 check runs_generated_by grep -q '<footer>lbench [0-9.]*: lbench report ' "$O/runs.html"
@@ -121,10 +123,10 @@ check runs_generated_by grep -q '<footer>lbench [0-9.]*: lbench report ' "$O/run
 # ---- a sweep: scale factors, scaling with the ideal line, bars per value -----------
 expect_ok report_sweep 'written to' $LB report "$T/sweep.json" --out="$O/sweep.html"
 page sweep "$O/sweep.html" summary sweeps charts chart-scaling chart-sweep-mode chart-throughput
-n=$(expect x "$T/sweep.json" '#r[1].points')
-got=$(sed -n '/<table class="lb-table sweep-table">/,/<\/table>/p' "$O/sweep.html" | grep -c '^<tr>')
+n=$(expect "$T/sweep.json" '#r[1].points')
+got=$(rows_of "$O/sweep.html" sweep-table)
 [ "$got" = "$n" ] && pass sweep_table_rows || fail sweep_table_rows "$got rows, $n points"
-sf=$(expect x "$T/sweep.json" 'fmt_ratio(r[1].summary[2].scale_factor)')
+sf=$(expect "$T/sweep.json" 'fmt_ratio(r[1].summary[2].scale_factor)')
 check sweep_scale_factor grep -Eq "^<tr><td>[^<]*threads=2[^<]*</td><td>ok</td><td class=\"num\">2</td><td class=\"num\">[0-9.]+</td><td class=\"muted\">events/s</td><td class=\"[a-z ]*num\">$sf</td>" "$O/sweep.html"
 got=$(svg_of "$O/sweep.html" chart-scaling | grep -c 'stroke-dasharray="6 4"><title>[^<]*ideal linear')
 [ "$got" -ge 2 ] && pass sweep_ideal_lines || fail sweep_ideal_lines "$got dashed ideal lines"
@@ -134,18 +136,20 @@ got=$(svg_of "$O/sweep.html" chart-sweep-mode | grep -c '<rect class="lb-bar"')
 # ---- fileio: the write cliff and its latency, the data points ----------------------
 expect_ok report_fileio 'written to' $LB report "$T/fileio.json" --out="$O/fileio.html"
 page fileio "$O/fileio.html" summary charts fileio chart-fileio chart-fileio-latency
-n=$(expect x "$T/fileio.json" '#r[1].fileio.points')
-got=$(sed -n '/<table class="lb-table fileio-points">/,/<\/table>/p' "$O/fileio.html" | grep -c '^<tr>')
+n=$(expect "$T/fileio.json" '#r[1].fileio.points')
+got=$(rows_of "$O/fileio.html" fileio-points)
 [ "$got" = "$n" ] && [ "$n" -ge 5 ] && pass fileio_points_table || fail fileio_points_table "$got rows, $n points"
 check fileio_chart_points grep -q "id=\"chart-fileio\" [^>]*data-points=\"$n\"" "$O/fileio.html"
 
 # ---- TPC-C: summary, constraints, per-transaction throughput -------------------------
 expect_ok report_tpcc 'written to' $LB report "$T/tpcc.json" --out="$O/tpcc.html"
-page tpcc "$O/tpcc.html" summary charts tpcc tpcc-summary chart-tpcc chart-throughput
-tpmc=$(expect x "$T/tpcc.json" 'fmt(r[1].tpcc.tpmC)')
+page tpcc "$O/tpcc.html" summary charts tpcc types tpcc-summary chart-tpcc chart-throughput
+tpmc=$(expect "$T/tpcc.json" 'fmt(r[1].tpcc.tpmC)')
 check tpcc_tpmc grep -q "^<tr><td>tpmC (new orders per minute)</td><td class=\"num\">$tpmc</td></tr>$" "$O/tpcc.html"
-got=$(sed -n '/<table class="lb-table tpcc-transactions">/,/<\/table>/p' "$O/tpcc.html" | grep -c '^<tr>')
+got=$(rows_of "$O/tpcc.html" tpcc-transactions)
 [ "$got" = 5 ] && pass tpcc_transactions || fail tpcc_transactions "$got rows"
+no=$(expect "$T/tpcc.json" 'fmt(r[1].types.new_order.events) .. "</td><td class=\"num\">" .. fmt(r[1].types.new_order.share_pct)')
+check tpcc_types grep -q "^<tr><td>new_order</td><td class=\"num\">$no</td>" "$O/tpcc.html"
 check tpcc_constraints grep -Eq '<tr><td>response times \(90th percentile within the limits\)</td><td class="(good|warn)">(OK|FAILED)</td>' "$O/tpcc.html"
 got=$(svg_of "$O/tpcc.html" chart-tpcc | grep -c '<g class="lb-series"')
 [ "$got" = 5 ] && pass tpcc_chart_per_type || fail tpcc_chart_per_type "$got series"
@@ -153,8 +157,15 @@ got=$(svg_of "$O/tpcc.html" chart-tpcc | grep -c '<g class="lb-series"')
 # ---- slap ---------------------------------------------------------------------------
 expect_ok report_slap 'written to' $LB report "$T/slap.json" --out="$O/slap.html"
 page slap "$O/slap.html" summary charts slap chart-slap
-got=$(sed -n '/<table class="lb-table slap-levels">/,/<\/table>/p' "$O/slap.html" | grep -c '^<tr>')
+got=$(rows_of "$O/slap.html" slap-levels)
 [ "$got" = 2 ] && pass slap_levels || fail slap_levels "$got rows"
+
+# ---- a run that failed: its status, its error ------------------------------------------
+json_assert doc_error "$T/error.json" 'r.status == "error" and r.error:find("1146", 1, true)'
+expect_ok report_error 'written to' $LB report "$T/error.json" "$T/ro.json" --out="$O/error.html"
+check error_status grep -q '<span id="run-1">error</span></td><td>bad_query</td><td class="warn" title="[^"]*1146' "$O/error.html"
+check error_table grep -Eq '^<tr><td><a href="#run-1">error</a></td><td class="warn">error</td><td>[^<]*errno = 1146' "$O/error.html"
+check error_ok_run_not_listed bash -c "! grep -q '<a href=\"#run-2\">ro</a>' '$O/error.html'"
 
 # ---- everything on one page; plot draws the new charts too ---------------------------
 expect_ok report_all 'Report of 6 file\(s\)' $LB report "$T/ro.json" "$T/rw.json" "$T/sweep.json" "$T/fileio.json" \
