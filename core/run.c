@@ -109,6 +109,8 @@ lb_run *lb_run_new(lb_runtime *rt, const lb_run_config *cfg)
             w->paced = 1;
             lb_pace_init(&w->pace, cfg->rate / cfg->threads, cfg->rate_poisson, 0,
                          seed ^ 0x9e3779b97f4a7c15ULL, (uint64_t)i + 1000003);
+            if (cfg->nrate_segs > 0)
+                lb_pace_schedule(&w->pace, cfg->rate_segs, cfg->nrate_segs, 1.0 / cfg->threads);
         }
     }
     return r;

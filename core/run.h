@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "pace.h"
 #include "stats.h"
 
 typedef struct lb_runtime lb_runtime;
@@ -25,7 +26,9 @@ typedef struct lb_run_config {
     int32_t mode;           /* LB_RUN_EVENTS: event loop; LB_RUN_COMMAND: call `command` once per worker */
     double time_s;          /* stop this long after the warm-up; 0 = no limit */
     uint64_t events;        /* stop after this many events in total; 0 = no limit */
-    double rate;            /* target events/s over all workers; 0 = unpaced */
+    double rate;            /* target events/s over all workers; 0 = unpaced (with a schedule: its peak) */
+    int32_t nrate_segs;     /* > 0: the rate follows rate_segs from the warm-up end (pace.h) */
+    lb_rate_seg rate_segs[LB_PACE_MAX_SEGS];
     int32_t rate_poisson;   /* 1: exponential inter-arrival times; 0: constant spacing */
     int32_t ncpus;          /* length of cpus[]; 0 = no pinning */
     double warmup_s;        /* events run but are excluded from statistics */

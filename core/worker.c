@@ -84,7 +84,9 @@ int lb_worker_ready(lb_worker *w)
         pthread_cond_wait(&r->cv, &r->mu);
     int go = r->go && !atomic_load(&r->failed);
     pthread_mutex_unlock(&r->mu);
-    if (go && w->paced) {
+    if (go && w->paced && w->pace.nseg) {
+        lb_pace_start(&w->pace, r->warmup_end, r->t_start, (double)w->tid / r->cfg.threads);
+    } else if (go && w->paced) {
         /* Stagger the first intended starts so N constant-rate workers
          * interleave instead of firing together. */
         double gap = 1e9 / r->cfg.rate;

@@ -277,6 +277,10 @@ local function line_svg(ch)
     spec.series[#spec.series + 1] = { name = s.title, points = pts, color = s.color, dash = s.dash }
   end
   if ch.xtics then table.sort(xs); spec.x_ticks = xs end
+  for _, m in ipairs(ch.marks or {}) do
+    spec.marks = spec.marks or {}
+    spec.marks[#spec.marks + 1] = { x = m[1], label = m[2] }
+  end
   local wseen = {}
   for _, w in ipairs(ch.warmup or {}) do
     if not wseen[w] then

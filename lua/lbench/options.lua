@@ -39,6 +39,9 @@ local function check_error_codes(list)
   return list
 end
 
+-- --rate's value goes in as a number or a schedule (phases.lua).
+local function store_rate(into, v, r, raw) require("lbench.phases").store(into, v, r, raw) end
+
 M.core = {
   { "threads", "int", 1, "number of worker threads", min = 1, max = MAX_THREADS },
   { "connections", "int", 0, "virtual users (each with its own connection and script instance) over all threads; "
@@ -48,7 +51,10 @@ M.core = {
     .. "wait their turn, so that the server's listen backlog is not overrun)", min = 1 },
   { "time", "double", 10, "limit for total execution time in seconds (0: no limit)", min = 0 },
   { "events", "int", 0, "limit for the total number of events (0: no limit)", min = 0 },
-  { "rate", "double", 0, "target events per second over all threads (0: unlimited)", min = 0 },
+  { "rate", "rate", 0, "target events per second over all threads (0: unlimited), or a schedule: "
+    .. "RATE@SECONDS and ramp:FROM-TO@SECONDS entries (e.g. 1000@60,ramp:1000-5000@120)", min = 0,
+    store = store_rate },
+  { "phases", "list", {}, "names of the --rate schedule's entries (phases), one per entry" },
   { "rate-mode", "enum", "poisson", "arrival process under --rate", choices = { "poisson", "constant" } },
   { "warmup-time", "double", 0, "run events this many seconds before measuring; excluded from all statistics", min = 0 },
   { "report-interval", "double", 0, "print an interval report every N seconds (0: off)", min = 0, nonzero_min = 0.001 },
@@ -172,7 +178,19 @@ local function to_enum(spec, raw)
   return nil, "expected one of " .. table.concat(spec.choices or {}, ", ")
 end
 
-local scalar = { int = to_int, double = to_double, size = to_size, enum = to_enum }
+-- --rate: a number, or a schedule (phases.lua), whose peak is the value.
+local function to_rate(spec, raw)
+  if type(raw) == "string" and raw:find("@", 1, true) then
+    local segs, why = require("lbench.phases").parse(raw)
+    if not segs then return nil, why end
+    local peak = 0
+    for _, sg in ipairs(segs) do peak = math.max(peak, sg.rate0, sg.rate1) end
+    return peak
+  end
+  return to_double(spec, raw)
+end
+
+local scalar = { int = to_int, double = to_double, size = to_size, enum = to_enum, rate = to_rate }
 
 -- A list: comma-separated entries.  An empty value is the empty list; an
 -- empty entry inside a list is a typo (",,", a trailing comma) and refused.
@@ -202,7 +220,7 @@ function M.convert(spec, raw)
   if type(raw) ~= "string" then
     if t == "list" and type(raw) == "table" then return raw end
     if t == "bool" and type(raw) == "boolean" then return raw end
-    if (t == "int" or t == "double" or t == "size") and type(raw) == "number" then
+    if (t == "int" or t == "double" or t == "size" or t == "rate") and type(raw) == "number" then
       return scalar[t](spec, raw)
     end
     raw = tostring(raw)
@@ -250,7 +268,7 @@ function M.core_specs()
   for _, d in ipairs(M.core) do
     out[#out + 1] = { name = d[1], type = d[2], default = d[3], desc = d[4], choices = d.choices,
                       min = d.min, max = d.max, nonzero_min = d.nonzero_min, item = d.item, check = d.check,
-                      secret = d.secret }
+                      secret = d.secret, store = d.store }
   end
   return out
 end
@@ -325,7 +343,7 @@ function M.resolve(specs, raw, into)
       end
       local v, why = M.convert(s, r)
       if v == nil then util.fail("%s--%s=%s: %s", origin(s.name, r), s.name, tostring(r), why) end
-      into[key] = v
+      if s.store then s.store(into, v, r, raw) else into[key] = v end
     elseif into[key] == nil then
       into[key] = s.default
     end

@@ -139,6 +139,10 @@ local function script(ch, title_prefix)
         'fillcolor rgb "#b0b0b0" fillstyle transparent solid 0.25 noborder', nobj, n(w)))
     end
   end
+  for _, m in ipairs(ch.marks or {}) do
+    add(string.format('set arrow from first %s, graph 0 to first %s, graph 1 nohead dt 3 lc rgb "#404040"', n(m[1]), n(m[1])))
+    add(string.format('set label %s at first %s, graph 0.97 left offset 0.5, 0 font ",8"', gq(m[2]), n(m[1])))
+  end
   if ch.zero_line then add("set arrow from graph 0, first 0 to graph 1, first 0 nohead dt 2 lc rgb \"#606060\"") end
   local items = {}
   for i, s in ipairs(ch.series) do

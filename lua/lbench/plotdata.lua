@@ -8,7 +8,8 @@
 --              points = { {x, y, label?} }, style = "lines"|"linespoints",
 --              color=? (index), dash=? (index, 1 = solid) } }, warmup = {s...}
 --              (warm-up ends to shade), yzero=, xzero=, xtics= (ticks at the
---              data's x), categories=? (x = 1..n name these), zero_line= }
+--              data's x), categories=? (x = 1..n name these), zero_line=,
+--              marks=? { {x, label} } (vertical lines: phase boundaries) }
 --     skipped: "chart: why" for each chart the documents hold no data for.
 local json = require("lbench.json")
 local cmp = require("lbench.compare")
@@ -52,10 +53,18 @@ local function labels_of(runs)
   return table.concat(list, ", ")
 end
 
+-- Phase boundaries of a --rate schedule as marks { x (s since start), label }.
+local function add_phase_marks(marks, r)
+  for i, ph in ipairs(type(r.phases) == "table" and r.phases or {}) do
+    if i > 1 then marks[#marks + 1] = { (tonumber(r.warmup_s) or 0) + ph.start_s, ph.name } end
+  end
+end
+
 local function throughput_chart(runs)
-  local series, warm = {}, {}
+  local series, warm, marks = {}, {}, {}
   local used = {}
   for _, run in ipairs(runs) do
+    add_phase_marks(marks, run.r)
     if has_intervals(run.r) then
       local pts = {}
       for _, iv in ipairs(run.r.intervals) do pts[#pts + 1] = { iv.time_s, interval_throughput(run.r, iv) } end
@@ -68,7 +77,7 @@ local function throughput_chart(runs)
   if #series == 0 then return nil, "no per-interval data (run with --report-interval=S)" end
   return { name = "throughput", title = "Throughput over time", xlabel = "time since start (s)",
            ylabel = "throughput (" .. labels_of(used) .. ")", series = series, warmup = warm, yzero = true,
-           xzero = true }
+           xzero = true, marks = marks }
 end
 
 local function jitter_chart(runs)

@@ -50,6 +50,7 @@ function M.interval_line(iv)
     parts[#parts + 1] = string.format("queue (ms,%s): %s", ql, qv)
   end
   if iv.types_line then parts[#parts + 1] = iv.types_line end
+  if iv.phase then parts[#parts + 1] = "phase: " .. iv.phase end
   return table.concat(parts, " ")
 end
 
@@ -171,6 +172,26 @@ local function cpu_section(out, c)
   line(out, "")
 end
 
+-- A --rate schedule: each phase's target, throughput and latency, from
+-- that phase's own counters and histogram.
+local function phases_section(out, phases)
+  line(out, "Phases:")
+  local hdr = string.format("    %-14s %-22s %8s %10s %12s %9s %9s", "phase", "target rate/s", "time s", "events",
+    "events/s", "avg ms", "max ms")
+  local pl = {}
+  for _, p in ipairs(phases[1].latency_ms.pct_list) do pl[#pl + 1] = string.format("%9s", p.key .. "%") end
+  line(out, "%s %s", hdr, table.concat(pl, " "))
+  for _, ph in ipairs(phases) do
+    local tr = ph.target_rate
+    local target = tr.from == tr.to and string.format("%g", tr.from) or string.format("%g -> %g", tr.from, tr.to)
+    local vals = {}
+    for _, p in ipairs(ph.latency_ms.pct_list) do vals[#vals + 1] = string.format("%9s", fmt_ms(p.ms)) end
+    line(out, "    %-14s %-22s %8.2f %10d %12.2f %9.2f %9.2f %s", ph.name, target, ph.duration_s, ph.events,
+      ph.events_per_sec, ph.latency_ms.avg, ph.latency_ms.max, table.concat(vals, " "))
+  end
+  line(out, "")
+end
+
 -- Threads always; connections too in async mode (many per thread).
 local function fairness_section(out, f)
   line(out, "Threads fairness:")
@@ -211,6 +232,7 @@ function M.final_text(r)
   latency_section(out, r.latency_ms)
   if r.queue_ms then queue_section(out, r.queue_ms) end
   if r.types and #r.type_order > 0 then types_section(out, r) end
+  if r.phases then phases_section(out, r.phases) end
   if r.cpu then cpu_section(out, r.cpu) end
   fairness_section(out, r.fairness)
   status_section(out, r)

@@ -229,6 +229,8 @@ function M.build(ctx, lb, a)
   local types, order = type_table(a, d)
   r.types = types
   r.fairness = fairness(opt, a)
+  -- A --rate schedule: each phase's own totals and latency histogram.
+  if a.phases and #a.phases > 0 then r.phases = a.phases end
   r.intervals = a.intervals
   r.histogram = M.histogram(a.cum.lat)
   -- Display helpers kept out of the JSON (see M.to_json).

@@ -11,6 +11,7 @@ local report = require("lbench.report")
 local result = require("lbench.result")
 local hist = require("lbench.hist")
 local cpu = require("lbench.cpu")
+local phases = require("lbench.phases")
 
 local M = {}
 
@@ -97,6 +98,10 @@ local function make_config(opt, mode, boot)
   cfg.events = mode == C.LB_RUN_EVENTS and opt.events or 0
   cfg.rate = mode == C.LB_RUN_EVENTS and opt.rate or 0
   cfg.rate_poisson = opt.rate_mode == "poisson" and 1 or 0
+  for i, seg in ipairs(mode == C.LB_RUN_EVENTS and opt.rate_schedule or {}) do
+    cfg.rate_segs[i - 1].dur_s, cfg.rate_segs[i - 1].rate0, cfg.rate_segs[i - 1].rate1 = seg.dur_s, seg.rate0, seg.rate1
+    cfg.nrate_segs = i
+  end
   cfg.warmup_s = mode == C.LB_RUN_EVENTS and opt.warmup_time or 0
   cfg.rand_seed = opt.rand_seed
   cfg.rand_seed_set = opt.rand_seed ~= 0 and 1 or 0
@@ -206,7 +211,7 @@ end
 
 local function interval_json(iv)
   local o = json.object()
-  for _, k in ipairs({ "time_s", "warmup", "threads", "events", "events_per_sec", "queries_per_sec",
+  for _, k in ipairs({ "time_s", "warmup", "phase", "threads", "events", "events_per_sec", "queries_per_sec",
                        "reads_per_sec", "writes_per_sec", "other_per_sec", "errors_per_sec",
                        "reconnects_per_sec" }) do
     o[k] = iv[k]
@@ -346,6 +351,7 @@ end
 -- The "run" command.
 function M.run(ctx, lb)
   check_connections(ctx.opt)
+  phases.check(ctx.opt)
   local metrics = metrics_start(ctx)
   local ok, result, failed, err = pcall(M.run_measured, ctx, lb, metrics)
   -- The endpoint goes before the run it reads is freed.
@@ -366,7 +372,11 @@ local function banner(ctx, opt, paced)
       opt.connections % opt.threads == 0 and tostring(per)
         or string.format("%d-%d", math.floor(per), math.floor(per) + 1))
   end
-  if paced then lines[#lines + 1] = string.format("Target transaction rate: %g/sec (%s)", opt.rate, opt.rate_mode) end
+  if paced and opt.rate_schedule then
+    lines[#lines + 1] = string.format("Target transaction rate: schedule %s (%s)", phases.describe(opt), opt.rate_mode)
+  elseif paced then
+    lines[#lines + 1] = string.format("Target transaction rate: %g/sec (%s)", opt.rate, opt.rate_mode)
+  end
   if opt.report_interval > 0 then lines[#lines + 1] = string.format("Report intermediate results every %g second(s)", opt.report_interval) end
   if opt.warmup_time > 0 then lines[#lines + 1] = string.format("Warm-up: %g second(s), excluded from results", opt.warmup_time) end
   if opt.rand_seed ~= 0 then lines[#lines + 1] = "Random number generator seed is " .. opt.rand_seed end
@@ -406,6 +416,7 @@ local function new_reporter(ctx, lb, run, metrics, keys, paced)
     deadline = opt.time > 0 and warm_end + opt.time * 1e9 or nil, aborted = false,
     worker_base = {}, last_metrics = t0 }, Reporter)
   R.base = counters(R.snap.sum)  -- counters at the warm-up end
+  R.phases = phases.tracker(opt, keys, new_snapshot(hcfg), result.summary, warm_end, R.base)
   R.last_report = { t = t0, c = counters(R.snap.sum) }
   R.next_report = R.interval_ns > 0 and t0 + R.interval_ns or nil
   R.warm_pending = R.has_warm
@@ -420,7 +431,10 @@ end
 function Reporter:collect()
   C.lb_run_collect(self.run, self.snap, 10)
   C.lb_stats_snapshot_merge_hists(self.acc, self.snap)
-  if not self.has_warm or self.last_collect >= self.warm_end then C.lb_stats_snapshot_merge_hists(self.cum, self.snap) end
+  if not self.has_warm or self.last_collect >= self.warm_end then
+    C.lb_stats_snapshot_merge_hists(self.cum, self.snap)
+    if self.phases then self.phases:merge(self.snap) end
+  end
   self.last_collect = self.snap.t_ns
 end
 
@@ -433,6 +447,7 @@ function Reporter:tick(t)
   local warm = self.has_warm and t <= self.warm_end + 1e6
   metrics_publish(self.metrics, acc.lat, keys, secs)
   local iv = make_interval(ctx, tonumber(t - self.t0) / 1e9, secs, d, acc, snap.threads_running, warm, keys, self.paced)
+  if self.phases and not warm then iv.phase = self.phases:current() end
   if #self.tnames > 0 then
     interval_types(iv, self.tnames, snap.sum, self.last_types, acc, keys, secs)
     ffi.copy(self.last_types, snap.sum, ffi.sizeof("lb_stats"))
@@ -465,12 +480,23 @@ function Reporter:end_warmup(t)
   self.base = counters(self.snap.sum)
   ffi.copy(self.base_stats, self.snap.sum, ffi.sizeof("lb_stats"))
   self.warmup_events = self.base.events
+  if self.phases then self.phases:rebase(self.base) end
   local st = ffi.new("lb_stats")
   for i = 0, self.ctx.opt.threads - 1 do
     C.lb_run_worker_collected(self.run, i, st)
     self.worker_base[i] = { events = tonumber(st.events), busy_ns = tonumber(st.busy_ns) }
   end
   self.warm_pending = false
+end
+
+-- A phase boundary at `b`: an interval ends there, and the phase.
+function Reporter:phase_boundary(b)
+  self:collect()
+  if self.interval_ns > 0 and b > self.last_report.t + 1e6 then
+    self:tick(b)
+    while self.next_report and self.next_report <= b + 1e6 do self.next_report = self.next_report + self.interval_ns end
+  end
+  self.phases:close(b, counters(self.snap.sum))
 end
 
 -- Wait for the workers, ticking on time; returns when all have ended.
@@ -485,6 +511,8 @@ function Reporter:loop(cpu_sampler)
     if tick and tick < wake then wake = tick end
     if self.next_metrics and self.next_metrics < wake then wake = self.next_metrics end
     if self.warm_pending and self.warm_end < wake then wake = self.warm_end end
+    local boundary = not self.warm_pending and self.phases and self.phases:next_boundary()
+    if boundary and boundary < wake then wake = boundary end
     if self.deadline and not self.aborted and self.deadline + 2e9 < wake then wake = self.deadline + 2e9 end
     if self.signalled and not self.cut then
       local cut_at = self.signalled + COMMAND_STOP_GRACE_NS
@@ -508,7 +536,9 @@ function Reporter:loop(cpu_sampler)
       self:end_warmup(self.warm_end)
       cpu_sampler.start()
     end
-    if tick and now >= tick then
+    if boundary and now >= boundary then self:phase_boundary(boundary) end
+    -- (A tick the warm-up end or a phase boundary just made is not made twice.)
+    if tick and now >= tick and tick > self.last_report.t + 1e6 then
       self:collect()
       self:tick(tick)
       self.next_report = tick + self.interval_ns
@@ -545,6 +575,7 @@ function Reporter:finish()
     local events = counters(self.snap.sum).events - self.last_report.c.events
     if events > 0 or t_end - self.last_report.t >= 1e6 then self:tick(t_end) end
   end
+  if self.phases then self.phases:finish(t_end, counters(self.snap.sum)) end
   local measure_start = self.has_warm and self.warm_end or self.t0
   if t_end < measure_start then t_end = measure_start end
   return tonumber(t_end - measure_start) / 1e9
@@ -615,7 +646,7 @@ function M.run_measured(ctx, lb, metrics)
     warmup_events = R.warmup_events, intervals = R.intervals, failed = failed, error = err,
     stop_reason = R:stop_reason(), paced = paced, threads = opt.threads, final_stats = R.snap.sum,
     base_stats = R.base_stats, worker_base = R.worker_base, cpu = cpu_sampler, type_names = R.tnames,
-    connect = connect,
+    connect = connect, phases = R.phases and R.phases.done,
   })
 
   -- A scenario may add its own sections to the result (fileio series,

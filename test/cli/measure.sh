@@ -123,4 +123,41 @@ run init_queries_async $LB $S/init_queries.lua --db-driver=null --threads=2 --co
   --result-file="$T/initqa.json" run
 json_assert init_queries_not_counted_async "$T/initqa.json" 'r.totals.events == 1000 and r.totals.queries.total == 1000'
 
+# ---- phases: a --rate schedule --------------------------------------------
+# Constant spacing: each phase's events are its schedule's integral (steps
+# rate x seconds, a ramp's area) within the boundary's few events; the
+# phases add up to the totals, their own histograms to their events, and
+# the intervals are cut at the boundaries and say their phase.
+PH='(function(want, tol)
+  if #r.phases ~= #want then return false end
+  local sum = 0
+  for i, w in ipairs(want) do
+    local p = r.phases[i]
+    if p.name ~= w[1] or math.abs(p.events - w[2]) > tol * w[2] or p.latency_ms.count ~= p.events then return false end
+    sum = sum + p.events
+  end
+  return sum == r.totals.events end)'
+run phases_steps $LB $S/empty.lua run --threads=2 --rate=1000@1.5,3000@1.5 --phases=low,high --rate-mode=constant \
+  --report-interval=0.5 --result-file="$T/ph1.json"
+json_assert phases_steps_counts "$T/ph1.json" "$PH({ { 'low', 1500 }, { 'high', 4500 } }, 0.02)"
+json_assert phases_steps_time "$T/ph1.json" 'r.duration_s >= 2.999 and r.duration_s <= 3.05 and r.options.time == 3
+  and r.phases[2].start_s == 1.5 and math.abs(r.phases[1].duration_s - 1.5) < 0.01'
+json_assert phases_steps_intervals "$T/ph1.json" "#r.intervals == 6 and r.intervals[3].phase == 'low'
+  and r.intervals[4].phase == 'high' and math.abs(r.intervals[3].time_s - 1.5) < 1e-6 and $TILES"
+grep -q 'phase: high' "$T/phases_steps.out" && grep -Eq '^    low +1000 ' "$T/phases_steps.out" \
+  && pass phases_steps_text || fail phases_steps_text "$(grep -E 'phase|low|high' "$T/phases_steps.out" | head -5)"
+# A ramp from 0, after a warm-up run at the first rate (excluded).
+run phases_ramp $LB $S/empty.lua run --threads=2 --rate=ramp:0-4000@2,500@1 --rate-mode=constant --warmup-time=0.5 \
+  --result-file="$T/ph2.json"
+json_assert phases_ramp_counts "$T/ph2.json" "$PH({ { 'ramp:0-4000@2', 4000 }, { '500@1', 500 } }, 0.02)"
+# Poisson arrivals (counts within 6 %, five standard deviations), async virtual users.
+run phases_poisson_async $LB $S/empty.lua run --threads=2 --connections=40 --rate=2000@2,6000@1 \
+  --result-file="$T/ph3.json"
+json_assert phases_poisson_async_counts "$T/ph3.json" "$PH({ { '2000@2', 4000 }, { '6000@1', 6000 } }, 0.06)"
+# Mistakes: one line each.
+one_line phases_without_schedule '--phases: names the entries of a --rate schedule' $LB $S/empty.lua run --phases=a,b
+one_line phases_count '--phases: 3 name\(s\) for 2 --rate entries' $LB $S/empty.lua run --rate=1@1,2@1 --phases=a,b,c
+one_line phases_bad_entry "--rate=1000@x: entry 1 '1000@x': expected RATE@SECONDS" $LB $S/empty.lua run --rate=1000@x
+one_line phases_time_conflict "--time=5: --rate's schedule lasts 2 s" $LB $S/empty.lua run --rate=1@1,2@1 --time=5
+
 rm -rf "$T"
