@@ -45,6 +45,50 @@ cpu_run() {
   echo "$q $t" | awk '{print $1, $2 + $3}' >> "$out"
 }
 
+# oltp_prepare M D: the 4 x 100k-row load at 1 and 2 threads, sysbench
+# against lbench's bulk path (LOAD DATA LOCAL INFILE from memory) and its
+# INSERT path, alternating; wall time, client CPU and server CPU (user +
+# sys of mariadbd over the load) per tool, medians of ROUNDS.
+oltp_prepare() {
+  local M=$1 D=$2 spid=$LB_SANDBOX_PID
+  srv_cpu() { awk '{print ($14 + $15) / 100}' "/proc/$spid/stat"; }
+  # timed_load FILE CMD...: appends "<wall s> <client cpu s> <server cpu s>"
+  timed_load() {
+    local out=$1 s0 s1 t; shift
+    s0=$(srv_cpu)
+    t=$( { TIMEFORMAT='%R %U %S'; time "$@" >/dev/null; } 2>&1 )
+    s1=$(srv_cpu)
+    echo "$t $s0 $s1" | awk '{print $1, $2 + $3, $5 - $4}' >> "$out"
+  }
+  echo "== prepare of 4 x 100k rows, same thread count for both tools, median of $ROUNDS alternating rounds; no pinning"
+  printf '%-8s %-26s %8s %10s %10s %10s %12s
+' threads tool "wall s" "client s" "server s" "rows/s" "vs sysbench"
+  for t in 1 2; do
+    : > "$W/psb"; : > "$W/plb"; : > "$W/pli"
+    for _ in $(seq "$ROUNDS"); do
+      sysbench oltp_read_only $M $D cleanup >/dev/null 2>&1 || true
+      timed_load "$W/psb" sysbench oltp_read_only $M $D --threads=$t prepare
+      sysbench oltp_read_only $M $D cleanup >/dev/null
+      timed_load "$W/plb" $LB oltp_read_only $M $D --threads=$t prepare
+      $LB oltp_read_only $M $D cleanup >/dev/null
+      timed_load "$W/pli" $LB oltp_read_only $M $D --threads=$t --load-method=insert prepare
+      $LB oltp_read_only $M $D cleanup >/dev/null
+    done
+    local sb
+    sb=$(awk '{print $1}' "$W/psb" | median)
+    for row in "psb:sysbench" "plb:lbench (bulk: LOAD DATA)" "pli:lbench --load-method=insert"; do
+      local f=${row%%:*} name=${row#*:} w c sv
+      w=$(awk '{print $1}' "$W/$f" | median); c=$(awk '{print $2}' "$W/$f" | median); sv=$(awk '{print $3}' "$W/$f" | median)
+      printf '%-8s %-26s %8.2f %10.2f %10.2f %10.0f %12s
+' "$t" "$name" "$w" "$c" "$sv" \
+        "$(awk -v t="$w" 'BEGIN{print 400000/t}')" "$(ratio "$sb" "$w")"
+    done
+  done
+  echo "   commands: sysbench|lbench oltp_read_only $M $D --threads=T prepare [--load-method=insert]"
+  echo "   client/server s = user + sys CPU of the tool / of mariadbd during the load; vs sysbench = its wall time / this one's"
+  $LB oltp_read_only $M $D prepare >/dev/null
+}
+
 bench_oltp() {
   export LB_SANDBOX_DIR=/tmp/lbench-bench-sandbox LB_SANDBOX_PORT=3327 LB_SANDBOX_BUFFER_POOL=1G
   contrib/mariadb-sandbox.sh start
@@ -53,18 +97,7 @@ bench_oltp() {
   local M="--mysql-host=127.0.0.1 --mysql-port=$LB_MYSQL_PORT --mysql-user=sbtest --mysql-password=sbtest --mysql-db=sbtest"
   local D="--tables=4 --table-size=100000"
   make --no-print-directory build/bare_point_select >/dev/null
-  echo "== prepare of 4 x 100k rows (1 thread for sysbench as in its docs; lbench with 2 threads), median of $ROUNDS; no pinning"
-  : > "$W/plb"; : > "$W/psb"
-  for _ in $(seq "$ROUNDS"); do
-    sysbench oltp_read_only $M $D cleanup >/dev/null 2>&1 || true
-    { TIMEFORMAT=%R; time sysbench oltp_read_only $M $D prepare >/dev/null; } 2>> "$W/psb"
-    sysbench oltp_read_only $M $D cleanup >/dev/null
-    { TIMEFORMAT=%R; time $LB oltp_read_only $M $D --threads=2 prepare >/dev/null; } 2>> "$W/plb"
-  done
-  local a b
-  a=$(median < "$W/plb"); b=$(median < "$W/psb")
-  printf '   lbench %.2f s (%.0f rows/s)   sysbench %.2f s (%.0f rows/s)   speed ratio %s\n' "$a" \
-    "$(awk -v t="$a" 'BEGIN{print 400000/t}')" "$b" "$(awk -v t="$b" 'BEGIN{print 400000/t}')" "$(ratio "$b" "$a")"
+  oltp_prepare "$M" "$D"
   # Fixed placement, as the seeds do with taskset: the server on CPU 1, every
   # client on CPU 0.  Unpinned, where the scheduler happens to wake the two
   # sides decides most of the client's kernel time, and runs of the same
@@ -277,24 +310,30 @@ bench_tpcc() {
   local M="--mysql-host=127.0.0.1 --mysql-port=$LB_MYSQL_PORT --mysql-user=sbtest --mysql-password=sbtest --mysql-db=sbtest"
   local spid=$LB_SANDBOX_PID
   srv_cpu() { awk '{print ($14 + $15) / 100}' "/proc/$spid/stat"; }
-  echo "== TPC-C load of 2 warehouses (--threads=2), median of $ROUNDS"
-  : > "$W/tl"
+  echo "== TPC-C load of 2 warehouses (--threads=2), bulk (LOAD DATA) and --load-method=insert alternating, median of $ROUNDS"
+  : > "$W/tl"; : > "$W/ti"
   for _ in $(seq "$ROUNDS"); do
-    $LB tpcc $M cleanup >/dev/null
-    local s0 s1 t
-    s0=$(srv_cpu)
-    t=$( { TIMEFORMAT='%R %U %S'; time $LB tpcc $M $W2 --threads=2 prepare >/dev/null; } 2>&1 )
-    s1=$(srv_cpu)
-    echo "$t $s0 $s1" | awk '{print $1, $2 + $3, $5 - $4}' >> "$W/tl"
+    for m in insert bulk; do
+      $LB tpcc $M cleanup >/dev/null
+      local s0 s1 t
+      s0=$(srv_cpu)
+      t=$( { TIMEFORMAT='%R %U %S'; time $LB tpcc $M $W2 --threads=2 --load-method=$m prepare >/dev/null; } 2>&1 )
+      s1=$(srv_cpu)
+      echo "$t $s0 $s1" | awk '{print $1, $2 + $3, $5 - $4}' >> "$W/$( [ $m = bulk ] && echo tl || echo ti)"
+    done
   done
+  local it ic is
+  it=$(awk '{print $1}' "$W/ti" | median); ic=$(awk '{print $2}' "$W/ti" | median); is=$(awk '{print $3}' "$W/ti" | median)
+  printf '   --load-method=insert %.2f s; CPU: client %.2f s, server %.2f s\n' "$it" "$ic" "$is"
   local rows lt lc ls
   rows=$(mariadb -h127.0.0.1 -P"$LB_MYSQL_PORT" -usbtest -psbtest sbtest -N -e "SELECT (SELECT COUNT(*) FROM item) +
     (SELECT COUNT(*) FROM warehouse) + (SELECT COUNT(*) FROM district) + (SELECT COUNT(*) FROM customer) +
     (SELECT COUNT(*) FROM history) + (SELECT COUNT(*) FROM orders) + (SELECT COUNT(*) FROM new_orders) +
     (SELECT COUNT(*) FROM order_line) + (SELECT COUNT(*) FROM stock)")
   lt=$(awk '{print $1}' "$W/tl" | median); lc=$(awk '{print $2}' "$W/tl" | median); ls=$(awk '{print $3}' "$W/tl" | median)
-  printf '   lbench %.2f s for %d rows (%.0f rows/s); CPU: client %.2f s, server %.2f s   tpcc-mysql: 67 s (%.1fx faster)\n' \
-    "$lt" "$rows" "$(awk -v r="$rows" -v t="$lt" 'BEGIN{print r/t}')" "$lc" "$ls" "$(awk -v t="$lt" 'BEGIN{print 67/t}')"
+  printf '   bulk %.2f s for %d rows (%.0f rows/s); CPU: client %.2f s, server %.2f s; %.2fx the insert path; tpcc-mysql: 67 s (%.1fx faster)\n' \
+    "$lt" "$rows" "$(awk -v r="$rows" -v t="$lt" 'BEGIN{print r/t}')" "$lc" "$ls" "$(awk -v a="$it" -v t="$lt" 'BEGIN{print a/t}')" \
+    "$(awk -v t="$lt" 'BEGIN{print 67/t}')"
   echo "== TPC-C run: 2 warehouses, 4 connections, ${secs}s, median of $ROUNDS"
   : > "$W/tr"
   for _ in $(seq "$ROUNDS"); do
@@ -324,8 +363,10 @@ bench_tpcc() {
 # each).  Client peak RSS (VmHWM) and CPU per query (user + sys / queries),
 # median of ROUNDS; then the largest connection count tried (MAX_CONNS).
 bench_async() {
-  local conns=${CONNS:-1000} rate=${RATE:-5000} maxc=${MAX_CONNS:-3900}
+  local conns=${CONNS:-1000} rate=${RATE:-5000} maxc=${MAX_CONNS:-10000}
+  # The thread pool lets one small server hold 10,000 connections.
   export LB_SANDBOX_DIR=/tmp/lbench-bench-async LB_SANDBOX_PORT=3387 LB_SANDBOX_BUFFER_POOL=512M
+  export LB_SANDBOX_MAX_CONNECTIONS=$((maxc + 200)) LB_SANDBOX_THREAD_POOL=1
   contrib/mariadb-sandbox.sh start
   trap 'contrib/mariadb-sandbox.sh stop; rm -rf "$W"' EXIT
   set -a; . "$LB_SANDBOX_DIR/env"; set +a
@@ -382,13 +423,18 @@ bench_async() {
     printf '%-12s %14.0f %14.0f %14.2f %14.2f %8s\n' "$c" "$tq" "$aq" "$tc" "$ac" "$(ratio "$ac" "$tc")"
   done
   echo "   thread: --threads=C; async: --threads=2 --connections=C; ratio = async/thread CPU per query (lower is better)"
-  echo "== the largest connection count tried: $maxc connections on 2 threads at $rate/s (server max_connections=4000)"
+  echo "== $maxc connections on 2 threads at $rate/s (server: thread pool, max_connections=$LB_SANDBOX_MAX_CONNECTIONS)"
   : > "$W/am"
-  if mem_run "$W/am" $LB oltp_point_select $M $D --threads=2 --connections="$maxc" --rate="$rate" --time="$SECS" \
+  local msecs=$(( SECS > 10 ? SECS : 10 ))
+  if mem_run "$W/am" $LB oltp_point_select $M $D --threads=2 --connections="$maxc" --rate="$rate" --time="$msecs" \
        --result-file="$W/max.json" run; then
-    printf '   %d connections: %.0f qps, peak RSS %.1f MiB, %.2f us CPU per query, %s connections without events\n' "$maxc" \
-      "$(awk -v s="$SECS" '{print $1 / s}' "$W/am")" "$(awk '{print $3 / 1024}' "$W/am")" \
-      "$(awk '$1 > 0 {print $2 / $1 * 1e6}' "$W/am")" "$(jget "$W/max.json" 'r.fairness.connections.unused')"
+    printf '   %d connections: %.0f qps, peak RSS %.1f MiB (%.1f KB per connection), %s errors, %s connections without events,\n' \
+      "$maxc" "$(awk -v s="$msecs" '{print $1 / s}' "$W/am")" "$(awk '{print $3 / 1024}' "$W/am")" \
+      "$(awk -v n="$maxc" '{print $3 / n}' "$W/am")" "$(jget "$W/max.json" 'r.totals.errors')" \
+      "$(jget "$W/max.json" 'r.fairness.connections.unused')"
+    printf '   opened in %s s (%s transient failures retried)\n' "$(jget "$W/max.json" 'r.connect.opened_s')" \
+      "$(jget "$W/max.json" 'r.connect.retried')"
+    echo "   command: lbench oltp_point_select $M $D --threads=2 --connections=$maxc --rate=$rate --time=$msecs run"
   fi
   $LB oltp_point_select $M $D cleanup >/dev/null
   contrib/mariadb-sandbox.sh stop

@@ -220,20 +220,60 @@ end
 -- index on k.
 local function indexes_after_load() return opt.create_secondary or M.deferred_key() end
 
-local function create_indexes(con, t)
+-- The statements that index table t after its load, each with what to print.
+local function index_statements(t)
+  local list = {}
   if M.deferred_key() then
-    con:query(opt.secondary and string.format("CREATE UNIQUE INDEX xid_%d ON sbtest%d(id)", t, t)
-      or string.format("ALTER TABLE sbtest%d ADD PRIMARY KEY (id)", t))
+    list[#list + 1] = { opt.secondary and string.format("CREATE UNIQUE INDEX xid_%d ON sbtest%d(id)", t, t)
+      or string.format("ALTER TABLE sbtest%d ADD PRIMARY KEY (id)", t) }
   end
   if opt.create_secondary then
-    print(string.format("Creating a secondary index on 'sbtest%d'...", t))
-    con:query(string.format("CREATE INDEX k_%d ON sbtest%d(k)", t, t))
+    list[#list + 1] = { string.format("CREATE INDEX k_%d ON sbtest%d(k)", t, t),
+                        string.format("Creating a secondary index on 'sbtest%d'...", t) }
+  end
+  return list
+end
+
+local function create_indexes(con, t)
+  for _, st in ipairs(index_statements(t)) do
+    if st[2] then print(st[2]) end
+    con:query(st[1])
   end
 end
 
+-- Index builds overlapped with loading: a loader's second connection runs
+-- the statements that index the table just loaded while the loader streams
+-- the next one, so the server works on both (a single loader thread
+-- keeps two server threads busy).  step() is called between tables: it
+-- waits for the statement in progress, then starts the next queued one.
+local function new_indexer()
+  local ix = { queue = {}, busy = false }
+  function ix.add(t)
+    for _, st in ipairs(index_statements(t)) do ix.queue[#ix.queue + 1] = st end
+    ix.step()
+  end
+  function ix.step()
+    if ix.busy then
+      ix.con:query_end()
+      ix.busy = false
+    end
+    local st = table.remove(ix.queue, 1)
+    if not st then return end
+    ix.con = ix.con or lbench.sql.driver():connect()
+    if st[2] then print(st[2]) end
+    ix.con:query_begin(st[1])
+    ix.busy = true
+  end
+  function ix.finish()
+    while ix.busy do ix.step() end
+    if ix.con then ix.con:disconnect() end
+  end
+  return ix
+end
+
 -- Whole tables are loaded by one thread each: that thread indexes its table
--- right after loading it, overlapping the index build with the other
--- threads' loading.  Tables split across threads are indexed at the end.
+-- while it loads the next (new_indexer), overlapping the index builds with
+-- all the loading.  Tables split across threads are indexed at the end.
 local function whole_tables() return opt.tables >= opt.threads or opt.table_size <= opt.load_chunk end
 
 -- What an interrupted prepare leaves behind, and what to do about it.
@@ -275,14 +315,15 @@ end
 
 local function cmd_load()
   local con = lbench.sql.driver():connect()
-  local index_now = indexes_after_load() and whole_tables()
+  local indexer = indexes_after_load() and whole_tables() and new_indexer()
   for i, u in ipairs(load_units()) do
     if lbench.should_stop() then break end
     if (i - 1) % opt.threads == lbench.tid then
       load_unit(con, u)
-      if index_now and not lbench.should_stop() then create_indexes(con, u[1]) end
+      if indexer and not lbench.should_stop() then indexer.add(u[1]) end
     end
   end
+  if indexer and not lbench.should_stop() then indexer.finish() end
   con:disconnect()
 end
 

@@ -283,6 +283,23 @@ local function build_connections(E, finish, reconnect, wrap_rs, conn_result)
     return wrap_rs(C.lb_db_conn_result(c) ~= nil, self, conn_result)
   end
 
+  -- A query sent without waiting for the answer, so that the server works
+  -- on it while this thread does something else (prepare builds a table's
+  -- indexes on one connection while it loads the next table on another);
+  -- query_end() waits for it and returns what query() would.
+  function Con:query_begin(q)
+    if self.begun then error("query_begin: the previous query_begin has not ended", 2) end
+    self.begun = { C.lb_db_query_start(self.c, q, #q), q }
+  end
+  function Con:query_end()
+    local b = self.begun
+    if not b then error("query_end: no query_begin", 2) end
+    self.begun = nil
+    local c = self.c
+    if finish(c, b[1]) < 0 then return raise(self, b[2]) end
+    return wrap_rs(C.lb_db_conn_result(c) ~= nil, self, conn_result)
+  end
+
   function Con:query_row(q)
     local rs = self:query(q)
     if not rs then return nil end
