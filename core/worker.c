@@ -230,6 +230,15 @@ static inline void record_event(lb_worker *w, int64_t now)
     ln->rolled_back = 0;
 }
 
+void lb_worker_ev_start(lb_worker *w)
+{
+    lb_lane *ln = w->lane;
+    int64_t now = lb_clock_ns_inline();
+    if (!ln->in_event || !w->paced)
+        ln->t_start = ln->t_real = now;
+    ln->in_event = 1;
+}
+
 void lb_worker_ev_end(lb_worker *w)
 {
     if (w->lane->in_event)

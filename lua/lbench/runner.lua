@@ -50,7 +50,7 @@ local function counters(sum)
     inserts = tonumber(q[C.LB_DB_Q_INSERT]),
     updates = tonumber(q[C.LB_DB_Q_UPDATE]),
     deletes = tonumber(q[C.LB_DB_Q_DELETE]),
-    writes = tonumber(q[C.LB_DB_Q_INSERT] + q[C.LB_DB_Q_UPDATE] + q[C.LB_DB_Q_DELETE]),
+    writes = tonumber(q[C.LB_DB_Q_INSERT] + q[C.LB_DB_Q_UPDATE] + q[C.LB_DB_Q_DELETE] + db.writes_other),
     other = tonumber(q[C.LB_DB_Q_OTHER]),
     db_errors = tonumber(db.errors),
     reconnects = tonumber(db.reconnects),
@@ -337,7 +337,10 @@ end
 
 -- The "run" command.
 function M.run(ctx, lb)
-  check_connections(ctx.opt)
+  if check_connections(ctx.opt) and type(rawget(_G, "thread_run")) == "function" then
+    util.fail("--connections=%d: %s defines its own thread_run(), an event loop per thread, which async mode cannot "
+      .. "share among virtual users; run it without --connections", ctx.opt.connections, ctx.scenario_name or ctx.script)
+  end
   local metrics = metrics_start(ctx)
   local ok, result, failed, err = pcall(M.run_measured, ctx, lb, metrics)
   -- The endpoint goes before the run it reads is freed.

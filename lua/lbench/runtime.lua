@@ -27,6 +27,8 @@ function M.set_option(rtptr, name, value)
 end
 
 function M.load(rtptr, name)
+  -- A stock scenario is named, a user's script is a path.
+  S.stock = not (name:find("/") or name:match("%.lua$"))
   S.path = scenario.find(name)
   S.name = util.basename(S.path)
   -- Report a syntax error now rather than at the first command.
@@ -200,6 +202,7 @@ end
 function M.setup(rt, path, raw, cmd, argv)
   local core_specs = options.core_specs()
   local opt = options.resolve(core_specs, raw)
+  if opt.strict_globals == "auto" then opt.strict_globals = S.stock and "on" or "off" end
   password(opt, raw)
   local src = util.read_file(path) or ""
   local ctx = { rt = rt, opt = opt, command = cmd, script = path, scenario_name = util.basename(path),
@@ -229,11 +232,12 @@ function M.command(rtptr, cmd)
   if not S.path then util.fail("no scenario loaded") end
   local ctx, lb, specs = M.setup(rt, S.path, M.merged_raw(), cmd, S.argv)
   local opt = ctx.opt
+  local help_text = S.name .. " options:\n" .. (#specs > 0 and options.help(specs) or "  (none)") .. "\n"
+  require("lbench.sbffi").set_help(help_text)
 
   if cmd == nil then return 0 end -- script mode: the body ran, nothing else
   if cmd == "help" then
-    local text = S.name .. " options:\n" .. (#specs > 0 and options.help(specs) or "  (none)") .. "\n"
-    out(rt, text)
+    out(rt, help_text)
     return 0
   end
 

@@ -213,6 +213,27 @@ local function build_connections(E, finish, reconnect, wrap_rs, conn_result)
   local Con = {}
   Con.__index = Con
 
+  -- Raise `err` as a restart of the event, counted here (as sysbench
+  -- counts an ignored error where it happens), so that a script that
+  -- catches it itself (its own thread_run, a pcall in event()) is counted
+  -- the same; the event loop then does not count it again.
+  local function restart(err)
+    err.errcode = RESTART
+    if W ~= nil then
+      C.lb_worker_ev_restart(W)
+      err.lbench_counted = true
+    end
+    error(err, 0)
+  end
+
+  -- sysbench.hooks.sql_error_ignorable(err): the script may downgrade an
+  -- error to a restart (the hooks of the running virtual user in async mode).
+  local function script_ignores(err)
+    local hooks = async.active() and async.hooks or lb.hooks
+    local hook = hooks and hooks.sql_error_ignorable
+    return type(hook) == "function" and hook(err) and true or false
+  end
+
   local function raise(con, query)
     local e = C.lb_db_conn_error(con.c)
     local err = setmetatable({ sql_errno = e.code, sql_state = ffi.string(e.sqlstate),
@@ -231,13 +252,11 @@ local function build_connections(E, finish, reconnect, wrap_rs, conn_result)
         lb.sleep(delay * 1000)
         delay = math.min(delay * 2, 0.5)
       end
-      err.errcode = RESTART
-      error(err, 0)
+      restart(err)
     end
-    if ignore_all or ignore(e.code) then
+    if ignore_all or ignore(e.code) or script_ignores(err) then
       if rollback_on_retry then finish(con.c, C.lb_db_query_start(con.c, "ROLLBACK", 8)) end
-      err.errcode = RESTART
-      error(err, 0)
+      restart(err)
     end
     -- A fatal server error is the server's answer, not a script bug: one
     -- line, with the script's file:line, and no traceback.
