@@ -388,8 +388,29 @@ function M.hook_csv(rt, stat)
     stat.other / secs, (stat.latency_pct or 0) * 1000, stat.errors / secs, stat.reconnects / secs))
 end
 
+-- sysbench's report_json: the reports of one series (the intervals of a
+-- run, or the final report) form one JSON array, "[" before the first,
+-- "," between, and "]" once the series is over (json_close).  The numbers
+-- are sysbench's: events and queries per second, the percentile latency
+-- in ms, errors and reconnects per second.
+local json_open = false
+
 function M.hook_json(rt, stat)
-  out(rt, json.encode(stat) .. "\n")
+  out(rt, json_open and ",\n" or "[\n")
+  json_open = true
+  local secs = stat.time_interval > 0 and stat.time_interval or 1
+  out(rt, string.format('  {\n    "time": %4.0f,\n    "threads": %d,\n    "tps": %4.2f,\n    "qps": {\n'
+    .. '      "total": %4.2f,\n      "reads": %4.2f,\n      "writes": %4.2f,\n      "other": %4.2f\n    },\n'
+    .. '    "latency": %4.2f,\n    "errors": %4.2f,\n    "reconnects": %4.2f\n  }',
+    stat.time_total, stat.threads_running, stat.events / secs, (stat.reads + stat.writes + stat.other) / secs,
+    stat.reads / secs, stat.writes / secs, stat.other / secs, (stat.latency_pct or 0) * 1000, stat.errors / secs,
+    stat.reconnects / secs))
+end
+
+-- End the series report_json is writing, if any.
+function M.json_close(rt)
+  if json_open then out(rt, "\n]\n") end
+  json_open = false
 end
 
 return M

@@ -593,6 +593,7 @@ function M.run_measured(ctx, lb, metrics)
   local failed = C.lb_run_failed(run) ~= 0
   local err = failed and ffi.string(C.lb_run_error(run)) or nil
   local total_s = R:finish()
+  report.json_close(ctx.rt)  -- the intervals' report_json series is over
   local res = result.build(ctx, lb, {
     run = run, keys = keys, cum = R.cum, d = diff(counters(R.snap.sum), R.base), started_at = started_at,
     duration_s = total_s, warmup_s = R.has_warm and tonumber(R.warm_end - R.t0) / 1e9 or 0,
@@ -612,7 +613,9 @@ function M.run_measured(ctx, lb, metrics)
     disp.extra_csv = lb.hooks.report_extra(res, "csv")
   end
 
-  local done = rawget(_G, "done")
+  -- done() follows the final report when the caller prints one
+  -- (ctx.done_after_report, as sysbench orders them).
+  local done = not ctx.done_after_report and rawget(_G, "done")
   if type(done) == "function" then
     local ok, e = pcall(done)
     if not ok and not failed then failed, err = true, tostring(e) end

@@ -169,6 +169,7 @@ local function command_run(rt, ctx, lb)
   if not scenario.fn("event") then util.fail("%s defines no event() function: nothing to run", S.name) end
   -- Checked before anything is measured, so that nothing measured is lost.
   if opt.result_file then require("lbench.result").check_writable(opt.result_file, "--result-file") end
+  ctx.done_after_report = true
   local result, failed, err = runner.run(ctx, lb)
   if not result then
     C.lb_runtime_set_error(rt, err or "the run failed")
@@ -177,6 +178,12 @@ local function command_run(rt, ctx, lb)
   local doc = runner.to_json(result, "  ")
   C.lb_runtime_set_result(rt, doc, #doc)
   final_report(rt, opt, lb, result)
+  report.json_close(rt)
+  local done = rawget(_G, "done")
+  if type(done) == "function" then
+    local ok, e = pcall(done)
+    if not ok and not failed then failed, err = true, tostring(e) end
+  end
   if opt.result_file then
     local ok, e = write_result_file(opt.result_file, doc)
     if not ok then C.lb_runtime_set_error(rt, e) return 1 end
@@ -203,6 +210,7 @@ function M.setup(rt, path, raw, cmd, argv)
   local core_specs = options.core_specs()
   local opt = options.resolve(core_specs, raw)
   if opt.strict_globals == "auto" then opt.strict_globals = S.stock and "on" or "off" end
+  opt.mysql_ignore_errors = opt.db_ignore_errors -- sysbench's name, which its scripts read
   password(opt, raw)
   local src = util.read_file(path) or ""
   local ctx = { rt = rt, opt = opt, command = cmd, script = path, scenario_name = util.basename(path),
