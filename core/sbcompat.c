@@ -56,6 +56,8 @@ void lb_sb_bind(lb_runtime *rt, lb_worker *w, lb_rand *r, const lb_sb_rand_cfg *
                                     LB_RAND_SPECIAL_RES, LB_RAND_PARETO_H, LB_RAND_ZIPF_THETA };
 }
 
+lb_worker *lb_sb_worker(void) { return tls.w; }
+
 /* ---- events ------------------------------------------------------------ */
 
 bool sb_more_events(int thread_id)

@@ -19,8 +19,7 @@
  *  - a histogram is an lb_hist (3 significant digits) over [min, max];
  *    sb_histogram_print writes sysbench's layout through lb_runtime_write.
  *
- * The sysbench types that only the SQL part uses (sql_connection, ...)
- * are declared by lua/lbench/sbffi.lua, which has the reason. */
+ * The SQL part (db_query, sql_connection, ...) is db/sbsql.h. */
 #ifndef LB_SBCOMPAT_H
 #define LB_SBCOMPAT_H
 
@@ -133,5 +132,9 @@ void lb_sb_set_help(const char *text);
 int lb_sb_test_arg_count(void);
 const sb_arg_t *lb_sb_test_arg(int i);
 /* FFI END */
+
+/* The worker bound to the calling thread (NULL outside a worker), for the
+ * SQL half of the surface (db/sbsql.c). */
+lb_worker *lb_sb_worker(void);
 
 #endif

@@ -3,10 +3,10 @@
 --
 -- sysbench's internal Lua modules declare part of its C core with
 -- ffi.cdef, and published scripts copy those declarations before they call
--- ffi.C.sb_counter_inc, sb_event_start, sb_rand_str, ...  The types and
--- functions are declared here already (the sbcompat.h FFI section, and the
--- SQL types below), so a script that uses them without declaring them
--- works too.  LuaJIT's ffi.cdef refuses to define an enum constant or a
+-- ffi.C.sb_counter_inc, sb_event_start, sb_rand_str, db_query ...  The
+-- types and functions are declared already (the FFI sections of
+-- core/sbcompat.h and core/db/sbsql.h), so a script that uses them without
+-- declaring them works too.  LuaJIT's ffi.cdef refuses to define an enum constant or a
 -- named struct twice ("attempt to redefine"), so the script's `ffi` is a
 -- copy of the FFI module whose cdef, on that error, declares the chunk one
 -- statement at a time and skips the statements that are already declared.
@@ -14,40 +14,6 @@ local ffi = require("ffi")
 local C = require("lbench.ffi").C
 
 local M = {}
-
--- The SQL part of sysbench.sql.lua's declarations (types only).  These are
--- sysbench's own layouts, for scripts that name them (ffi.typeof,
--- ffi.metatype, casts); lbench's SQL layer has its own C types, so no C
--- code of lbench reads these and their single home is here.  The opaque
--- tails are LuaJIT variable-length arrays, which a C header cannot hold.
-local SQL_TYPES = [[
-typedef enum { DB_ERROR_NONE, DB_ERROR_IGNORABLE, DB_ERROR_FATAL } sql_error_t;
-typedef struct { const char *sname; const char *lname; const char opaque[?]; } sql_driver;
-typedef struct { uint32_t len; const char *ptr; } sql_value;
-typedef struct { void *ptr; sql_value *values; } sql_row;
-typedef struct {
-  sql_error_t error; int sql_errno; const char *sql_state; const char *sql_errmsg;
-  sql_driver *driver; const char opaque[?];
-} sql_connection;
-typedef struct { sql_connection *connection; const char opaque[?]; } sql_statement;
-typedef struct {
-  sb_counter_type counter; uint32_t nrows; uint32_t nfields; sql_statement *statement;
-  void *ptr; sql_row row;
-} sql_result;
-typedef enum {
-  SQL_TYPE_NONE, SQL_TYPE_TINYINT, SQL_TYPE_SMALLINT, SQL_TYPE_INT, SQL_TYPE_BIGINT, SQL_TYPE_FLOAT,
-  SQL_TYPE_DOUBLE, SQL_TYPE_TIME, SQL_TYPE_DATE, SQL_TYPE_DATETIME, SQL_TYPE_TIMESTAMP, SQL_TYPE_CHAR,
-  SQL_TYPE_VARCHAR
-} sql_bind_type_t;
-typedef struct {
-  sql_bind_type_t type; void *buffer; unsigned long *data_len; unsigned long max_len; char *is_null;
-} sql_bind;
-]]
-
-if not rawget(_G, "__lbench_sb_sql_types") then
-  ffi.cdef(SQL_TYPES)
-  rawset(_G, "__lbench_sb_sql_types", true)
-end
 
 -- The top-level declarations of a cdef chunk: comments and preprocessor
 -- lines dropped, split at each ';' outside braces and parentheses.
@@ -106,6 +72,10 @@ function M.bind(ctx, R)
   cfg.pareto_h, cfg.zipf_exp = opt.rand_pareto_h or 0.2, opt.rand_zipfian_exp or 0.8
   anchors.R, anchors.cfg = R, cfg
   C.lb_sb_bind(ctx.rt, ctx.W, R, cfg)
+  -- The SQL half; options a script never connects with may be unusable
+  -- (a bad --mysql-port is refused when the SQL API is used, not here).
+  local ok, keep = pcall(require("lbench.sql").bind_c, ctx)
+  anchors.sql = ok and keep or nil
 end
 
 -- The help text sb_print_test_options() prints.

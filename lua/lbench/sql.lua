@@ -140,40 +140,49 @@ local function code_text(code)
 end
 M.code_text = code_text
 
+-- The lb_db_conn_opts of connection number `k` (the host/port rotation)
+-- with `over` overriding the run's options `conf`; its strings are kept
+-- alive in `keep`.
+local function conn_opts(ctx, conf, over, k, keep)
+  local opt = ctx.opt
+  local hosts, ports, sockets = conf.hosts, conf.ports, conf.sockets
+  local o = ffi.new("lb_db_conn_opts")
+  C.lb_db_conn_opts_init(o)
+  local function s(v) if v == nil then return nil end v = tostring(v) keep[#keep + 1] = v return v end
+  o.host = s(over.host or hosts[k % #hosts + 1])
+  o.port = tonumber(over.port or ports[k % #ports + 1])
+  if over.socket or #sockets > 0 then o.socket = s(over.socket or sockets[k % #sockets + 1]) end
+  o.user = s(over.user or conf.user)
+  o.password = s(over.password or conf.password)
+  o.db = s(over.db or conf.db)
+  o.ssl_mode = conf.ssl
+  o.ssl_key, o.ssl_cert = s(conf.ssl_key), s(conf.ssl_cert)
+  o.ssl_ca, o.ssl_cipher = s(conf.ssl_ca), s(conf.ssl_cipher)
+  o.compression = conf.compression and 1 or 0
+  o.connect_timeout = conf.connect_timeout or 10
+  o.conninfo = s(over.conninfo or conf.conninfo)
+  o.app_name = s(conf.app_name)
+  o.ps_mode = opt.db_ps_mode == "disable" and C.LB_DB_PS_DISABLE or C.LB_DB_PS_AUTO
+  if opt.db_debug then
+    o.debug = C.lb_runtime_debug_sink
+    o.debug_ud = ctx.rt
+  end
+  return o
+end
+
 -- connect(over): a connection object of class Con, with the run's options
 -- (--mysql-* or --pgsql-*: E.conf, hosts and ports in rotation) overridden
 -- by `over`.
 local function build_connect(E, finish, Con)
   local ctx, opt, W, stats = E.ctx, E.opt, E.W, E.stats
   local driver_name, ops, conf = E.driver_name, E.ops, E.conf
-  local hosts, ports, sockets = conf.hosts, conf.ports, conf.sockets
   local nconn = 0   -- connections made so far: the host/port rotation
   local function connect(over)
     over = over or {}
-    local o = ffi.new("lb_db_conn_opts")
-    C.lb_db_conn_opts_init(o)
     local k = nconn + (ctx.tid or 0)
     nconn = nconn + 1
     local keep = {} -- strings must live until lb_db_connect returns (it copies them)
-    local function s(v) if v == nil then return nil end v = tostring(v) keep[#keep + 1] = v return v end
-    o.host = s(over.host or hosts[k % #hosts + 1])
-    o.port = tonumber(over.port or ports[k % #ports + 1])
-    if over.socket or #sockets > 0 then o.socket = s(over.socket or sockets[k % #sockets + 1]) end
-    o.user = s(over.user or conf.user)
-    o.password = s(over.password or conf.password)
-    o.db = s(over.db or conf.db)
-    o.ssl_mode = conf.ssl
-    o.ssl_key, o.ssl_cert = s(conf.ssl_key), s(conf.ssl_cert)
-    o.ssl_ca, o.ssl_cipher = s(conf.ssl_ca), s(conf.ssl_cipher)
-    o.compression = conf.compression and 1 or 0
-    o.connect_timeout = conf.connect_timeout or 10
-    o.conninfo = s(over.conninfo or conf.conninfo)
-    o.app_name = s(conf.app_name)
-    o.ps_mode = opt.db_ps_mode == "disable" and C.LB_DB_PS_DISABLE or C.LB_DB_PS_AUTO
-    if opt.db_debug then
-      o.debug = C.lb_runtime_debug_sink
-      o.debug_ud = ctx.rt
-    end
+    local o = conn_opts(ctx, conf, over, k, keep)
     local err = ffi.new("lb_db_error")
     -- A worker's connection is tracked from the start, so that a stop can
     -- abort it even while it connects.
@@ -497,6 +506,27 @@ local function driver_conf(opt, driver_name)
            ssl_key = opt.mysql_ssl_key, ssl_cert = opt.mysql_ssl_cert, ssl_ca = opt.mysql_ssl_ca,
            ssl_cipher = opt.mysql_ssl_cipher, compression = opt.mysql_compression,
            connect_timeout = opt.mysql_connect_timeout }
+end
+
+-- Give sysbench's C SQL API (ffi.C.db_create, db_query, ...: core/db/sbsql.h)
+-- this thread's defaults: the run's driver, the options of this thread's
+-- first connection, the ignorable error numbers.  Returns what must stay
+-- alive while the thread may connect.
+function M.bind_c(ctx)
+  local opt = ctx.opt
+  local driver_name = opt.db_driver or "mysql"
+  local ops = C.lb_db_driver_find(driver_name)
+  if ops == nil then return nil end
+  local keep = {}
+  local o = conn_opts(ctx, driver_conf(opt, driver_name), {}, ctx.tid or 0, keep)
+  local codes, all = {}, false
+  for _, c in ipairs(opt.db_ignore_errors or {}) do
+    if c == "all" then all = true elseif tonumber(c) then codes[#codes + 1] = tonumber(c) end
+  end
+  local arr = ffi.new("int32_t[?]", math.max(#codes, 1), codes)
+  C.lb_sb_sql_bind(driver_name, ops, o, arr, #codes, all and 1 or 0)
+  keep.o, keep.arr = o, arr
+  return keep
 end
 
 function M.new(ctx, lb)
