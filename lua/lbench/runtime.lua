@@ -178,7 +178,7 @@ local function command_run(rt, ctx, lb)
   local doc = runner.to_json(result, "  ")
   C.lb_runtime_set_result(rt, doc, #doc)
   final_report(rt, opt, lb, result)
-  report.json_close(rt)
+  report.json_close(rt) -- before done(), which may print
   local done = rawget(_G, "done")
   if type(done) == "function" then
     local ok, e = pcall(done)
@@ -235,7 +235,7 @@ local function command_status(rt, cmd)
 end
 
 -- Run a command of the loaded scenario; returns the exit status.
-function M.command(rtptr, cmd)
+local function command(rtptr, cmd)
   local rt = ffi.cast("lb_runtime *", rtptr)
   if not S.path then util.fail("no scenario loaded") end
   local ctx, lb, specs = M.setup(rt, S.path, M.merged_raw(), cmd, S.argv)
@@ -269,6 +269,13 @@ function M.command(rtptr, cmd)
     return command_status(rt, cmd)
   end
   util.fail("unknown command '%s' for %s (available: %s)", cmd, S.name, table.concat(command_names(lb), ", "))
+end
+
+function M.command(rtptr, cmd)
+  local status = command(rtptr, cmd)
+  -- A script's own command may have printed through report_json.
+  report.json_close(ffi.cast("lb_runtime *", rtptr))
+  return status
 end
 
 local function stock_names()
