@@ -286,6 +286,9 @@ function M.main(wptr, boot, rtptr)
     local thread_done = scenario.fn("thread_done")
     if thread_done then thread_done(tid) end
   end, traceback)
+  -- The thread's sb_* binding goes with its state (nothing of it is freed
+  -- with the thread otherwise).
+  C.lb_sb_bind(ctx.rt, nil, nil, nil)
   if not ok then
     C.lb_worker_fail(W, tostring(err))
     -- Meet the barrier anyway so the main thread is not left waiting.
