@@ -59,6 +59,15 @@ void *lb__worker_main(void *arg)
             lb__run_fail(r, err);
         lb__luart_close(L);
     }
+    /* Connections the script never closed (sysbench's scripts may leave
+     * that to the end of their Lua state, whose collector closes them in
+     * sysbench) end with the worker, not with the process. */
+    pthread_mutex_lock(&w->conn_mu);
+    while (w->nconns > 0) {
+        struct tracked t = w->conns[--w->nconns];
+        t.ops->close(t.h);
+    }
+    pthread_mutex_unlock(&w->conn_mu);
     pthread_mutex_lock(&r->mu);
     r->finished++;
     if (r->finished == r->cfg.threads)
