@@ -78,6 +78,32 @@ function M.bind(ctx, R)
   anchors.sql = ok and keep or nil
 end
 
+-- Options a script declared through sysbench's C call
+-- (ffi.C.sb_lua_set_test_args, what sysbench.cmdline.read_cmdline_options
+-- does in sysbench) as lbench.cmdline.options entries; those the script
+-- also declares in Lua keep the Lua declaration.
+local ARG_TYPES = { [C.SB_ARG_TYPE_BOOL] = "bool", [C.SB_ARG_TYPE_INT] = "int", [C.SB_ARG_TYPE_SIZE] = "size",
+                    [C.SB_ARG_TYPE_DOUBLE] = "double", [C.SB_ARG_TYPE_STRING] = "string",
+                    [C.SB_ARG_TYPE_LIST] = "list", [C.SB_ARG_TYPE_FILE] = "string" }
+function M.add_test_args(options)
+  for i = 0, C.lb_sb_test_arg_count() - 1 do
+    local a = C.lb_sb_test_arg(i)
+    local name = a.name ~= nil and ffi.string(a.name) or nil
+    local ty = ARG_TYPES[tonumber(a.type)]
+    if name and ty and options[name] == nil then
+      local v = a.value ~= nil and ffi.string(a.value) or nil
+      if v and ty == "bool" then v = v == "on" or v == "true" or v == "1"
+      elseif v and (ty == "int" or ty == "double") then v = tonumber(v)
+      elseif v and ty == "list" then
+        local l = {}
+        for item in v:gmatch("[^,]+") do l[#l + 1] = item end
+        v = l
+      end
+      options[name] = { a.desc ~= nil and ffi.string(a.desc) or "", v, type = ty }
+    end
+  end
+end
+
 -- The help text sb_print_test_options() prints.
 function M.set_help(text) C.lb_sb_set_help(text) end
 

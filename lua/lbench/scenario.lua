@@ -98,6 +98,7 @@ function M.load(path, ctx)
   end
   chunk()
   loaded()
+  if type(lb.cmdline.options) == "table" then require("lbench.sbffi").add_test_args(lb.cmdline.options) end
   return lb
 end
 

@@ -93,3 +93,9 @@ function event() end
 L
 expect_ok cmdline_helpers '^helpers ok$' $LB "$T/cmds.lua" check
 expect_ok print_test_options '--rows=N' $LB "$T/cmds.lua" show
+
+# ---- options declared through sb_lua_set_test_args -----------------------------
+expect_ok test_args_defaults '^batch=25\(number\) mode=fast hosts=a\+b$' $LB $S/test_args.lua show
+expect_ok test_args_given '^batch=7\(number\) mode=slow hosts=x\+y$' $LB $S/test_args.lua show --batch=7 --mode=slow --hosts=x,y
+expect_ok test_args_help '--batch=N +Rows per batch \[25\]' $LB $S/test_args.lua help
+one_line test_args_typed "^lbench: --batch=x: expected an integer$" $LB $S/test_args.lua show --batch=x
