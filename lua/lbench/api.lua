@@ -41,6 +41,7 @@ local function add_rand(lb, ctx)
   function rand.pareto(a, b) return C.lb_rand_pareto(R, a, b, ph) end
   function rand.zipfian(a, b) return C.lb_rand_zipfian(R, a, b, zexp) end
   function rand.uniform_double() return C.lb_rand_double(R) end
+  function rand.uniform_uint64() return C.lb_rand_next(R) end  -- a uint64_t cdata, as in sysbench
   function rand.unique() return C.lb_rand_unique(R) end
   -- TPC-C NURand(A, x, y); C is the run-time constant for A (clause 2.1.6).
   local nurand_c = {}

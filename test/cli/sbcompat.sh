@@ -51,6 +51,7 @@ same_output report_json_as_sysbench $S/reports.lua json
 same_output report_csv_as_sysbench $S/reports.lua csv
 same_output report_default_as_sysbench $S/reports.lua default
 same_output sb_histogram_print_as_sysbench $S/hist.lua hist
+same_output histogram_object_print_as_sysbench $S/hist.lua lua
 # report_json is one JSON document (an array) per series, not a line per stat.
 run report_json_doc $LB $S/reports.lua json
 cp "$T/report_json_doc.out" "$T/reports.json"

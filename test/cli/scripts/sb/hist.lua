@@ -16,6 +16,14 @@ sysbench.cmdline.commands = {
     ffi.C.sb_histogram_update(h, 10000)   -- above: the last
     ffi.C.sb_histogram_print(h)
   end},
+  -- The Lua object of sysbench.histogram.new: the same chart.
+  lua = {function()
+    local h = sysbench.histogram.new(20, 0.5, 500)
+    for i = 1, 300 do h:update((i * 7) % 400 + 0.25) end
+    h:update(0.001)
+    h:update(10000)
+    h:print()
+  end},
 }
 
 function event() end

@@ -31,6 +31,8 @@ for _, f in ipairs(functions) do try(f, function() return C[f] end) end
 -- Values sysbench gives them.
 assert(C.SB_CNT_READ == 1 and C.SB_CNT_TRX == 3 and C.SB_CNT_MAX == 6 and C.SQL_TYPE_VARCHAR == 12
   and C.SB_ARG_TYPE_FILE == 7 and C.DB_ERROR_FATAL == 2, "enum values")
+-- sysbench.rand's Lua side too.
+assert(ffi.istype("uint64_t", sysbench.rand.uniform_uint64()), "uniform_uint64 is a uint64_t")
 
 sysbench.cmdline.commands = {
   check = {function()
