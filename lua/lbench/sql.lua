@@ -209,6 +209,27 @@ local function build_connect(E, finish, Con)
   return connect
 end
 
+-- Raise `err` as a restart of the event, counted here (as sysbench
+-- counts an ignored error where it happens), so that a script that
+-- catches it itself (its own thread_run, a pcall in event()) is counted
+-- the same; the event loop then does not count it again.
+local function raise_restart(W, RESTART, err)
+  err.errcode = RESTART
+  if W ~= nil then
+    C.lb_worker_ev_restart(W)
+    err.lbench_counted = true
+  end
+  error(err, 0)
+end
+
+-- sysbench.hooks.sql_error_ignorable(err): the script may downgrade an
+-- error to a restart (the hooks of the running virtual user in async mode).
+local function hook_ignores(lb, err)
+  local hooks = async.active() and async.hooks or lb.hooks
+  local hook = hooks and hooks.sql_error_ignorable
+  return type(hook) == "function" and hook(err) and true or false
+end
+
 -- Connections: connect (host/port rotation, options), queries, errors.
 local function build_connections(E, finish, reconnect, wrap_rs, conn_result)
   local ctx, lb, opt, W, RESTART, rand, stats = E.ctx, E.lb, E.opt, E.W, E.RESTART, E.rand, E.stats
@@ -222,26 +243,8 @@ local function build_connections(E, finish, reconnect, wrap_rs, conn_result)
   local Con = {}
   Con.__index = Con
 
-  -- Raise `err` as a restart of the event, counted here (as sysbench
-  -- counts an ignored error where it happens), so that a script that
-  -- catches it itself (its own thread_run, a pcall in event()) is counted
-  -- the same; the event loop then does not count it again.
-  local function restart(err)
-    err.errcode = RESTART
-    if W ~= nil then
-      C.lb_worker_ev_restart(W)
-      err.lbench_counted = true
-    end
-    error(err, 0)
-  end
-
-  -- sysbench.hooks.sql_error_ignorable(err): the script may downgrade an
-  -- error to a restart (the hooks of the running virtual user in async mode).
-  local function script_ignores(err)
-    local hooks = async.active() and async.hooks or lb.hooks
-    local hook = hooks and hooks.sql_error_ignorable
-    return type(hook) == "function" and hook(err) and true or false
-  end
+  local function restart(err) raise_restart(W, RESTART, err) end
+  local function script_ignores(err) return hook_ignores(lb, err) end
 
   local function raise(con, query)
     local e = C.lb_db_conn_error(con.c)

@@ -64,6 +64,15 @@ grep -Eq '^ +read: +800$' "$T/counters_lbench.out" && pass counters_in_text_repo
 expect_fail counters_strict "counters.lua:[0-9]+: undefined global 'cache'" $LB "$W/counters.lua" $M \
   --strict-globals=on --events=10 run
 
+# ---- an error the script's hook ignores, in the default loop -----------------
+same_counts ignorable ignorable.lua --threads=2 --events=200 --time=0
+expect_counts ignorable "200 200 0 0 200 200"
+# ... and in async mode: each virtual user's own hooks.
+run ignorable_async "${IN_W[@]}" "$LBA" ignorable.lua $M --threads=2 --connections=6 --events=150 --time=0 \
+  --result-file="$T/ignorable_async.json" run
+json_assert ignorable_async "$T/ignorable_async.json" 'r.status == "ok" and r.totals.events == 150
+  and r.totals.queries.read == 150 and r.totals.ignored_errors == 150'
+
 # ---- a thread_run of the script's own, an error its hook ignores ------------
 run own_loop_prepare_sb sysbench "$W/own_loop.lua" $M --rows=50 prepare
 same_counts own_loop own_loop.lua --threads=2 --events=300 --time=0 --rows=50
