@@ -229,7 +229,8 @@ local function add_commands(lb, ctx)
       local opt2 = {}
       for k, v in pairs(ctx.opt) do opt2[k] = v end
       for k, v in pairs(over or {}) do opt2[(tostring(k):gsub("-", "_"))] = v end
-      local ctx2 = setmetatable({ opt = opt2, command = "run" }, { __index = ctx })
+      -- A round prints no final report of the run command's (final_report).
+      local ctx2 = setmetatable({ opt = opt2, command = "run", final_report = false }, { __index = ctx })
       local result, failed, err = runner.run(ctx2, lb)
       -- No result when nothing was measured (the workers failed to start).
       return result and runner.unwrap(result), failed, err

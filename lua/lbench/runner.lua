@@ -613,9 +613,11 @@ function M.run_measured(ctx, lb, metrics)
     disp.extra_csv = lb.hooks.report_extra(res, "csv")
   end
 
-  -- done() follows the final report when the caller prints one
-  -- (ctx.done_after_report, as sysbench orders them).
-  local done = not ctx.done_after_report and rawget(_G, "done")
+  -- The caller's final report (ctx.final_report) comes before done(), as
+  -- sysbench orders them; both while the run and the metrics endpoint are
+  -- still up (done() may scrape it).
+  if ctx.final_report then ctx.final_report(res) end
+  local done = rawget(_G, "done")
   if type(done) == "function" then
     local ok, e = pcall(done)
     if not ok and not failed then failed, err = true, tostring(e) end

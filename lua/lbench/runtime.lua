@@ -169,20 +169,17 @@ local function command_run(rt, ctx, lb)
   if not scenario.fn("event") then util.fail("%s defines no event() function: nothing to run", S.name) end
   -- Checked before anything is measured, so that nothing measured is lost.
   if opt.result_file then require("lbench.result").check_writable(opt.result_file, "--result-file") end
-  ctx.done_after_report = true
+  local doc
+  ctx.final_report = function(result)
+    doc = runner.to_json(result, "  ")
+    C.lb_runtime_set_result(rt, doc, #doc)
+    final_report(rt, opt, lb, result)
+    report.json_close(rt)
+  end
   local result, failed, err = runner.run(ctx, lb)
   if not result then
     C.lb_runtime_set_error(rt, err or "the run failed")
     return 1
-  end
-  local doc = runner.to_json(result, "  ")
-  C.lb_runtime_set_result(rt, doc, #doc)
-  final_report(rt, opt, lb, result)
-  report.json_close(rt) -- before done(), which may print
-  local done = rawget(_G, "done")
-  if type(done) == "function" then
-    local ok, e = pcall(done)
-    if not ok and not failed then failed, err = true, tostring(e) end
   end
   if opt.result_file then
     local ok, e = write_result_file(opt.result_file, doc)

@@ -100,3 +100,13 @@ expect_ok test_args_defaults '^batch=25\(number\) mode=fast hosts=a\+b$' $LB $S/
 expect_ok test_args_given '^batch=7\(number\) mode=slow hosts=x\+y$' $LB $S/test_args.lua show --batch=7 --mode=slow --hosts=x,y
 expect_ok test_args_help '--batch=N +Rows per batch \[25\]' $LB $S/test_args.lua help
 one_line test_args_typed "^lbench: --batch=x: expected an integer$" $LB $S/test_args.lua show --batch=x
+
+# ---- init() before the workers, done() after the final report (sysbench's order)
+cat > "$T/order.lua" <<'L'
+function init() print("INIT") end
+function done() print("DONE") end
+function event() end
+L
+run order $LB "$T/order.lua" $N --events=3 run
+order=$(grep -nE '^(INIT|DONE)$|total number of events' "$T/order.out" | cut -d: -f2 | tr -s ' ' | cut -c1-10 | tr '\n' '|')
+[ "$rc" -eq 0 ] && [ "$order" = "INIT|    total |DONE|" ] && pass init_done_order || fail init_done_order "$order"
