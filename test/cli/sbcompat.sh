@@ -31,6 +31,12 @@ run ffi_redeclared_2 $LB $S/redeclare.lua $N --threads=2 --events=40 --time=0 --
 json_assert ffi_own_loop_events "$T/redeclare.json" 'r.totals.events == 40 and r.totals.queries.read == 40'
 n=$(grep -c '^reads ' "$T/ffi_redeclared_2.out"); sum=$(awk '/^reads /{s+=$2} END{print s}' "$T/ffi_redeclared_2.out")
 [ "$n" = 2 ] && [ "$sum" = 40 ] && pass ffi_counter_val_per_thread || fail ffi_counter_val_per_thread "$(cat "$T/ffi_redeclared_2.out" | head -5)"
+# --rate paces the script's own loop through sb_more_events (intended starts,
+# queue time); a constant rate never starts more than rate x time events.
+run ffi_own_loop_rate $LB $S/redeclare.lua $N --threads=2 --rate=300 --rate-mode=constant --time=1 \
+  --result-file="$T/rate.json" run
+json_assert ffi_own_loop_rate "$T/rate.json" 'r.totals.events > 0 and r.totals.events <= 302 and r.queue_ms ~= nil
+  and r.totals.queries.read == r.totals.events'
 # A declaration that is wrong (not a redefinition) is still the script's error.
 printf 'ffi.cdef[[ void sb_counter_inc(int, no_such_type); ]]\nfunction event() end\n' > "$T/bad_cdef.lua"
 expect_fail ffi_bad_cdef "bad_cdef.lua:1: .*no_such_type" $LB "$T/bad_cdef.lua" $N --events=1 run
