@@ -204,6 +204,10 @@ local function build_connect(E, finish, Con)
       util.fail("cannot connect to %s as '%s' (%s): error %s: %s", driver_name == "null" and driver_name or where,
         o.user ~= nil and ffi.string(o.user) or "", driver_name, code_text(err.code), ffi.string(err.message))
     end
+    -- The main state's connections (prepare, commands) close when the
+    -- collector finds them unused, as in sysbench; a worker's are closed
+    -- with the worker (core/worker.c).
+    if W == nil then c = ffi.gc(c, C.lb_db_disconnect) end
     return setmetatable({ c = c, stmts = {} }, Con)
   end
   return connect
@@ -310,7 +314,7 @@ local function build_connections(E, finish, reconnect, wrap_rs, conn_result)
     if self.c == nil then return end
     for st in pairs(self.stmts) do st.s = nil end
     async.forget()
-    if W ~= nil then C.lb_worker_close(W, self.c) else C.lb_db_disconnect(self.c) end
+    if W ~= nil then C.lb_worker_close(W, self.c) else C.lb_db_disconnect(ffi.gc(self.c, nil)) end
     self.c = nil
   end
   Con.close = Con.disconnect
