@@ -23,17 +23,21 @@ local function query(con, sql)
 end
 
 function prepare()
-  local con = C.db_connection_create(C.db_create(nil))
+  local drv = C.db_create(nil)
+  local con = C.db_connection_create(drv)
   query(con, "DROP TABLE IF EXISTS wild_raw")
   query(con, "CREATE TABLE wild_raw (id INT AUTO_INCREMENT PRIMARY KEY, tag VARCHAR(16), n BIGINT NOT NULL)")
   query(con, "INSERT INTO wild_raw (tag, n) VALUES ('first', 0)")
   C.db_connection_free(con)
+  C.db_destroy(drv)
 end
 
 function cleanup()
-  local con = C.db_connection_create(C.db_create(nil))
+  local drv = C.db_create(nil)
+  local con = C.db_connection_create(drv)
   query(con, "DROP TABLE IF EXISTS wild_raw")
   C.db_connection_free(con)
+  C.db_destroy(drv)
 end
 
 function thread_init()
