@@ -40,7 +40,7 @@ LIB_SRC  := $(filter-out core/main.c,$(wildcard core/*.c core/db/*.c core/io/*.c
 LIB_OBJ  := $(LIB_SRC:%.c=$(O)/%.o) $(O)/embedded.o
 LUA_SRC  := $(wildcard lua/lbench/*.lua)
 # Order matters: each header's FFI section may use types of the ones before.
-FFI_HDRS := core/clock.h core/hist.h core/rand.h core/rowgen.h core/handle.h core/stats.h core/db/db.h core/lbench.h core/pace.h core/run.h core/worker.h \
+FFI_HDRS := core/clock.h core/hist.h core/rand.h core/rowgen.h core/handle.h core/stats.h core/db/db.h core/lbench.h core/pace.h core/run.h core/worker.h core/sbcompat.h core/db/sbsql.h \
             core/runtime.h core/loop.h core/metrics.h \
             core/io/engine.h core/io/registry.h core/io/fs.h core/io/steady.h core/io/genmap.h \
             core/io/series.h core/io/io.h core/io/verify.h

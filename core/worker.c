@@ -59,6 +59,15 @@ void *lb__worker_main(void *arg)
             lb__run_fail(r, err);
         lb__luart_close(L);
     }
+    /* Connections the script never closed (sysbench's scripts may leave
+     * that to the end of their Lua state, whose collector closes them in
+     * sysbench) end with the worker, not with the process. */
+    pthread_mutex_lock(&w->conn_mu);
+    while (w->nconns > 0) {
+        struct tracked t = w->conns[--w->nconns];
+        t.ops->close(t.h);
+    }
+    pthread_mutex_unlock(&w->conn_mu);
     pthread_mutex_lock(&r->mu);
     r->finished++;
     if (r->finished == r->cfg.threads)
@@ -230,6 +239,15 @@ static inline void record_event(lb_worker *w, int64_t now)
         ln->cur_type = -1;
     }
     ln->rolled_back = 0;
+}
+
+void lb_worker_ev_start(lb_worker *w)
+{
+    lb_lane *ln = w->lane;
+    int64_t now = lb_clock_ns_inline();
+    if (!ln->in_event || !w->paced)
+        ln->t_start = ln->t_real = now;
+    ln->in_event = 1;
 }
 
 void lb_worker_ev_end(lb_worker *w)

@@ -41,6 +41,11 @@ int  lb_worker_ev_next(lb_worker *w);
 int  lb_worker_ev_begin(lb_worker *w);
 void lb_worker_ev_end(lb_worker *w);
 void lb_worker_ev_set_type(lb_worker *w, int32_t type);
+/* sysbench's sb_event_start: the event's clock starts now.  After
+ * lb_worker_ev_begin (sysbench's sb_more_events) an unpaced event restarts
+ * its clock here; a paced one keeps its intended start.  Without a begin
+ * it starts an event of its own. */
+void lb_worker_ev_start(lb_worker *w);
 /* The current event was bookkeeping only (e.g. a batch of I/Os recorded
  * one by one with lb_worker_record): do not record it. */
 void lb_worker_ev_skip(lb_worker *w);

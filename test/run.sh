@@ -105,6 +105,7 @@ suite history env LB=./lbench bash test/cli/history.sh
 suite stock env LB=./lbench bash test/cli/stock.sh
 suite async env LB=./lbench bash test/cli/async.sh
 suite errors env LB=./lbench bash test/cli/errors.sh
+suite sbcompat env LB=./lbench bash test/cli/sbcompat.sh
 suite fuzz env LB=./lbench FUZZ_SECONDS=30 bash test/fuzz.sh
 suite embed bash -c embed_test
 suite install bash -c install_test
@@ -118,6 +119,7 @@ suite slap test/e2e/slap.sh
 suite report test/e2e/report.sh
 suite e2e_stock test/e2e/stock.sh
 suite load test/e2e/load.sh
+suite sysbench_wild test/e2e/sysbench_wild.sh
 suite e2e_async test/e2e/async.sh
 suite e2e_errors test/e2e/errors.sh
 suite stop test/e2e/stop.sh

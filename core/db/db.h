@@ -71,7 +71,8 @@ typedef union lb_db_stats {
         uint64_t errors;           /* all failed queries */
         uint64_t reconnects;       /* successful reconnects */
         uint64_t rows;             /* rows returned to the client */
-        uint64_t spare[LB_STATS_EXT_SUMS - LB_DB_Q_NTYPES - 3];
+        uint64_t writes_other;     /* writes of no known class, counted by a script (sysbench's SB_CNT_WRITE) */
+        uint64_t spare[LB_STATS_EXT_SUMS - LB_DB_Q_NTYPES - 4];
         lb_code_count err[LB_DB_ERRSLOTS];
     };
 } lb_db_stats;

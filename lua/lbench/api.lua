@@ -29,6 +29,9 @@ local function add_rand(lb, ctx)
     local seed = ctx.opt.rand_seed ~= 0 and ctx.opt.rand_seed or tonumber(C.lb_clock_ns() % 2^52)
     C.lb_rand_seed(R, seed, 0xFFFF)
   end
+  -- sysbench's sb_rand_* C functions (ffi.C.sb_rand_str, ...) draw from
+  -- the same stream; sb_counter_inc and sb_event_* reach this worker.
+  require("lbench.sbffi").bind(ctx, R)
   local iter, spct, sres = opt.rand_spec_iter or 12, opt.rand_spec_pct or 1, opt.rand_spec_res or 75
   local ph, zexp = opt.rand_pareto_h or 0.2, opt.rand_zipfian_exp or 0.8
   local rand = {}
@@ -38,6 +41,7 @@ local function add_rand(lb, ctx)
   function rand.pareto(a, b) return C.lb_rand_pareto(R, a, b, ph) end
   function rand.zipfian(a, b) return C.lb_rand_zipfian(R, a, b, zexp) end
   function rand.uniform_double() return C.lb_rand_double(R) end
+  function rand.uniform_uint64() return C.lb_rand_next(R) end  -- a uint64_t cdata, as in sysbench
   function rand.unique() return C.lb_rand_unique(R) end
   -- TPC-C NURand(A, x, y); C is the run-time constant for A (clause 2.1.6).
   local nurand_c = {}
@@ -253,7 +257,8 @@ local function add_commands(lb, ctx)
       local opt2 = {}
       for k, v in pairs(ctx.opt) do opt2[k] = v end
       for k, v in pairs(over or {}) do opt2[(tostring(k):gsub("-", "_"))] = v end
-      local ctx2 = setmetatable({ opt = opt2, command = "run" }, { __index = ctx })
+      -- A round prints no final report of the run command's (final_report).
+      local ctx2 = setmetatable({ opt = opt2, command = "run", final_report = false }, { __index = ctx })
       local result, failed, err = runner.run(ctx2, lb)
       -- No result when nothing was measured (the workers failed to start).
       return result and runner.unwrap(result), failed, err
@@ -272,6 +277,30 @@ local function add_commands(lb, ctx)
   end
 end
 
+-- sysbench.cmdline's helpers that scripts call: is a command declared, may
+-- it run in parallel, run it; print the script's options.
+local function add_cmdline_helpers(lb)
+  local cl = lb.cmdline
+  local function entry(name)
+    local e = type(cl.commands) == "table" and cl.commands[name]
+    if type(e) == "function" then return { e } end
+    return type(e) == "table" and e[1] ~= nil and e or nil
+  end
+  function cl.command_defined(name) return entry(name) ~= nil end
+  function cl.command_parallel(name)
+    local e = entry(name)
+    return e ~= nil and e[2] == cl.PARALLEL_COMMAND
+  end
+  function cl.call_command(name)
+    local e = entry(name)
+    if not e then return false end
+    local rc = e[1]()
+    if rc == nil then return true end
+    return rc and true or false
+  end
+  function cl.print_test_options() C.sb_print_test_options() end
+end
+
 function M.new(ctx)
   local lb = {}
   lb.version = ffi.string(C.lb_version())
@@ -280,17 +309,21 @@ function M.new(ctx)
   lb.opt = ctx.opt
   lb.hooks = {}
   lb.error = { RESTART_EVENT = RESTART_EVENT }
+  -- argv as sysbench gives it: [0] the program, then the arguments.
+  local argv = { [0] = "lbench" }
+  for i, a in ipairs(ctx.argv or {}) do argv[i] = a end
   lb.cmdline = {
     options = {},
     commands = {},
     command = ctx.command,
     script_path = ctx.script,
-    argv = ctx.argv or {},
+    argv = argv,
     PARALLEL_COMMAND = true,
     -- Explicit option types (3rd element of a declaration).
     ARG_BOOL = "bool", ARG_INT = "int", ARG_SIZE = "size", ARG_DOUBLE = "double",
     ARG_STRING = "string", ARG_LIST = "list",
   }
+  add_cmdline_helpers(lb)
 
   add_rand(lb, ctx)
   add_clock(lb, ctx)
@@ -311,7 +344,9 @@ function M.new(ctx)
   return lb
 end
 
--- Install the API and strict globals into this state.  Reading a global
+-- Install the API into this state, with strict globals when `strict`
+-- (--strict-globals; on for lbench's stock scenarios, off for scripts given
+-- as a path, which get sysbench's rules).  Reading a global
 -- that was never assigned raises "undefined global" with file:line (a
 -- misspelt name), while scripts may still create globals by assignment,
 -- including assigning nil.  While the script's body runs (loading), an
@@ -323,10 +358,18 @@ local set_loading = function() end
 -- the script body once each, after the state's own load).
 function M.set_loading(on) set_loading(on) end
 
-function M.install(lb)
+function M.install(lb, strict)
+  local sbffi = require("lbench.sbffi")
   rawset(_G, "lbench", lb)
   rawset(_G, "sysbench", lb)
-  rawset(_G, "ffi", ffi)
+  rawset(_G, "ffi", sbffi.ffi)
+  package.loaded.ffi = sbffi.ffi
+  if not strict then
+    -- sysbench's rules: an unassigned global reads as nil.
+    setmetatable(_G, nil)
+    set_loading = function() end
+    return function() end
+  end
   local declared = {}
   local loading = true
   setmetatable(_G, {

@@ -16,6 +16,7 @@ local co_running, co_yield = coroutine.running, coroutine.yield
 local M = {
   current = nil,   -- the coroutine of the VU being resumed (set by the scheduler)
   slot = -1,       -- its slot in the worker's event loop
+  hooks = nil,     -- its lbench.hooks (the SQL layer asks sql_error_ignorable)
   loop = nil,      -- the worker's lb_loop
   yields = 0,      -- waits so far (the scheduler's fairness check reads it)
   go = false,      -- the barrier's answer, read by VUs after M.park()

@@ -42,13 +42,19 @@ function M.new(a, b, c)
     local min, max = b, c
     if not (min > 0 and max > min) then error("histogram.new(size, min, max): need 0 < min < max", 2) end
     local unit = min / 1000
-    return make(1, math.ceil(max / unit), 3, unit)
+    local h = make(1, math.ceil(max / unit), 3, unit)
+    -- Its print() is sysbench's chart of `a` logarithmic buckets
+    -- (core/sbcompat.h), kept beside the exact histogram.
+    local sb = C.sb_histogram_new(a, min, max)
+    if sb ~= nil then h.sb = ffi.gc(sb, C.sb_histogram_delete) end
+    return h
   end
   local o = type(a) == "table" and a or {}
   return make(o.lowest or 1, o.highest or (2 ^ 42 - 1), o.digits or 3, o.unit or 1)
 end
 
 function H:record(v)
+  if self.sb then C.sb_histogram_update(self.sb, v) end
   return C.lb_hist_record(self.h, self.scale == 1 and v or math.floor(v / self.scale + 0.5))
 end
 H.update = H.record
@@ -89,8 +95,10 @@ function H:buckets()
   return out
 end
 
--- Print the distribution (sysbench's --histogram layout).
+-- Print the distribution (sysbench's --histogram layout; a histogram of
+-- sysbench's form prints sysbench's chart, as its h:print() does).
 function H:print(out)
+  if self.sb and not out then return C.sb_histogram_print(self.sb) end
   out = out or print
   out(require("lbench.report").histogram_text(self:buckets(), 1))
 end

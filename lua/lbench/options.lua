@@ -71,6 +71,8 @@ M.core = {
   { "cpu-affinity", "string", nil, "pin worker threads to these CPUs, e.g. 0,1 or 0-3 (worker i -> i-th CPU, cycling)",
     check = check_cpus },
   { "server-pid", "int", 0, "PID of a database server on this machine: report its CPU time per event (auto-detected for --mysql-socket)", min = 0 },
+  { "strict-globals", "enum", "auto", "reading a global that was never assigned is an error (auto: on for stock "
+    .. "scenarios, off for scripts given as a path, which read it as nil as sysbench does)", choices = { "auto", "on", "off" } },
   { "verbosity", "int", 3, "verbosity level (0: only critical messages, 5: debug)", min = 0, max = 5 },
   { "rand-type", "enum", "special", "default distribution of lbench.rand.default()",
     choices = { "uniform", "gaussian", "special", "pareto", "zipfian" } },
@@ -253,6 +255,9 @@ function M.spec_from_script(name, decl)
     elseif d == "table" then ty = "list"
     else ty = "string" end
   end
+  -- No default: sysbench gives a string option "" and a list {}.
+  if default == nil and ty == "string" then default = "" end
+  if default == nil and ty == "list" then default = {} end
   local known = { bool = 1, int = 1, double = 1, size = 1, string = 1, list = 1, enum = 1 }
   if not known[ty] then util.fail("option '%s': unknown type '%s'", name, tostring(ty)) end
   if decl.item and not ({ int = 1, double = 1, size = 1, enum = 1 })[decl.item] then

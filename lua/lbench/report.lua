@@ -393,25 +393,47 @@ end
 local function out(rt, s) C.lb_runtime_write(rt, s, #s) end
 
 
-function M.hook_default(rt, stat)
+-- sysbench's report_default and report_csv, in its formats (a script that
+-- calls them gets the lines sysbench prints for the same stat).
+function M.hook_default(rt, stat, opt)
   local secs = stat.time_interval > 0 and stat.time_interval or 1
-  local s = string.format("[ %ss ] thds: %d tps: %.2f qps: %.2f (r/w/o: %.2f/%.2f/%.2f) lat (ms,%g%%): %.2f err/s: %.2f reconn/s: %.2f\n",
-    time_label(stat.time_total), stat.threads_running, stat.events / secs,
+  out(rt, string.format("[ %.0fs ] thds: %u tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) lat (ms,%u%%): %4.2f "
+    .. "err/s %4.2f reconn/s: %4.2f\n", stat.time_total, stat.threads_running, stat.events / secs,
     (stat.reads + stat.writes + stat.other) / secs, stat.reads / secs, stat.writes / secs, stat.other / secs,
-    stat.percentile or 95, (stat.latency_pct or 0) * 1000, stat.errors / secs, stat.reconnects / secs)
-  out(rt, s)
+    (opt and opt.percentile) or stat.percentile or 95, (stat.latency_pct or 0) * 1000, stat.errors / secs,
+    stat.reconnects / secs))
 end
 
 function M.hook_csv(rt, stat)
   local secs = stat.time_interval > 0 and stat.time_interval or 1
-  out(rt, string.format("%s,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f\n", time_label(stat.time_total),
-    stat.threads_running,
-    stat.events / secs, (stat.reads + stat.writes + stat.other) / secs, stat.reads / secs, stat.writes / secs,
-    stat.other / secs, (stat.latency_pct or 0) * 1000, stat.errors / secs, stat.reconnects / secs))
+  out(rt, string.format("%.0f,%u,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f\n", stat.time_total,
+    stat.threads_running, stat.events / secs, (stat.reads + stat.writes + stat.other) / secs, stat.reads / secs,
+    stat.writes / secs, stat.other / secs, (stat.latency_pct or 0) * 1000, stat.errors / secs, stat.reconnects / secs))
 end
 
+-- sysbench's report_json: the reports of one series (the intervals of a
+-- run, or the final report) form one JSON array, "[" before the first,
+-- "," between, and "]" once the series is over (json_close).  The numbers
+-- are sysbench's: events and queries per second, the percentile latency
+-- in ms, errors and reconnects per second.
+local json_open = false
+
 function M.hook_json(rt, stat)
-  out(rt, json.encode(stat) .. "\n")
+  out(rt, json_open and ",\n" or "[\n")
+  json_open = true
+  local secs = stat.time_interval > 0 and stat.time_interval or 1
+  out(rt, string.format('  {\n    "time": %4.0f,\n    "threads": %d,\n    "tps": %4.2f,\n    "qps": {\n'
+    .. '      "total": %4.2f,\n      "reads": %4.2f,\n      "writes": %4.2f,\n      "other": %4.2f\n    },\n'
+    .. '    "latency": %4.2f,\n    "errors": %4.2f,\n    "reconnects": %4.2f\n  }',
+    stat.time_total, stat.threads_running, stat.events / secs, (stat.reads + stat.writes + stat.other) / secs,
+    stat.reads / secs, stat.writes / secs, stat.other / secs, (stat.latency_pct or 0) * 1000, stat.errors / secs,
+    stat.reconnects / secs))
+end
+
+-- End the series report_json is writing, if any.
+function M.json_close(rt)
+  if json_open then out(rt, "\n]\n") end
+  json_open = false
 end
 
 return M

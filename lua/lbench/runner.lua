@@ -51,7 +51,7 @@ local function counters(sum)
     inserts = tonumber(q[C.LB_DB_Q_INSERT]),
     updates = tonumber(q[C.LB_DB_Q_UPDATE]),
     deletes = tonumber(q[C.LB_DB_Q_DELETE]),
-    writes = tonumber(q[C.LB_DB_Q_INSERT] + q[C.LB_DB_Q_UPDATE] + q[C.LB_DB_Q_DELETE]),
+    writes = tonumber(q[C.LB_DB_Q_INSERT] + q[C.LB_DB_Q_UPDATE] + q[C.LB_DB_Q_DELETE] + db.writes_other),
     other = tonumber(q[C.LB_DB_Q_OTHER]),
     db_errors = tonumber(db.errors),
     reconnects = tonumber(db.reconnects),
@@ -350,7 +350,10 @@ end
 
 -- The "run" command.
 function M.run(ctx, lb)
-  check_connections(ctx.opt)
+  if check_connections(ctx.opt) and type(rawget(_G, "thread_run")) == "function" then
+    util.fail("--connections=%d: %s defines its own thread_run(), an event loop per thread, which async mode cannot "
+      .. "share among virtual users; run it without --connections", ctx.opt.connections, ctx.scenario_name or ctx.script)
+  end
   phases.check(ctx.opt)
   local metrics = metrics_start(ctx)
   local ok, result, failed, err = pcall(M.run_measured, ctx, lb, metrics)
@@ -640,6 +643,7 @@ function M.run_measured(ctx, lb, metrics)
   local failed = C.lb_run_failed(run) ~= 0
   local err = failed and ffi.string(C.lb_run_error(run)) or nil
   local total_s = R:finish()
+  report.json_close(ctx.rt)  -- the intervals' report_json series is over
   local res = result.build(ctx, lb, {
     run = run, keys = keys, cum = R.cum, d = diff(counters(R.snap.sum), R.base), started_at = started_at,
     duration_s = total_s, warmup_s = R.has_warm and tonumber(R.warm_end - R.t0) / 1e9 or 0,
@@ -660,6 +664,10 @@ function M.run_measured(ctx, lb, metrics)
     disp.extra_csv = lb.hooks.report_extra(res, "csv")
   end
 
+  -- The caller's final report (ctx.final_report) comes before done(), as
+  -- sysbench orders them; both while the run and the metrics endpoint are
+  -- still up (done() may scrape it).
+  if ctx.final_report then ctx.final_report(res) end
   local done = rawget(_G, "done")
   if type(done) == "function" then
     local ok, e = pcall(done)

@@ -28,6 +28,8 @@ function M.set_option(rtptr, name, value)
 end
 
 function M.load(rtptr, name)
+  -- A stock scenario is named, a user's script is a path.
+  S.stock = not (name:find("/") or name:match("%.lua$"))
   S.path = scenario.find(name)
   S.name = util.basename(S.path)
   -- Report a syntax error now rather than at the first command.
@@ -162,14 +164,19 @@ local function command_run(rt, ctx, lb)
   if not scenario.fn("event") then util.fail("%s defines no event() function: nothing to run", S.name) end
   -- Checked before anything is measured, so that nothing measured is lost.
   require("lbench.result").check_outputs(opt, opt.result_file)
+  local doc
+  ctx.final_report = function(result)
+    doc = runner.to_json(result, "  ")
+    C.lb_runtime_set_result(rt, doc, #doc)
+    final_report(rt, opt, lb, result)
+    report.json_close(rt)
+  end
   local result, failed, err = runner.run(ctx, lb)
   if not result then
     C.lb_runtime_set_error(rt, err or "the run failed")
     return 1
   end
-  local doc = runner.to_json(result, "  ")
-  C.lb_runtime_set_result(rt, doc, #doc)
-  final_report(rt, opt, lb, result)
+  if not doc then ctx.final_report(result) end
   -- The result file, then the history: either failing fails the command,
   -- after the report (what was measured is on stdout, and in whichever of
   -- the two could be written).
@@ -196,6 +203,8 @@ end
 function M.setup(rt, path, raw, cmd, argv)
   local core_specs = options.core_specs()
   local opt = options.resolve(core_specs, raw)
+  if opt.strict_globals == "auto" then opt.strict_globals = S.stock and "on" or "off" end
+  opt.mysql_ignore_errors = opt.db_ignore_errors -- sysbench's name, which its scripts read
   password(opt, raw)
   local src = util.read_file(path) or ""
   local ctx = { rt = rt, opt = opt, command = cmd, script = path, scenario_name = util.basename(path),
@@ -220,16 +229,17 @@ local function command_status(rt, cmd)
 end
 
 -- Run a command of the loaded scenario; returns the exit status.
-function M.command(rtptr, cmd)
+local function command(rtptr, cmd)
   local rt = ffi.cast("lb_runtime *", rtptr)
   if not S.path then util.fail("no scenario loaded") end
   local ctx, lb, specs = M.setup(rt, S.path, M.merged_raw(), cmd, S.argv)
   local opt = ctx.opt
+  local help_text = S.name .. " options:\n" .. (#specs > 0 and options.help(specs) or "  (none)") .. "\n"
+  require("lbench.sbffi").set_help(help_text)
 
   if cmd == nil then return 0 end -- script mode: the body ran, nothing else
   if cmd == "help" then
-    local text = S.name .. " options:\n" .. (#specs > 0 and options.help(specs) or "  (none)") .. "\n"
-    out(rt, text)
+    out(rt, help_text)
     return 0
   end
 
@@ -253,6 +263,13 @@ function M.command(rtptr, cmd)
     return command_status(rt, cmd)
   end
   util.fail("unknown command '%s' for %s (available: %s)", cmd, S.name, table.concat(command_names(lb), ", "))
+end
+
+function M.command(rtptr, cmd)
+  local status = command(rtptr, cmd)
+  -- A script's own command may have printed through report_json.
+  report.json_close(ffi.cast("lb_runtime *", rtptr))
+  return status
 end
 
 local function stock_names()

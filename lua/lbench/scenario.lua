@@ -86,7 +86,7 @@ function M.load(path, ctx)
   for _, d in ipairs(M.search_dirs()) do extra = extra .. d .. "/?.lua;" end
   package.path = extra .. package.path
   local lb = api.new(ctx)
-  local loaded = api.install(lb)
+  local loaded = api.install(lb, ctx.opt.strict_globals == "on")
   for _, g in ipairs(optional_globals) do
     if rawget(_G, g) == nil then _G[g] = nil end -- declares it
   end
@@ -98,6 +98,7 @@ function M.load(path, ctx)
   end
   chunk()
   loaded()
+  if type(lb.cmdline.options) == "table" then require("lbench.sbffi").add_test_args(lb.cmdline.options) end
   return lb
 end
 

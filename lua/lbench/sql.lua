@@ -140,6 +140,36 @@ local function code_text(code)
 end
 M.code_text = code_text
 
+-- The lb_db_conn_opts of connection number `k` (the host/port rotation)
+-- with `over` overriding the run's options `conf`; its strings are kept
+-- alive in `keep`.
+local function conn_opts(ctx, conf, over, k, keep)
+  local opt = ctx.opt
+  local hosts, ports, sockets = conf.hosts, conf.ports, conf.sockets
+  local o = ffi.new("lb_db_conn_opts")
+  C.lb_db_conn_opts_init(o)
+  local function s(v) if v == nil then return nil end v = tostring(v) keep[#keep + 1] = v return v end
+  o.host = s(over.host or hosts[k % #hosts + 1])
+  o.port = tonumber(over.port or ports[k % #ports + 1])
+  if over.socket or #sockets > 0 then o.socket = s(over.socket or sockets[k % #sockets + 1]) end
+  o.user = s(over.user or conf.user)
+  o.password = s(over.password or conf.password)
+  o.db = s(over.db or conf.db)
+  o.ssl_mode = conf.ssl
+  o.ssl_key, o.ssl_cert = s(conf.ssl_key), s(conf.ssl_cert)
+  o.ssl_ca, o.ssl_cipher = s(conf.ssl_ca), s(conf.ssl_cipher)
+  o.compression = conf.compression and 1 or 0
+  o.connect_timeout = conf.connect_timeout or 10
+  o.conninfo = s(over.conninfo or conf.conninfo)
+  o.app_name = s(conf.app_name)
+  o.ps_mode = opt.db_ps_mode == "disable" and C.LB_DB_PS_DISABLE or C.LB_DB_PS_AUTO
+  if opt.db_debug then
+    o.debug = C.lb_runtime_debug_sink
+    o.debug_ud = ctx.rt
+  end
+  return o
+end
+
 -- connect(over): a connection object of class Con, with the run's options
 -- (--mysql-* or --pgsql-*: E.conf, hosts and ports in rotation) overridden
 -- by `over`.
@@ -148,7 +178,6 @@ local CONNECT_TRIES = 8
 local function build_connect(E, finish, Con)
   local ctx, opt, W, stats, lb, rand = E.ctx, E.opt, E.W, E.stats, E.lb, E.rand
   local driver_name, ops, conf = E.driver_name, E.ops, E.conf
-  local hosts, ports, sockets = conf.hosts, conf.ports, conf.sockets
   local nconn = 0   -- connections made so far: the host/port rotation
 
   -- One attempt: the connection, or nil with `err` filled.  A worker's
@@ -184,30 +213,10 @@ local function build_connect(E, finish, Con)
 
   local function connect(over)
     over = over or {}
-    local o = ffi.new("lb_db_conn_opts")
-    C.lb_db_conn_opts_init(o)
     local k = nconn + (ctx.tid or 0)
     nconn = nconn + 1
     local keep = {} -- strings must live until lb_db_connect returns (it copies them)
-    local function s(v) if v == nil then return nil end v = tostring(v) keep[#keep + 1] = v return v end
-    o.host = s(over.host or hosts[k % #hosts + 1])
-    o.port = tonumber(over.port or ports[k % #ports + 1])
-    if over.socket or #sockets > 0 then o.socket = s(over.socket or sockets[k % #sockets + 1]) end
-    o.user = s(over.user or conf.user)
-    o.password = s(over.password or conf.password)
-    o.db = s(over.db or conf.db)
-    o.ssl_mode = conf.ssl
-    o.ssl_key, o.ssl_cert = s(conf.ssl_key), s(conf.ssl_cert)
-    o.ssl_ca, o.ssl_cipher = s(conf.ssl_ca), s(conf.ssl_cipher)
-    o.compression = conf.compression and 1 or 0
-    o.connect_timeout = conf.connect_timeout or 10
-    o.conninfo = s(over.conninfo or conf.conninfo)
-    o.app_name = s(conf.app_name)
-    o.ps_mode = opt.db_ps_mode == "disable" and C.LB_DB_PS_DISABLE or C.LB_DB_PS_AUTO
-    if opt.db_debug then
-      o.debug = C.lb_runtime_debug_sink
-      o.debug_ud = ctx.rt
-    end
+    local o = conn_opts(ctx, conf, over, k, keep)
     local err = ffi.new("lb_db_error")
     local c
     for attempt = 1, CONNECT_TRIES do
@@ -225,9 +234,34 @@ local function build_connect(E, finish, Con)
         o.user ~= nil and ffi.string(o.user) or "", driver_name, code_text(err.code), ffi.string(err.message),
         too_many(err) and " (the server's connection limit: raise max_connections, or use fewer --connections)" or "")
     end
+    -- The main state's connections (prepare, commands) close when the
+    -- collector finds them unused, as in sysbench; a worker's are closed
+    -- with the worker (core/worker.c).
+    if W == nil then c = ffi.gc(c, C.lb_db_disconnect) end
     return setmetatable({ c = c, stmts = {} }, Con)
   end
   return connect
+end
+
+-- Raise `err` as a restart of the event, counted here (as sysbench
+-- counts an ignored error where it happens), so that a script that
+-- catches it itself (its own thread_run, a pcall in event()) is counted
+-- the same; the event loop then does not count it again.
+local function raise_restart(W, RESTART, err)
+  err.errcode = RESTART
+  if W ~= nil then
+    C.lb_worker_ev_restart(W)
+    err.lbench_counted = true
+  end
+  error(err, 0)
+end
+
+-- sysbench.hooks.sql_error_ignorable(err): the script may downgrade an
+-- error to a restart (the hooks of the running virtual user in async mode).
+local function hook_ignores(lb, err)
+  local hooks = async.active() and async.hooks or lb.hooks
+  local hook = hooks and hooks.sql_error_ignorable
+  return type(hook) == "function" and hook(err) and true or false
 end
 
 -- Connections: connect (host/port rotation, options), queries, errors.
@@ -242,6 +276,9 @@ local function build_connections(E, finish, reconnect, wrap_rs, conn_result)
   -- ---- connections ---------------------------------------------------
   local Con = {}
   Con.__index = Con
+
+  local function restart(err) raise_restart(W, RESTART, err) end
+  local function script_ignores(err) return hook_ignores(lb, err) end
 
   local function raise(con, query)
     local e = C.lb_db_conn_error(con.c)
@@ -261,14 +298,15 @@ local function build_connections(E, finish, reconnect, wrap_rs, conn_result)
         lb.sleep(delay * 1000)
         delay = math.min(delay * 2, 0.5)
       end
-      err.errcode = RESTART
-      error(err, 0)
+      restart(err)
     end
     if ignore_all or ignore(e.code) then
       if rollback_on_retry then finish(con.c, C.lb_db_query_start(con.c, "ROLLBACK", 8)) end
-      err.errcode = RESTART
-      error(err, 0)
+      restart(err)
     end
+    -- An error the script's hook ignores is the script's to clean up, as
+    -- in sysbench (no ROLLBACK of ours, which would also count a query).
+    if script_ignores(err) then restart(err) end
     -- A fatal server error is the server's answer, not a script bug: one
     -- line, with the script's file:line, and no traceback.
     error(setmetatable({ lbench_message = caller_position() .. tostring(err), sql_errno = err.sql_errno,
@@ -323,7 +361,7 @@ local function build_connections(E, finish, reconnect, wrap_rs, conn_result)
     if self.c == nil then return end
     for st in pairs(self.stmts) do st.s = nil end
     async.forget()
-    if W ~= nil then C.lb_worker_close(W, self.c) else C.lb_db_disconnect(self.c) end
+    if W ~= nil then C.lb_worker_close(W, self.c) else C.lb_db_disconnect(ffi.gc(self.c, nil)) end
     self.c = nil
   end
   Con.close = Con.disconnect
@@ -540,6 +578,27 @@ local function driver_conf(opt, driver_name)
            ssl_key = opt.mysql_ssl_key, ssl_cert = opt.mysql_ssl_cert, ssl_ca = opt.mysql_ssl_ca,
            ssl_cipher = opt.mysql_ssl_cipher, compression = opt.mysql_compression,
            connect_timeout = opt.mysql_connect_timeout }
+end
+
+-- Give sysbench's C SQL API (ffi.C.db_create, db_query, ...: core/db/sbsql.h)
+-- this thread's defaults: the run's driver, the options of this thread's
+-- first connection, the ignorable error numbers.  Returns what must stay
+-- alive while the thread may connect.
+function M.bind_c(ctx)
+  local opt = ctx.opt
+  local driver_name = opt.db_driver or "mysql"
+  local ops = C.lb_db_driver_find(driver_name)
+  if ops == nil then return nil end
+  local keep = {}
+  local o = conn_opts(ctx, driver_conf(opt, driver_name), {}, ctx.tid or 0, keep)
+  local codes, all = {}, false
+  for _, c in ipairs(opt.db_ignore_errors or {}) do
+    if c == "all" then all = true elseif tonumber(c) then codes[#codes + 1] = tonumber(c) end
+  end
+  local arr = ffi.new("int32_t[?]", math.max(#codes, 1), codes)
+  C.lb_sb_sql_bind(driver_name, ops, o, arr, #codes, all and 1 or 0)
+  keep.o, keep.arr = o, arr
+  return keep
 end
 
 function M.new(ctx, lb)

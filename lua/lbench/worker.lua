@@ -86,7 +86,8 @@ local function with_restarts(next_event, W, event, tid, hooks)
     local ok, err = xpcall(event_loop, keep_trace, W, event, tid, resumed, next_event)
     if ok or err == async.STOPPED then return end
     if api.is_restart(err) then
-      C.lb_worker_ev_restart(W)
+      -- The SQL layer counts its own restarts where it raises them.
+      if not err.lbench_counted then C.lb_worker_ev_restart(W) end
       local hook = hooks.before_restart_event
       if hook then hook(err) end
       resumed = true
@@ -104,6 +105,18 @@ local function run_events(W, lb, tid)
   local event = scenario.fn("event")
   if not event then error("the scenario does not define event()", 0) end
   with_restarts(thread_next_event, W, event, tid, lb.hooks)
+end
+
+-- sysbench's contract: a script's own thread_run(thread_id) replaces the
+-- event loop.  It loops over ffi.C.sb_more_events / sb_event_start /
+-- sb_event_stop (core/sbcompat.h), which count and time the events in
+-- this worker as the loop above does, and catches restart errors itself.
+-- An error it lets out while the run stops (a query cut at the deadline)
+-- ends the worker quietly, as in the default loop.
+local function run_own_loop(W, thread_run, tid)
+  local ok, err = xpcall(thread_run, keep_trace, tid)
+  if ok or C.lb_worker_should_stop(W) ~= 0 then return end
+  error(err, 0)
 end
 
 -- ---- async mode: many virtual users per worker -------------------------
@@ -147,7 +160,7 @@ end
 -- loop with what each VU yields for (socket, timer, or "again").
 -- The worker's event loop (freed at the end of run_async, after the
 -- reporter can no longer wake it; the gc handler covers an error on the
--- way) and its VU coroutines, numbered 0..nvu-1.
+-- way), its VU coroutines, numbered 0..nvu-1, and each VU's hooks.
 local function async_setup(W, lb, tid, cfg, nvu, first, phase)
   if C.lb_worker_set_lanes(W, nvu) ~= 0 then error("out of memory for " .. nvu .. " virtual users", 0) end
   local loop = C.lb_loop_new(nvu)
@@ -156,12 +169,13 @@ local function async_setup(W, lb, tid, cfg, nvu, first, phase)
   C.lb_worker_set_loop(W, loop)
   async.loop = loop
   local new_vu = vu.factory(cfg.script, lb)
-  local cos = {}
+  local cos, hooks = {}, {}
   for i = 0, nvu - 1 do
     local inst = new_vu(tid, first + i)
+    hooks[i] = inst.lb.hooks
     cos[i] = coroutine.create(function() return vu_main(W, inst, tid, phase, i) end)
   end
-  return loop, cos
+  return loop, cos, hooks
 end
 
 -- thread_init (the connect) of at most `opening` VUs at a time, in order:
@@ -194,7 +208,7 @@ local function run_async(W, lb, tid, cfg)
     return
   end
   local phase = {}
-  local loop, cos = async_setup(W, lb, tid, cfg, nvu, first, phase)
+  local loop, cos, hooks = async_setup(W, lb, tid, cfg, nvu, first, phase)
   local slots, masks = ffi.new("int32_t[?]", nvu), ffi.new("int32_t[?]", nvu)
   local alive, parked = nvu, {}
   local nparked = 0
@@ -207,7 +221,7 @@ local function run_async(W, lb, tid, cfg)
     local co = cos[i]
     sleeping[i] = nil
     C.lb_worker_lane(W, i)
-    async.current, async.slot = co, i
+    async.current, async.slot, async.hooks = co, i, hooks[i]
     local ok, kind, fd, wmask, until_ns = resume(co, mask)
     async.current = nil
     if not ok then
@@ -297,10 +311,16 @@ function M.main(wptr, boot, rtptr)
     end
     local thread_init = scenario.fn("thread_init")
     if thread_init then thread_init(tid) end
-    if C.lb_worker_ready(W) ~= 0 then run_events(W, lb, tid) end
+    if C.lb_worker_ready(W) ~= 0 then
+      local thread_run = scenario.fn("thread_run")
+      if thread_run then run_own_loop(W, thread_run, tid) else run_events(W, lb, tid) end
+    end
     local thread_done = scenario.fn("thread_done")
     if thread_done then thread_done(tid) end
   end, traceback)
+  -- The thread's sb_* binding goes with its state (nothing of it is freed
+  -- with the thread otherwise).
+  C.lb_sb_bind(ctx.rt, nil, nil, nil)
   if not ok then
     C.lb_worker_fail(W, tostring(err))
     -- Meet the barrier anyway so the main thread is not left waiting.

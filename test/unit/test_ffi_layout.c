@@ -10,10 +10,12 @@
 
 #include "check.h"
 #include "db/db.h"
+#include "db/sbsql.h"
 #include "hist.h"
 #include "io/io.h"
 #include "lbench.h"
 #include "rand.h"
+#include "sbcompat.h"
 #include "stats.h"
 #include "worker.h"
 
@@ -131,6 +133,22 @@ int main(void)
     SIZE(lb_interval);
     OFF(lb_interval, lat_ms);
     OFF(lb_interval, json);
+    /* sysbench's surface (sbcompat.h, db/sbsql.h): scripts read these. */
+    SIZE(sb_arg_t);
+    OFF(sb_arg_t, validate);
+    SIZE(lb_sb_rand_cfg);
+    OFF(lb_sb_rand_cfg, zipf_exp);
+    SIZE(sql_connection);
+    OFF(sql_connection, sql_errmsg);
+    OFF(sql_connection, driver);
+    SIZE(sql_result);
+    OFF(sql_result, nfields);
+    OFF(sql_result, row);
+    SIZE(sql_value);
+    SIZE(sql_bind);
+    OFF(sql_bind, max_len);
+    OFF(sql_bind, is_null);
+    OFF(lb_db_stats, writes_other);
     lua_close(L);
     return check_exit();
 }
