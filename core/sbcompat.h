@@ -72,42 +72,42 @@ typedef struct histogram sb_histogram_t;
  * stop (--time, --events, a signal, an error); under --rate it waits for
  * the next intended start.  sb_event_start / sb_event_stop time one event
  * and count it, as lbench's own loop does. */
-bool sb_more_events(int thread_id);
-void sb_event_start(int thread_id);
-void sb_event_stop(int thread_id);
+bool sb_more_events(int thread_id) __asm__("lb_sb_sb_more_events");
+void sb_event_start(int thread_id) __asm__("lb_sb_sb_event_start");
+void sb_event_stop(int thread_id) __asm__("lb_sb_sb_event_stop");
 
 /* Counters (sb_counter.h): READ/WRITE/OTHER count queries (writes of no
  * known class), TRX an event without a latency sample (sysbench counts its
  * events there), ERROR an ignored error (an event restart), RECONNECT a
  * reconnect.  sb_counter_val reads the same figure back. */
-void sb_counter_inc(int thread_id, sb_counter_type type);
-uint64_t sb_counter_val(int thread_id, sb_counter_type type);
+void sb_counter_inc(int thread_id, sb_counter_type type) __asm__("lb_sb_sb_counter_inc");
+uint64_t sb_counter_val(int thread_id, sb_counter_type type) __asm__("lb_sb_sb_counter_val");
 
 /* Random numbers (sb_rand.h).  sb_rand_str writes strlen(fmt) bytes,
  * '#' a digit, '@' a lowercase letter, anything else copied; no NUL. */
-uint64_t sb_rand_uniform_uint64(void);
-uint32_t sb_rand_default(uint32_t a, uint32_t b);
-uint32_t sb_rand_uniform(uint32_t a, uint32_t b);
-uint32_t sb_rand_gaussian(uint32_t a, uint32_t b);
-uint32_t sb_rand_special(uint32_t a, uint32_t b);
-uint32_t sb_rand_pareto(uint32_t a, uint32_t b);
-uint32_t sb_rand_unique(void);
-void sb_rand_str(const char *fmt, char *buf);
-double sb_rand_uniform_double(void);
+uint64_t sb_rand_uniform_uint64(void) __asm__("lb_sb_sb_rand_uniform_uint64");
+uint32_t sb_rand_default(uint32_t a, uint32_t b) __asm__("lb_sb_sb_rand_default");
+uint32_t sb_rand_uniform(uint32_t a, uint32_t b) __asm__("lb_sb_sb_rand_uniform");
+uint32_t sb_rand_gaussian(uint32_t a, uint32_t b) __asm__("lb_sb_sb_rand_gaussian");
+uint32_t sb_rand_special(uint32_t a, uint32_t b) __asm__("lb_sb_sb_rand_special");
+uint32_t sb_rand_pareto(uint32_t a, uint32_t b) __asm__("lb_sb_sb_rand_pareto");
+uint32_t sb_rand_unique(void) __asm__("lb_sb_sb_rand_unique");
+void sb_rand_str(const char *fmt, char *buf) __asm__("lb_sb_sb_rand_str");
+double sb_rand_uniform_double(void) __asm__("lb_sb_sb_rand_uniform_double");
 
 /* Histograms (sb_histogram.h).  NULL on a bad range or no memory.  Updates
  * from several threads are serialised (a mutex per histogram). */
-sb_histogram_t *sb_histogram_new(size_t size, double range_min, double range_max);
-void sb_histogram_delete(sb_histogram_t *h);
-void sb_histogram_update(sb_histogram_t *h, double value);
-void sb_histogram_print(sb_histogram_t *h);
+sb_histogram_t *sb_histogram_new(size_t size, double range_min, double range_max) __asm__("lb_sb_sb_histogram_new");
+void sb_histogram_delete(sb_histogram_t *h) __asm__("lb_sb_sb_histogram_delete");
+void sb_histogram_update(sb_histogram_t *h, double value) __asm__("lb_sb_sb_histogram_update");
+void sb_histogram_print(sb_histogram_t *h) __asm__("lb_sb_sb_histogram_print");
 
 /* Options (sb_lua.c, sysbench.c).  sb_lua_set_test_args keeps a copy of
  * the declarations for the binding's Lua state to read back
  * (lb_sb_test_arg); sb_print_test_options prints the help text the Lua
  * side registered (lb_sb_set_help). */
-int sb_lua_set_test_args(sb_arg_t *args, size_t len);
-void sb_print_test_options(void);
+int sb_lua_set_test_args(sb_arg_t *args, size_t len) __asm__("lb_sb_sb_lua_set_test_args");
+void sb_print_test_options(void) __asm__("lb_sb_sb_print_test_options");
 
 /* lbench's side: the settings behind sb_rand_default and friends. */
 enum { LB_SB_RAND_UNIFORM, LB_SB_RAND_GAUSSIAN, LB_SB_RAND_SPECIAL, LB_SB_RAND_PARETO, LB_SB_RAND_ZIPFIAN };

@@ -246,7 +246,7 @@ end
 -- the next one, so the server works on both (a single loader thread
 -- keeps two server threads busy).  step() is called between tables: it
 -- waits for the statement in progress, then starts the next queued one.
-local function new_indexer()
+local function new_indexer(loader)
   local ix = { queue = {}, busy = false }
   function ix.add(t)
     for _, st in ipairs(index_statements(t)) do ix.queue[#ix.queue + 1] = st end
@@ -259,7 +259,7 @@ local function new_indexer()
     end
     local st = table.remove(ix.queue, 1)
     if not st then return end
-    ix.con = ix.con or lbench.sql.driver():connect()
+    ix.con = ix.con or lbench.sql.driver():connect(loader.server)
     if st[2] then print(st[2]) end
     ix.con:query_begin(st[1])
     ix.busy = true
@@ -315,7 +315,7 @@ end
 
 local function cmd_load()
   local con = lbench.sql.driver():connect()
-  local indexer = indexes_after_load() and whole_tables() and new_indexer()
+  local indexer = indexes_after_load() and whole_tables() and new_indexer(con)
   for i, u in ipairs(load_units()) do
     if lbench.should_stop() then break end
     if (i - 1) % opt.threads == lbench.tid then

@@ -92,28 +92,28 @@ typedef struct {
     char *is_null;
 } sql_bind;
 
-sql_driver *db_create(const char *name);
-int db_destroy(sql_driver *drv);
+sql_driver *db_create(const char *name) __asm__("lb_sb_db_create");
+int db_destroy(sql_driver *drv) __asm__("lb_sb_db_destroy");
 
-sql_connection *db_connection_create(sql_driver *drv);
-int db_connection_close(sql_connection *con);
-int db_connection_reconnect(sql_connection *con);
-void db_connection_free(sql_connection *con);
+sql_connection *db_connection_create(sql_driver *drv) __asm__("lb_sb_db_connection_create");
+int db_connection_close(sql_connection *con) __asm__("lb_sb_db_connection_close");
+int db_connection_reconnect(sql_connection *con) __asm__("lb_sb_db_connection_reconnect");
+void db_connection_free(sql_connection *con) __asm__("lb_sb_db_connection_free");
 
-int db_bulk_insert_init(sql_connection *con, const char *query, size_t len);
-int db_bulk_insert_next(sql_connection *con, const char *query, size_t len);
-int db_bulk_insert_done(sql_connection *con);
+int db_bulk_insert_init(sql_connection *con, const char *query, size_t len) __asm__("lb_sb_db_bulk_insert_init");
+int db_bulk_insert_next(sql_connection *con, const char *query, size_t len) __asm__("lb_sb_db_bulk_insert_next");
+int db_bulk_insert_done(sql_connection *con) __asm__("lb_sb_db_bulk_insert_done");
 
-sql_result *db_query(sql_connection *con, const char *query, size_t len);
-sql_row *db_fetch_row(sql_result *rs);
+sql_result *db_query(sql_connection *con, const char *query, size_t len) __asm__("lb_sb_db_query");
+sql_row *db_fetch_row(sql_result *rs) __asm__("lb_sb_db_fetch_row");
 
-sql_statement *db_prepare(sql_connection *con, const char *query, size_t len);
-int db_bind_param(sql_statement *stmt, sql_bind *params, size_t len);
-int db_bind_result(sql_statement *stmt, sql_bind *results, size_t len);
-sql_result *db_execute(sql_statement *stmt);
-int db_close(sql_statement *stmt);
+sql_statement *db_prepare(sql_connection *con, const char *query, size_t len) __asm__("lb_sb_db_prepare");
+int db_bind_param(sql_statement *stmt, sql_bind *params, size_t len) __asm__("lb_sb_db_bind_param");
+int db_bind_result(sql_statement *stmt, sql_bind *results, size_t len) __asm__("lb_sb_db_bind_result");
+sql_result *db_execute(sql_statement *stmt) __asm__("lb_sb_db_execute");
+int db_close(sql_statement *stmt) __asm__("lb_sb_db_close");
 
-int db_free_results(sql_result *rs);
+int db_free_results(sql_result *rs) __asm__("lb_sb_db_free_results");
 
 /* lbench's side: the calling thread's default driver (`name`, `ops`) and
  * connection options (copied; their strings must stay valid while the

@@ -271,7 +271,12 @@ local function add_commands(lb, ctx)
       local runner = require("lbench.runner")
       local ctx2 = setmetatable({ command = name }, { __index = ctx })
       local ok, err = runner.parallel_command(ctx2)
-      if not ok and err ~= "interrupted" then error(err, 0) end
+      if not ok and err ~= "interrupted" then
+        -- A worker's one-line mistake (no server, no table) stays one line;
+        -- a script error keeps the worker's traceback.
+        if not tostring(err):find("stack traceback:", 1, true) then util.fail("%s", tostring(err)) end
+        error(err, 0)
+      end
       return ok
     end
   end

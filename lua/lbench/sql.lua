@@ -238,7 +238,11 @@ local function build_connect(E, finish, Con)
     -- collector finds them unused, as in sysbench; a worker's are closed
     -- with the worker (core/worker.c).
     if W == nil then c = ffi.gc(c, C.lb_db_disconnect) end
-    return setmetatable({ c = c, stmts = {} }, Con)
+    -- Where it went, for another connection to the same server
+    -- (drv:connect(con.server)): a host list rotates otherwise.
+    local server = { host = o.host ~= nil and ffi.string(o.host) or nil, port = o.port ~= 0 and o.port or nil,
+                     socket = o.socket ~= nil and ffi.string(o.socket) or nil }
+    return setmetatable({ c = c, stmts = {}, server = server }, Con)
   end
   return connect
 end
