@@ -264,6 +264,9 @@ lbench.hooks.report_extra = function(r, kind)
   return table.concat(out, "\n") .. "\n"
 end
 
+-- What a sweep with --prepare-each records of each point's set.
+lbench.hooks.loaded_size = function() return prepare.loaded_size(lbench.opt) end
+
 lbench.cmdline.commands = {
   prepare = { function() prepare.prepare(lbench.opt) end },
   _prepare_write = { function() prepare.write_worker(lbench.opt) end, lbench.cmdline.PARALLEL_COMMAND },
