@@ -555,16 +555,16 @@ end
 -- Point i's data could not be made (`why`: "interrupted" or "error"):
 -- the sweep stops there, the points before it kept.  Returns true.
 function Sweep:stop_before(i, lbl, why, msg)
-  local n = #self.points
   if why == "interrupted" then
     self.doc.status = "interrupted"
     self.doc.stop_reason = "signal"
-    self.doc.error = msg
-    self.interrupted_in = msg
+    self.doc.error = string.format("point %d (%s): %s", i, lbl, msg)
+    self.interrupted_in = self.doc.error
   else
     self:stop_on_error(i, lbl, msg)
   end
-  self.say(string.format("%s: sweep stopped after %d of %d point(s)\n", msg, i - 1, n))
+  self.say(string.format("point %d (%s): %s; sweep stopped after %d of %d point(s)\n", i, lbl, msg, i - 1,
+    #self.points))
   return true
 end
 
@@ -622,7 +622,7 @@ function Sweep:run_point(i, point)
   local made
   if self.data then
     local why, msg
-    made, why, msg = self.data:before_point(i, point)
+    made, why, msg = self.data:before_point(point)
     if not made then return self:stop_before(i, lbl, why, msg) end
   end
   local ctx, lb = self.ctx1, self.lb1

@@ -180,24 +180,26 @@ function Data:steps(point)
 end
 
 -- Make point i's data.  Returns its record; or nil, "interrupted" or
--- "error", and the message naming the step.
-function Data:before_point(i, point)
+-- "error", and what happened ("the prepare was interrupted: ...", "the
+-- prepare failed: ...").
+function Data:before_point(point)
   self.step_name, self.stop_detail = nil, nil
   local ok, r = pcall(self.steps, self, point)
   if ok then return r end
-  local where = string.format("the %s of point %d", self.step_name or "preparation", i)
-  self.failed_in = self.step_name
+  self.failed_in = self.step_name or "preparation"
   if r == INTERRUPTED then
-    return nil, "interrupted", where .. (self.stop_detail and (": " .. self.stop_detail) or "")
+    return nil, "interrupted", string.format("the %s was interrupted%s", self.failed_in,
+      self.stop_detail and (": " .. self.stop_detail) or "")
   end
-  return nil, "error", string.format("%s failed: %s", where, util.is_usage_error(r) and r.lbench_message or tostring(r))
+  return nil, "error", string.format("the %s failed: %s", self.failed_in,
+    util.is_usage_error(r) and r.lbench_message or tostring(r))
 end
 
 -- The last line of a sweep that made data: what it leaves behind.
 function Data:closing(label)
   if not self.prepare or not self.made_with then return nil end
-  return string.format("The data of the last point prepared (%s)%s is left in place; remove it with 'lbench %s ... " ..
-    "cleanup' and that point's options.\n", label, self.failed_in and " (incomplete)" or "", self.sweep.scenario_arg)
+  return string.format("The data of the last point prepared (%s%s) is left in place; remove it with 'lbench %s ... " ..
+    "cleanup' and that point's options.\n", label, self.failed_in and ", incomplete" or "", self.sweep.scenario_arg)
 end
 
 local function size_text(b)
@@ -214,7 +216,7 @@ function M.loaded_text(l)
   if type(l) ~= "table" then return "-" end
   local parts = {}
   if tonumber(l.warehouses) then parts[#parts + 1] = cmp.fmt(l.warehouses) .. " wh" end
-  if tonumber(l.rows) then parts[#parts + 1] = cmp.fmt(l.rows) .. " rows" end
+  if tonumber(l.rows) then parts[#parts + 1] = cmp.fmt(l.rows) .. (l.rows == 1 and " row" or " rows") end
   if tonumber(l.bytes) then
     local pct = tonumber(l.fill_pct) or tonumber(l.filesystem_pct)
     parts[#parts + 1] = size_text(l.bytes) .. (pct and string.format(" (%.3g %%)", pct) or "")

@@ -130,8 +130,7 @@ local function geometry(t, opt)
   local total = opt.file_total_size
   local fill_pct
   if opt.fill ~= "" then
-    fill_pct = tonumber((opt.fill:gsub("%%%s*$", "")))
-    if not fill_pct or fill_pct <= 0 or fill_pct > 100 then fail("--fill=%s: expected a percentage in (0, 100], e.g. 37.5%%", opt.fill) end
+    fill_pct = lib.fill_pct(opt.fill)
     total = math.floor(sp.total * fill_pct / 100)
   elseif t.kind == "device" then
     total = math.min(total, sp.total)
