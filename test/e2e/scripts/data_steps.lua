@@ -1,7 +1,8 @@
 -- A scenario whose data steps say what they were given: prepare and
--- cleanup append "<command> <size>" to --log, and prepare waits for a
--- signal when --size equals --wait-at (the sweep's SIGINT-in-prepare
--- test) and fails when it equals --fail-at.  The loaded size is --size rows.  No precondition command.
+-- cleanup append "<command> <size> threads=<threads>" to --log; prepare
+-- waits for a signal when --size equals --wait-at (the sweep's
+-- SIGINT-in-prepare test) and fails when it equals --fail-at.  The loaded
+-- size is --size rows.  No precondition command.
 local C = require("lbench.ffi").C
 lbench.cmdline.options = {
   size = { "rows prepare makes", 1 },
@@ -13,7 +14,7 @@ local opt = lbench.opt
 
 local function note(what)
   local f = assert(io.open(opt.log, "a"))
-  f:write(what, " ", opt.size, "\n")
+  f:write(what, " ", opt.size, " threads=", opt.threads, "\n")
   f:close()
 end
 
