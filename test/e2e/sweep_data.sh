@@ -75,6 +75,19 @@ json_assert fileio_fill_chart "$T/fill.json" '(function()
     end
   end
   return false end)()'
+# --precondition-each alone: the same set preconditioned again before each
+# point; only the sweep goes into the history, not its steps.
+run fileio_pc_prepare $LB fileio --target-dir="$T/pc" --file-num=2 --file-total-size=8M prepare
+run fileio_precondition_only $LB sweep --precondition-each --option file-test-mode=rndwr,rndrw --events=100 --time=0 \
+  fileio --target-dir="$T/pc" --file-num=2 --precondition=seq128k:1x --history="$T/h.db" --result-file="$T/pc.json"
+ok_run fileio_precondition_only
+json_assert fileio_precondition_only_steps "$T/pc.json" 'r.points[1].sweep_data.precondition_s >= 0
+  and r.points[2].sweep_data.precondition_s >= 0 and r.points[2].sweep_data.prepare_s == nil
+  and r.points[2].sweep_data.loaded.bytes == 8 * 1048576 and r.sweep.prepare_each == false'
+json_assert fileio_precondition_only_manifest "$T/pc/lbench-fileio.manifest" 'r.preconditioned.spec == "seq128k:1x"'
+run fileio_precondition_only_history $LB history list --history="$T/h.db"
+eq fileio_precondition_only_history_one "$(grep -c ' fileio ' "$T/fileio_precondition_only_history.out")" 1
+
 # A fill level that cannot be is refused before any point; one that does
 # not fit stops the sweep at its prepare, the points before it kept.
 one_line fileio_fill_bad_value '^lbench: --fill=150%: expected a percentage' \
