@@ -102,15 +102,12 @@ function Data:raw_for(point, cmd)
 end
 
 -- Run `fn`, with print() going to stderr when the sweep's own output is a
--- document on stdout (JSON, CSV).
+-- document on stdout (JSON, CSV).  (lbench.run inside a step, as fileio's
+-- precondition rounds, copies the options, _print_to_stderr included.)
 function Data:quietly(fn)
   if self.sweep.text then return fn() end
   local saved = rawget(_G, "print")
-  rawset(_G, "print", function(...)
-    local t = { ... }
-    for i = 1, select("#", ...) do t[i] = tostring(t[i]) end
-    io.stderr:write(table.concat(t, "\t") .. "\n")
-  end)
+  rawset(_G, "print", util.stderr_print)
   local ok, e = pcall(fn)
   rawset(_G, "print", saved)
   if not ok then error(e, 0) end
@@ -123,6 +120,8 @@ end
 function Data:command(cmd, raw)
   local sw = self.sweep
   local ctx, lb = runtime.setup(self.rt, sw.path, raw, cmd, sw.scen_argv)
+  -- The workers of a parallel step print to stderr too.
+  if not sw.text then ctx.opt._print_to_stderr = true end
   local fn, parallel = runtime.command_of(lb, cmd)
   local t0 = C.lb_clock_now()
   local ok, e = pcall(self.quietly, self, function()

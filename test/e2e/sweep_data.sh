@@ -161,8 +161,13 @@ bytes=$(SQL "SELECT SUM(data_length + index_length) FROM information_schema.tabl
 json_assert oltp_sizes_bytes_on_server "$T/oltp.json" "r.points[2].sweep_data.loaded.bytes == ${bytes:-0}"
 check oltp_sizes_loaded_column grep -Eq '^ +5000 +10000 rows, [0-9.]+ [KM]iB ' "$T/oltp_sizes.out"
 # From 3 tables to 1: the second point's cleanup drops the 3 the first made.
-run oltp_tables $LB sweep --prepare-each --option tables=3,1 --events=50 --time=0 oltp_read_only $M --table-size=100
+# As a JSON document on stdout: the steps' lines, the workers' included
+# (two threads load and index), go to stderr.
+run oltp_tables $LB sweep --prepare-each --option tables=3,1 --events=50 --time=0 oltp_read_only $M --table-size=100 \
+  --threads=2 --output=json
 ok_run oltp_tables
+json_assert oltp_tables_stdout_is_the_document "$T/oltp_tables.out" '#r.points == 2 and r.points[2].sweep_data.loaded.rows == 100'
+check oltp_tables_worker_lines_on_stderr grep -q "Creating a secondary index on 'sbtest3'" "$T/oltp_tables.err"
 eq oltp_tables_cleanup_with_made_options "$(SQL "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'sbtest' AND table_name LIKE 'sbtest%'")/$(SQL "SELECT COUNT(*) FROM sbtest1")" "1/100"
 run oltp_cleanup $LB oltp_read_only $M --tables=1 cleanup
 
