@@ -2,8 +2,10 @@
 -- the server can tell it: the figures its catalogue keeps, never a scan
 -- of the data (a COUNT(*) over a terabyte takes longer than the
 -- benchmark).  Scenarios call it from lbench.hooks.loaded_size, which
--- `lbench sweep --prepare-each` records for every point.
+-- `lbench sweep --prepare-each` records for every point; text() is such a
+-- record as the sweep table and `lbench report` show it.
 local M = {}
+local cmp = require("lbench.compare")
 
 local function quoted(names)
   local q = {}
@@ -38,6 +40,28 @@ function M.sql_tables_bytes(con, pg, names)
       "WHERE table_schema = DATABASE() AND table_name IN (" .. quoted(names) .. ")")
   end)
   return ok and tonumber(v) or nil
+end
+
+local function size_text(b)
+  local units = { "bytes", "KiB", "MiB", "GiB", "TiB", "PiB" }
+  local i = 1
+  while b >= 1024 and i < #units do b = b / 1024; i = i + 1 end
+  if i == 1 then return string.format("%d bytes", b) end
+  return string.format(b >= 100 and "%.0f %s" or "%.3g %s", b, units[i])
+end
+
+-- A record's figures as the sweep table's cell: "2 wh, 180 MiB",
+-- "5000 rows, 1.52 MiB", "16 MiB (25 %)".
+function M.text(l)
+  if type(l) ~= "table" then return "-" end
+  local parts = {}
+  if tonumber(l.warehouses) then parts[#parts + 1] = cmp.fmt(l.warehouses) .. " wh" end
+  if tonumber(l.rows) then parts[#parts + 1] = cmp.fmt(l.rows) .. (l.rows == 1 and " row" or " rows") end
+  if tonumber(l.bytes) then
+    local pct = tonumber(l.fill_pct) or tonumber(l.filesystem_pct)
+    parts[#parts + 1] = size_text(l.bytes) .. (pct and string.format(" (%.3g %%)", pct) or "")
+  end
+  return #parts > 0 and table.concat(parts, ", ") or "-"
 end
 
 return M

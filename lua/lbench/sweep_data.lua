@@ -16,7 +16,6 @@ local json = require("lbench.json")
 local util = require("lbench.util")
 local runtime = require("lbench.runtime")
 local runner = require("lbench.runner")
-local cmp = require("lbench.compare")
 
 local M = {}
 
@@ -201,26 +200,7 @@ function Data:closing(label)
     "cleanup' and that point's options.\n", label, self.failed_in and ", incomplete" or "", self.sweep.scenario_arg)
 end
 
-local function size_text(b)
-  local units = { "bytes", "KiB", "MiB", "GiB", "TiB", "PiB" }
-  local i = 1
-  while b >= 1024 and i < #units do b = b / 1024; i = i + 1 end
-  if i == 1 then return string.format("%d bytes", b) end
-  return string.format(b >= 100 and "%.0f %s" or "%.3g %s", b, units[i])
-end
-
--- A record's figures as the sweep table's cell: "2 wh, 180 MiB",
--- "5000 rows, 1.52 MiB", "16 MiB (25 %)".
-function M.loaded_text(l)
-  if type(l) ~= "table" then return "-" end
-  local parts = {}
-  if tonumber(l.warehouses) then parts[#parts + 1] = cmp.fmt(l.warehouses) .. " wh" end
-  if tonumber(l.rows) then parts[#parts + 1] = cmp.fmt(l.rows) .. (l.rows == 1 and " row" or " rows") end
-  if tonumber(l.bytes) then
-    local pct = tonumber(l.fill_pct) or tonumber(l.filesystem_pct)
-    parts[#parts + 1] = size_text(l.bytes) .. (pct and string.format(" (%.3g %%)", pct) or "")
-  end
-  return #parts > 0 and table.concat(parts, ", ") or "-"
-end
+-- A record's figures as a table cell (the sweep table's, the report's).
+M.loaded_text = require("lbench.datasize").text
 
 return M

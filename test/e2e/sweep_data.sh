@@ -88,6 +88,12 @@ json_assert fileio_precondition_only_manifest "$T/pc/lbench-fileio.manifest" 'r.
 run fileio_precondition_only_history $LB history list --history="$T/h.db"
 eq fileio_precondition_only_history_one "$(grep -c ' fileio ' "$T/fileio_precondition_only_history.out")" 1
 
+# The HTML report: what each point ran on in its sweep table, the chart.
+run fileio_fill_report $LB report "$T/fill.json" --out="$T/fill.html"
+ok_run fileio_fill_report
+check fileio_fill_report_loaded grep -q '<td>48 MiB (75 %)</td>' "$T/fill.html"
+check fileio_fill_report_chart grep -q 'id="chart-sweep-fill"' "$T/fill.html"
+
 # A fill level that cannot be is refused before any point; one that does
 # not fit stops the sweep at its prepare, the points before it kept.
 one_line fileio_fill_bad_value '^lbench: --fill=150%: expected a percentage' \
