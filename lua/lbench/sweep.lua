@@ -612,7 +612,6 @@ end
 function Sweep:run_point(i, point)
   local say, doc, n = self.say, self.doc, #self.points
   local lbl = label(point)
-  self.last_label = lbl
   say(string.format("\n[%d/%d] %s\n", i, n, lbl))
   if self.sv then
     for _, c in ipairs(point) do
@@ -622,7 +621,7 @@ function Sweep:run_point(i, point)
   local made
   if self.data then
     local why, msg
-    made, why, msg = self.data:before_point(point)
+    made, why, msg = self.data:before_point(point, lbl)
     if not made then return self:stop_before(i, lbl, why, msg) end
   end
   local ctx, lb = self.ctx1, self.lb1
@@ -704,7 +703,7 @@ function Sweep:report()
     s = (self.text and ("\nSweep results (" .. self.ctx1.scenario_name .. "), scale factor = throughput / baseline:\n")
       or "") .. summary_table(self.doc_meta, self.dims, self.sums, output == "csv") .. "\n"
     if self.text and result_file then s = s .. "\nResult file: " .. result_file .. "\n" end
-    local closing = self.text and self.data and self.data:closing(self.last_label)
+    local closing = self.text and self.data and self.data:closing()
     if closing then s = s .. closing end
   end
   out(rt, s)

@@ -158,7 +158,7 @@ end
 
 -- The steps of point `point`, in order; returns the point's record
 -- ({ cleanup_s, prepare_s, precondition_s, loaded }).
-function Data:steps(point)
+function Data:steps(point, lbl)
   local say, rec, lb = self.sweep.say, json.object(), nil
   local function step(cmd, raw)
     self.step_name = cmd
@@ -168,7 +168,7 @@ function Data:steps(point)
   if self.prepare then
     if self.has_cleanup then step("cleanup", self.made_with or self:raw_for(point, "cleanup")) end
     -- From here on the data there is this point's, complete or not.
-    self.made_with = self:raw_for(point, "cleanup")
+    self.made_with, self.made_label = self:raw_for(point, "cleanup"), lbl
     step("prepare", self:raw_for(point, "prepare"))
   end
   if self.precondition then step("precondition", self:raw_for(point, "precondition")) end
@@ -177,12 +177,12 @@ function Data:steps(point)
   return rec
 end
 
--- Make point i's data.  Returns its record; or nil, "interrupted" or
--- "error", and what happened ("the prepare was interrupted: ...", "the
--- prepare failed: ...").
-function Data:before_point(point)
+-- Make the data of `point` (labelled `lbl`).  Returns its record; or nil,
+-- "interrupted" or "error", and what happened ("the prepare was
+-- interrupted: ...", "the prepare failed: ...").
+function Data:before_point(point, lbl)
   self.step_name, self.stop_detail = nil, nil
-  local ok, r = pcall(self.steps, self, point)
+  local ok, r = pcall(self.steps, self, point, lbl)
   if ok then return r end
   self.failed_in = self.step_name or "preparation"
   if r == INTERRUPTED then
@@ -193,11 +193,16 @@ function Data:before_point(point)
     util.is_usage_error(r) and r.lbench_message or tostring(r))
 end
 
--- The last line of a sweep that made data: what it leaves behind.
-function Data:closing(label)
+-- The last line of a sweep that made data: what it leaves behind (a
+-- cleanup or prepare cut short leaves it incomplete, a precondition cut
+-- short leaves it partly preconditioned).
+function Data:closing()
   if not self.prepare or not self.made_with then return nil end
+  local state = ""
+  if self.failed_in == "cleanup" or self.failed_in == "prepare" then state = ", incomplete"
+  elseif self.failed_in == "precondition" then state = ", partly preconditioned" end
   return string.format("The data of the last point prepared (%s%s) is left in place; remove it with 'lbench %s ... " ..
-    "cleanup' and that point's options.\n", label, self.failed_in and ", incomplete" or "", self.sweep.scenario_arg)
+    "cleanup' and that point's options.\n", self.made_label, state, self.sweep.scenario_arg)
 end
 
 -- A record's figures as a table cell (the sweep table's, the report's).
