@@ -4,12 +4,13 @@
 # over fill levels of a simulated filesystem (LBENCH_FILEIO_SPACE), each
 # point's recorded size checked against the files on disk when its run
 # started; OLTP over table sizes and TPC-C over warehouse counts against a
-# private MariaDB (its own sandbox on port 3395), the recorded rows,
-# warehouses and bytes checked against the server; cleanup with the
-# options that made the data; the last point's data left in place; a
-# prepare that fails or is interrupted by SIGINT stops the sweep and
-# keeps the points before it; the flags refused where the scenario has no
-# such command, in one line each.  No timing assertions.
+# private MariaDB (its own sandbox on port 3395), then OLTP against a
+# private PostgreSQL on the same port, the recorded rows, warehouses and
+# bytes checked against the server; cleanup with the options that made the
+# data; the last point's data left in place; a prepare that fails or is
+# interrupted by SIGINT stops the sweep and keeps the points before it; the
+# flags refused where the scenario has no such command, in one line each.
+# No timing assertions.
 cd "$(dirname "$0")/../.." || exit 1
 . test/lib.sh
 export LB_SANDBOX_DIR=${LB_SANDBOX_DIR_SWEEP_DATA:-/tmp/lbench-test-sweep-data} \
@@ -192,3 +193,17 @@ json_assert tpcc_warehouses_recorded "$T/tpcc.json" '(function()
 eq tpcc_warehouses_on_server "$(SQL "SELECT COUNT(*) FROM warehouse")" 2
 check tpcc_warehouses_loaded_column grep -Eq '^ +2 +2 wh, [0-9.]+ MiB ' "$T/tpcc_warehouses.out"
 run tpcc_cleanup $LB tpcc $M cleanup
+
+# ---- PostgreSQL: the bytes are pg_total_relation_size ------------------------
+# The same port, once MariaDB is stopped (pg_sandbox_start's exit trap then
+# stops PostgreSQL and removes $T).
+contrib/mariadb-sandbox.sh stop >/dev/null 2>&1
+export LB_PG_SANDBOX_PORT=$LB_SANDBOX_PORT
+pg_sandbox_start sweep_data
+run pg_sizes $LB sweep --prepare-each --option table-size=1000,5000 --events=50 --time=0 oltp_read_only $P --tables=2 \
+  --result-file="$T/pg.json"
+ok_run pg_sizes
+bytes=$("${PSQL[@]}" -c "SELECT pg_total_relation_size('sbtest1') + pg_total_relation_size('sbtest2')")
+rows=$("${PSQL[@]}" -c "SELECT (SELECT COUNT(*) FROM sbtest1) + (SELECT COUNT(*) FROM sbtest2)")
+json_assert pg_sizes_on_server "$T/pg.json" "r.points[2].sweep_data.loaded.bytes == ${bytes:-0} and r.points[2].sweep_data.loaded.rows == ${rows:-0}
+  and r.points[1].sweep_data.loaded.rows == 2000 and r.points[1].sweep_data.loaded.bytes < r.points[2].sweep_data.loaded.bytes"
