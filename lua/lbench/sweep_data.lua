@@ -173,7 +173,12 @@ function Data:steps(point, lbl)
   end
   if self.precondition then step("precondition", self:raw_for(point, "precondition")) end
   rec.loaded = self:measure(lb)
-  if rec.loaded then say("  loaded: " .. M.loaded_text(rec.loaded) .. "\n") end
+  local took = {}
+  for _, cmd in ipairs({ "cleanup", "prepare", "precondition" }) do
+    if rec[cmd .. "_s"] then took[#took + 1] = string.format("%s %.1f s", cmd, rec[cmd .. "_s"]) end
+  end
+  say(string.format("  %s%s\n", rec.loaded and ("loaded: " .. M.loaded_text(rec.loaded) .. "; ") or "",
+    table.concat(took, ", ")))
   return rec
 end
 
