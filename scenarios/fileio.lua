@@ -67,7 +67,7 @@ lbench.cmdline.options = {
   target_dir = { "directory of the file set (created if missing)", "lbench-fileio" },
   target = { "a raw block device instead of files (needs --allow-destructive to write)", "" },
   allow_destructive = { "allow writing a raw device, or a set into a non-empty directory lbench did not create", false },
-  fill = { "size the set to this share of the filesystem (or device), e.g. 37.5%", "" },
+  fill = { "size the set to this share of the filesystem (or device), e.g. 37.5%", "", check = lib.check_fill },
   manifest = { "manifest path (default: in the target directory; for --target: ./lbench-fileio-<dev>.manifest)", "" },
   -- reporting
   report_every_ios = { "one data point per N completed I/Os (the write-cliff curve)", 0, min = 0 },
@@ -263,6 +263,9 @@ lbench.hooks.report_extra = function(r, kind)
   end
   return table.concat(out, "\n") .. "\n"
 end
+
+-- What a sweep with --prepare-each records of each point's set.
+lbench.hooks.loaded_size = function() return prepare.loaded_size(lbench.opt) end
 
 lbench.cmdline.commands = {
   prepare = { function() prepare.prepare(lbench.opt) end },

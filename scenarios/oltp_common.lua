@@ -372,6 +372,19 @@ function cleanup()
   con:disconnect()
 end
 
+-- What the tables hold (lbench sweep --prepare-each records it per
+-- point): the rows prepare loads, and the bytes the server reports for
+-- data and indexes.  The rows are --tables x --table-size, not a count:
+-- counting would scan every table.
+lbench.hooks.loaded_size = function()
+  local con = lbench.sql.driver():connect()
+  local names = {}
+  for t = 1, opt.tables do names[t] = "sbtest" .. t end
+  local bytes = require("lbench.datasize").sql_tables_bytes(con, pg(), names)
+  con:disconnect()
+  return { tables = opt.tables, table_size = opt.table_size, rows = opt.tables * opt.table_size, bytes = bytes }
+end
+
 lbench.cmdline.commands = {
   prepare = { cmd_prepare },
   prewarm = { cmd_prewarm, lbench.cmdline.PARALLEL_COMMAND },

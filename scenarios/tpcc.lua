@@ -171,6 +171,17 @@ function cleanup()
   con:disconnect()
 end
 
+-- What the database holds (lbench sweep --prepare-each records it per
+-- point): the warehouses loaded (tpcc_meta, which prepare only raises)
+-- and the bytes the server reports for the nine tables.
+lbench.hooks.loaded_size = function()
+  local con = connect()
+  local w = tonumber(meta_get(con, "warehouses"))
+  local bytes = require("lbench.datasize").sql_tables_bytes(con, pg(), schema.TABLES)
+  con:disconnect()
+  return { warehouses = w, bytes = bytes }
+end
+
 -- ---- options checked before a run or a check ---------------------------------
 local TYPE_NAMES = { "new_order", "payment", "order_status", "delivery", "stock_level" }
 

@@ -188,6 +188,16 @@ end
 
 local function fmt_ratio_or(v) return v and cmp.fmt_ratio(v) or "-" end
 
+-- A sweep with --prepare-each: what each point ran on.
+local function loaded_cells(d, header, rows)
+  local any = false
+  for _, s in ipairs(type(d.summary) == "table" and d.summary or {}) do if type(s.loaded) == "table" then any = true end end
+  if not any then return end
+  local text = require("lbench.datasize").text
+  table.insert(header, 2, "loaded")
+  for i, row in ipairs(rows) do table.insert(row, 2, text(d.summary[i].loaded)) end
+end
+
 local function sweep_table(d)
   local header = { "point", "status", "threads", "throughput", "unit", "scale factor", "efficiency", "p95 ms", "p99 ms",
                    "errors", "client CPU µs/event", "server CPU µs/event" }
@@ -203,6 +213,7 @@ local function sweep_table(d)
       fmt(num(s.p95)), fmt(num(s.p99)), num(s.errors) and s.errors > 0 and { text = fmt(s.errors), class = "warn" }
       or fmt(num(s.errors)), fmt(num(s.client_us)), fmt(num(s.server_us)) }
   end
+  loaded_cells(d, header, rows)
   return html.table(header, rows, { class = "sweep-table" })
 end
 

@@ -215,9 +215,18 @@ local function scaling_chart(docs, names)
            xzero = true, xtics = true }
 end
 
--- x positions of swept values: numbers as they are, sizes (2G) in GiB or
--- MiB, anything else as categories in the order swept.
+-- A percentage ("37.5%", a fileio --fill level) as its number, else nil.
+local function percent(v)
+  return type(v) == "string" and tonumber(v:match("^%s*([%d.]+)%s*%%%s*$")) or nil
+end
+
+-- x positions of swept values: numbers as they are, percentages (25%) as
+-- their numbers, sizes (2G) in GiB or MiB, anything else as categories in
+-- the order swept.
 local function x_axis(values)
+  local all_pct = #values > 0
+  for _, v in ipairs(values) do if not percent(v) then all_pct = false end end
+  if all_pct then return percent, " (%)" end
   local all_plain, all_num, any_size = true, true, false
   for _, v in ipairs(values) do
     if type(v) ~= "number" and not tonumber(v) then

@@ -228,6 +228,20 @@ local function command_status(rt, cmd)
   return 1
 end
 
+-- The function of command `cmd` of the scenario loaded as `lb` and whether
+-- it runs in every worker (a parallel command); nil when the scenario has
+-- no such command.  Declared commands win over the global prepare, cleanup
+-- and prewarm functions of sysbench's scripts.
+function M.command_of(lb, cmd)
+  local entry = (lb.cmdline.commands or {})[cmd]
+  if entry then
+    if type(entry) == "table" then return entry[1], entry[2] and true or false end
+    return entry, false
+  end
+  if cmd == "prepare" or cmd == "cleanup" or cmd == "prewarm" then return scenario.fn(cmd), false end
+  return nil
+end
+
 -- Run a command of the loaded scenario; returns the exit status.
 local function command(rtptr, cmd)
   local rt = ffi.cast("lb_runtime *", rtptr)
@@ -243,10 +257,8 @@ local function command(rtptr, cmd)
     return 0
   end
 
-  local entry = (lb.cmdline.commands or {})[cmd]
-  if entry then
-    local fn, parallel = entry, false
-    if type(entry) == "table" then fn, parallel = entry[1], entry[2] and true or false end
+  if (lb.cmdline.commands or {})[cmd] then
+    local fn, parallel = M.command_of(lb, cmd)
     if type(fn) ~= "function" then util.fail("command '%s' of %s is not a function", cmd, S.name) end
     if parallel then
       local ok, err = runner.parallel_command(ctx)

@@ -9,9 +9,14 @@
 --   --point-warmup=S           warm-up of every point, excluded from its results
 --   --result-file=F            one JSON document with every point
 --   --server-var-timeout=S     longest wait for an online buffer-pool resize
+--   --prepare-each             cleanup and prepare before every point (fresh
+--                              data for each; see sweep_data.lua)
+--   --precondition-each        precondition before every point
+--   --prepare-threads=N        threads of those cleanups and prepares
 --
 -- Every point loads the scenario afresh and runs with fresh workers and
--- connections; `prepare` is not run (prepare the data once beforehand).
+-- connections; `prepare` is run only with --prepare-each (otherwise
+-- prepare the data once beforehand).
 -- Points are the cartesian product of the dimensions, the first given
 -- varying slowest (server variables first: changing them is the costly
 -- part).  The scale factor of a point is its throughput over that of the
@@ -27,11 +32,12 @@ local runner = require("lbench.runner")
 local runtime = require("lbench.runtime")
 local cmp = require("lbench.compare")
 local result = require("lbench.result")
+local sweep_data = require("lbench.sweep_data")
 
 local M = {}
 
 local USAGE = "usage: lbench sweep [--threads=1,2,4] [--option name=v1,v2] [--server-var name=v1,v2] " ..
-  "[--point-warmup=S] [--result-file=F] <scenario> [run] [scenario options]"
+  "[--point-warmup=S] [--result-file=F] [--prepare-each [--precondition-each]] <scenario> [run] [scenario options]"
 
 local function out(rt, s) C.lb_runtime_write(rt, s, #s) end
 
@@ -78,6 +84,8 @@ local function parse(argv)
     elseif norm == "--point-warmup" or norm == "--result-file" or norm == "--server-var-timeout" then
       if value == nil or value == "" then util.fail("%s needs a value", norm) end
       set[norm:sub(3)] = value
+    elseif sweep_data.flags[norm:sub(3)] ~= nil then
+      set[norm:sub(3)] = sweep_data.flag_value(norm:sub(3), value)
     elseif a:sub(1, 2) == "--" and #a > 2 then
       rest[#rest + 1] = a
     else
@@ -343,8 +351,11 @@ local function summary_table(doc, dims, sums, csv)
     if s.iops then any_io = true end
     if s.server_us then any_server = true end
   end
+  local any_loaded = false
+  for _, s in ipairs(sums) do if s.loaded then any_loaded = true end end
   local header = {}
   for _, d in ipairs(dims) do header[#header + 1] = d.name end
+  if any_loaded then header[#header + 1] = "loaded" end
   local metric = sums[1] and sums[1].metric or "events/s"
   header[#header + 1] = any_io and "events/s" or metric
   if any_sql then header[#header + 1] = "QPS" end
@@ -361,6 +372,7 @@ local function summary_table(doc, dims, sums, csv)
   for i, s in ipairs(sums) do
     local row = {}
     for j in ipairs(dims) do row[#row + 1] = tostring(doc.points_coords[i][j].value) end
+    if any_loaded then row[#row + 1] = sweep_data.loaded_text(s.loaded) end
     row[#row + 1] = cmp.fmt(s.events_per_sec)
     if any_sql then row[#row + 1] = cmp.fmt(s.qps) end
     if any_io then
@@ -400,7 +412,7 @@ local function check_args(dims, pos)
   if #pos == 0 then util.fail("lbench sweep: missing scenario (%s)", USAGE) end
   if pos[2] and pos[2] ~= "run" then
     util.fail("lbench sweep runs the 'run' command only, not '%s' (prepare the data once with " ..
-      "'lbench %s prepare' before sweeping)", pos[2], pos[1])
+      "'lbench %s prepare' before sweeping, or give --prepare-each)", pos[2], pos[1])
   end
   if pos[3] then util.fail("unexpected argument '%s' (%s)", pos[3], USAGE) end
   if #dims == 0 then
@@ -417,6 +429,7 @@ local function new_sweep(rt, argv)
   self.point_warmup = number_setting(set, "point-warmup", 0)
   self.sv_timeout = number_setting(set, "server-var-timeout", 1)
   self.result_file = set["result-file"]
+  self.data = sweep_data.new(self, set)
 
   self.path = scenario.find(pos[1])
   local given = options.parse_argv(rest)
@@ -469,6 +482,7 @@ function Sweep:load()
     local o = options.resolve(core_specs, raw, {})
     options.resolve(specs, raw, o)
   end
+  if self.data then self.data:check(lb1, ctx1.scenario_name) end
   self.ctx1, self.lb1, self.opt1 = ctx1, lb1, ctx1.opt
   self.output = ctx1.opt.output
   self.text = self.output == "text"
@@ -491,6 +505,7 @@ function Sweep:new_doc()
   end
   sw.dimensions = jd
   sw.point_warmup_s = self.point_warmup or 0
+  if self.data then self.data:document(sw) end
   sw.baseline = "first point with the same values of the other dimensions when threads are swept, else the first point"
   doc.sweep = sw
   doc.summary = json.array()
@@ -503,10 +518,11 @@ end
 function Sweep:banner()
   local o, t = self.opt1, {}
   for _, d in ipairs(self.dims) do t[#t + 1] = d.name .. "=" .. table.concat(d.values, ",") end
-  self.say(string.format("lbench sweep: %s, %d point(s) over %s; %s%s\n", self.ctx1.scenario_name, #self.points,
+  self.say(string.format("lbench sweep: %s, %d point(s) over %s; %s%s%s\n", self.ctx1.scenario_name, #self.points,
     table.concat(t, " "), o.time > 0 and (cmp.fmt(o.time) .. " s per point") or
       o.events > 0 and (o.events .. " events per point") or "no limit per point",
-    self.point_warmup and string.format(" (+%g s warm-up)", self.point_warmup) or ""))
+    self.point_warmup and string.format(" (+%g s warm-up)", self.point_warmup) or "",
+    self.data and ("; " .. self.data:describe()) or ""))
 end
 
 -- Connect for the server variables and read their original values (the
@@ -536,6 +552,22 @@ function Sweep:stop_on_error(i, lbl, err)
   self.failed_msg = self.doc.error
 end
 
+-- Point i's data could not be made (`why`: "interrupted" or "error"):
+-- the sweep stops there, the points before it kept.  Returns true.
+function Sweep:stop_before(i, lbl, why, msg)
+  if why == "interrupted" then
+    self.doc.status = "interrupted"
+    self.doc.stop_reason = "signal"
+    self.doc.error = string.format("point %d (%s): %s", i, lbl, msg)
+    self.interrupted_in = self.doc.error
+  else
+    self:stop_on_error(i, lbl, msg)
+  end
+  self.say(string.format("point %d (%s): %s; sweep stopped after %d of %d point(s)\n", i, lbl, msg, i - 1,
+    #self.points))
+  return true
+end
+
 -- Point i's row of the summary: its figures, its baseline and the scale
 -- factor and parallel efficiency against that baseline.  Returns the row
 -- and the figures.
@@ -563,6 +595,7 @@ function Sweep:summarise(i, point, r, sp, lbl)
   s.p99 = f.p99
   s.errors = f.errors
   s.client_us, s.server_us = f.client_us, f.server_us
+  if r.sweep_data then s.loaded, s.prepare_s = r.sweep_data.loaded, r.sweep_data.prepare_s end
   s.baseline = base_of[group]
   s.scale_factor = (b and b.throughput and b.throughput > 0 and s.status == "ok") and f.throughput / b.throughput or nil
   if self.threads_dim and s.scale_factor and b.threads and b.threads > 0 then
@@ -585,8 +618,15 @@ function Sweep:run_point(i, point)
       if c.dim.kind == "server_var" then self.sv:set(c.dim.name, c.value, say) end
     end
   end
+  local made
+  if self.data then
+    local why, msg
+    made, why, msg = self.data:before_point(point, lbl)
+    if not made then return self:stop_before(i, lbl, why, msg) end
+  end
   local ctx, lb = self.ctx1, self.lb1
-  if i > 1 then ctx, lb = runtime.setup(self.rt, self.path, self:raw_for(point), "run", self.scen_argv) end
+  -- The data steps loaded the scenario for themselves: load it again.
+  if i > 1 or self.data then ctx, lb = runtime.setup(self.rt, self.path, self:raw_for(point), "run", self.scen_argv) end
   local res, failed, err = runner.run(ctx, lb)
   if not res then
     -- Nothing measured (the workers did not start): the sweep stops.
@@ -597,6 +637,7 @@ function Sweep:run_point(i, point)
   local sp = json.object()
   for _, c in ipairs(point) do sp[c.dim.name] = cmp.numeric(c.value) and tonumber(c.value) or c.value end
   r.sweep_point = sp
+  r.sweep_data = made
   if self.sv then r.server_vars = self.sv:effective() end
   doc.points[#doc.points + 1] = r
   self.doc_meta.points_coords[i] = point
@@ -662,6 +703,8 @@ function Sweep:report()
     s = (self.text and ("\nSweep results (" .. self.ctx1.scenario_name .. "), scale factor = throughput / baseline:\n")
       or "") .. summary_table(self.doc_meta, self.dims, self.sums, output == "csv") .. "\n"
     if self.text and result_file then s = s .. "\nResult file: " .. result_file .. "\n" end
+    local closing = self.text and self.data and self.data:closing()
+    if closing then s = s .. closing end
   end
   out(rt, s)
   local enc = json.encode(doc)
@@ -678,8 +721,9 @@ function Sweep:report()
     return 1
   end
   if doc.status == "interrupted" then
-    C.lb_runtime_set_error(rt, string.format("sweep interrupted by a signal after %d of %d point(s)%s", #doc.points,
-      #self.points, result_file and ("; " .. result_file .. " holds them") or ""))
+    C.lb_runtime_set_error(rt, string.format("sweep interrupted by a signal after %d of %d point(s)%s%s", #doc.points,
+      #self.points, self.interrupted_in and (" (in " .. self.interrupted_in .. ")") or "",
+      result_file and ("; " .. result_file .. " holds them") or ""))
     return 1
   end
   return 0

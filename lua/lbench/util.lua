@@ -114,4 +114,13 @@ function M.basename(path)
   return (path:match("([^/]*)$"):gsub("%.lua$", ""))
 end
 
+-- print() to stderr: for commands run while stdout carries a document
+-- (lbench sweep --prepare-each --output=json), set as the global print
+-- of the main state and, through opt._print_to_stderr, of the workers.
+function M.stderr_print(...)
+  local t = { ... }
+  for i = 1, select("#", ...) do t[i] = tostring(t[i]) end
+  io.stderr:write(table.concat(t, "\t") .. "\n")
+end
+
 return M

@@ -300,6 +300,8 @@ function M.main(wptr, boot, rtptr)
   vu.snapshot_preloaded()
   local ok, err = xpcall(function()
     local lb = scenario.load(cfg.script, ctx)
+    -- A step of a sweep whose stdout is its document (sweep_data.lua).
+    if cfg.opt._print_to_stderr then rawset(_G, "print", require("lbench.util").stderr_print) end
     if cfg.mode == "run" and (cfg.opt.connections or 0) > 0 then
       return run_async(W, lb, tid, cfg)
     end

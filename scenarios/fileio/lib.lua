@@ -33,6 +33,21 @@ function M.fmt_size(b)
 end
 
 -- ---- option interpretation ---------------------------------------------------
+
+-- --fill as a share in percent (the '%' is optional), or nil.
+function M.fill_pct(s)
+  local v = tonumber((tostring(s):gsub("%s*%%%s*$", "")))
+  if v and v > 0 and v <= 100 then return v end
+  return nil
+end
+
+-- The option's check: a bad fill level is refused when the options are
+-- parsed, before anything is written (a sweep over fill levels checks
+-- every point's first).
+function M.check_fill(s)
+  if s == "" or M.fill_pct(s) then return s end
+  return nil, "expected a percentage in (0, 100], e.g. 37.5%"
+end
 -- Block sizes: --bssplit=4k/50:64k/50 or --file-block-size.
 function M.block_sizes(opt)
   local list = {}

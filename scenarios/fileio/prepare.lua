@@ -130,8 +130,7 @@ local function geometry(t, opt)
   local total = opt.file_total_size
   local fill_pct
   if opt.fill ~= "" then
-    fill_pct = tonumber((opt.fill:gsub("%%%s*$", "")))
-    if not fill_pct or fill_pct <= 0 or fill_pct > 100 then fail("--fill=%s: expected a percentage in (0, 100], e.g. 37.5%%", opt.fill) end
+    fill_pct = lib.fill_pct(opt.fill)
     total = math.floor(sp.total * fill_pct / 100)
   elseif t.kind == "device" then
     total = math.min(total, sp.total)
@@ -285,6 +284,29 @@ function M.prepare(opt)
   else
     print(string.format("Prepared %s of %s; manifest %s.", lib.fmt_size(geo.total), t.device, t.manifest))
   end
+end
+
+-- What the set holds now (lbench.hooks.loaded_size: lbench sweep
+-- --prepare-each records it per point): the bytes of its files as they
+-- are on disk (the device's prepared part for a raw device), their count,
+-- the --fill asked for, and the share of the filesystem the set takes.
+-- nil when there is no set.
+function M.loaded_size(opt)
+  local t = manifest.target(opt)
+  local m = manifest.load(t)
+  if not m then return nil end
+  local bytes = 0
+  if t.kind == "dir" then
+    for _, name in ipairs(m.files or {}) do
+      local path = manifest.join(t.dir, name)
+      if C.lb_io_path_kind(path) == C.LB_IO_PATH_FILE then bytes = bytes + tonumber(C.lb_io_path_size(path)) end
+    end
+  else
+    bytes = m.total_size
+  end
+  local sp = space_of(t.kind == "device" and t.device or t.dir)
+  return { bytes = bytes, files = #(m.files or {}), fill_pct = m.fill_pct, filesystem_bytes = sp.total,
+           filesystem_pct = sp.total > 0 and bytes / sp.total * 100 or nil, state = m.state }
 end
 
 -- The cleanup command: our files, the generation map and the manifest;
