@@ -440,10 +440,6 @@ local function prepare_statements()
       stmts[t][name], params[t][name] = st, ps
     end
   end
-  if not opt.skip_trx then
-    begin_stmt = con:prepare("BEGIN")
-    commit_stmt = con:prepare("COMMIT")
-  end
 end
 
 local function close_statements()
@@ -474,7 +470,14 @@ local rand = lbench.rand
 local function table_num() return rand.uniform(1, opt.tables) end
 local function id() return rand.default(1, opt.table_size) end
 
-function M.begin() if not opt.skip_trx then begin_stmt:execute() end end
+-- BEGIN and COMMIT are prepared at the first transaction: a scenario
+-- without transactions (oltp_point_select) then holds no statement for
+-- them, which counts at 10,000 connections.
+function M.begin()
+  if opt.skip_trx then return end
+  if not begin_stmt then begin_stmt, commit_stmt = con:prepare("BEGIN"), con:prepare("COMMIT") end
+  begin_stmt:execute()
+end
 function M.commit()
   if not opt.skip_trx then commit_stmt:execute() end
   if opt.reconnect > 0 then

@@ -5,12 +5,16 @@
  * Only protocol work lives here; classification, accounting, waiting and
  * statement bookkeeping are the core's (db.h).  Errors carry the server's
  * SQLSTATE, as the code lb_db_sqlstate_code gives it.  Rows come back as
- * text (values point into libpq's PGresult, no copy); parameters go as
- * text, which lets the server infer each placeholder's type from the
- * statement (sysbench's scripts bind integers to CHAR columns and back). */
+ * text (values point into libpq's PGresult, no copy).  Parameters are
+ * prepared untyped, so the server infers each placeholder's type from the
+ * statement (sysbench's scripts bind integers to CHAR columns and back);
+ * the Describe tells what it inferred, and an integer or double bound to
+ * an int2/int4/int8/float8 placeholder then goes in binary, the rest as
+ * text. */
 #include "pgsql.h"
 #include "../clock.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,12 +272,49 @@ static int text_room(pg_stmt *ps, int i, size_t need)
     return 0;
 }
 
+/* The server's binary form of an integer or a double parameter whose type
+ * the Describe gave as int2/int4/int8/float8, in `out` (8 bytes of room,
+ * network byte order); its length, or 0 for the text form (another type,
+ * or a value the type cannot hold: the server then says so in text). */
+enum { PG_INT2 = 21, PG_INT4 = 23, PG_INT8 = 20, PG_FLOAT8 = 701 };
+
+static int binary_param(const lb_db_bind *b, Oid type, char *out)
+{
+    int is_int = b->type >= LB_DB_T_TINYINT && b->type <= LB_DB_T_BIGINT;
+    uint64_t u;
+    int n;
+    if (is_int && type == PG_INT8) {
+        u = (uint64_t)b->i;
+        n = 8;
+    } else if (is_int && type == PG_INT4 && b->i >= INT32_MIN && b->i <= INT32_MAX) {
+        u = (uint64_t)(uint32_t)(int32_t)b->i;
+        n = 4;
+    } else if (is_int && type == PG_INT2 && b->i >= INT16_MIN && b->i <= INT16_MAX) {
+        u = (uint64_t)(uint16_t)(int16_t)b->i;
+        n = 2;
+    } else if ((b->type == LB_DB_T_DOUBLE || b->type == LB_DB_T_FLOAT) && type == PG_FLOAT8) {
+        memcpy(&u, &b->d, 8);
+        n = 8;
+    } else {
+        return 0;
+    }
+    for (int k = n - 1; k >= 0; k--) {
+        out[k] = (char)(u & 0xff);
+        u >>= 8;
+    }
+    return n;
+}
+
+/* Every parameter's value for an execute: numbers whose column type the
+ * server told us go in binary (no formatting here, no parsing there),
+ * everything else as text. */
 int lb__db_pg_fill_params(pg_stmt *ps, lb_db_error *err)
 {
     for (int i = 0; i < ps->np; i++) {
         const lb_db_bind *b = &ps->params[i];
         if (b->is_null) {
             ps->values[i] = NULL;
+            ps->formats[i] = 0;
             continue;
         }
         size_t need = b->type >= LB_DB_T_TIME ? (size_t)b->len + 1 : 32;
@@ -282,6 +323,13 @@ int lb__db_pg_fill_params(pg_stmt *ps, lb_db_error *err)
             return -1;
         }
         char *t = ps->text[i];
+        int bin = b->type < LB_DB_T_TIME ? binary_param(b, ps->ptypes[i], t) : 0;
+        ps->formats[i] = bin > 0;
+        ps->lengths[i] = bin;
+        if (bin) {
+            ps->values[i] = t;
+            continue;
+        }
         if (b->type >= LB_DB_T_TIME) {
             memcpy(t, b->buf, (size_t)b->len);
             t[b->len] = '\0';
@@ -330,6 +378,9 @@ void lb__db_pg_stmt_free(pg_stmt *ps)
     free(ps->text);
     free(ps->textcap);
     free(ps->values);
+    free(ps->ptypes);
+    free(ps->lengths);
+    free(ps->formats);
     free(ps->res.vals);
     free(ps->res.lens);
     free(ps);

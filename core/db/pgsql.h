@@ -52,9 +52,11 @@ struct pg_stmt {
     char name[24];
     int np;
     lb_db_bind *params;
-    const char **values;    /* per parameter: its text, or NULL for SQL NULL */
+    const char **values;    /* per parameter: its text or binary value, or NULL for SQL NULL */
     char **text;
     size_t *textcap;
+    Oid *ptypes;            /* the server's type of each parameter (the Describe) */
+    int *lengths, *formats; /* per parameter: bytes and format (1: binary) */
     pg_result res;
     uint64_t affected;
 };

@@ -338,13 +338,21 @@ static int prepare_described(pg_conn *pc, lb__db_async *out, lb_db_error *err)
         return op_end(pc, -1);
     }
     int np = PQnparams(r);
-    PQclear(r);
+    size_t n = (size_t)(np ? np : 1);
     ps->np = np;
-    ps->values = calloc((size_t)(np ? np : 1), sizeof *ps->values);
-    ps->text = calloc((size_t)(np ? np : 1), sizeof *ps->text);
-    ps->textcap = calloc((size_t)(np ? np : 1), sizeof *ps->textcap);
-    if (!ps->values || !ps->text || !ps->textcap)
+    ps->values = calloc(n, sizeof *ps->values);
+    ps->text = calloc(n, sizeof *ps->text);
+    ps->textcap = calloc(n, sizeof *ps->textcap);
+    ps->ptypes = calloc(n, sizeof *ps->ptypes);
+    ps->lengths = calloc(n, sizeof *ps->lengths);
+    ps->formats = calloc(n, sizeof *ps->formats);
+    if (!ps->values || !ps->text || !ps->textcap || !ps->ptypes || !ps->lengths || !ps->formats) {
+        PQclear(r);
         return out_of_memory(pc, err);
+    }
+    for (int i = 0; i < np; i++)
+        ps->ptypes[i] = PQparamtype(r, i);
+    PQclear(r);
     ps->next = pc->stmts;
     pc->stmts = ps;
     out->ds = ps;
@@ -362,7 +370,7 @@ int lb__db_pg_stmt_execute_start(void *ds, lb__db_async *out, lb_db_error *err)
     begin(pc, PG_OP_EXECUTE, ps);
     if (ps->np && lb__db_pg_fill_params(ps, err) != 0)
         return op_end(pc, -1);
-    return sent(pc, PQsendQueryPrepared(pc->pg, ps->name, ps->np, ps->values, NULL, NULL, 0), err);
+    return sent(pc, PQsendQueryPrepared(pc->pg, ps->name, ps->np, ps->values, ps->lengths, ps->formats, 0), err);
 }
 
 /* ---- bulk load: COPY ... FROM STDIN ------------------------------------ */

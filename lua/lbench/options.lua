@@ -88,7 +88,7 @@ M.core = {
     choices = { "auto", "disable" } },
   { "db-debug", "bool", false, "print every query sent to the database" },
   { "db-ignore-errors", "list", { "1213", "1020", "1205" }, "error codes that restart the event instead of stopping the run: "
-    .. "MySQL numbers, PostgreSQL SQLSTATEs or classes (40*); 'all' for every code, 'none' for none (pgsql default: 40P01,40001,23505)",
+    .. "MySQL numbers, PostgreSQL SQLSTATEs or classes (40*); 'all' for every code, 'none' for none (pgsql default: 40P01,40001,23505; tpcc and pgbench: 40P01,40001)",
     check = check_error_codes },
   { "mysql-ignore-errors", "list", nil, "sysbench's name for --db-ignore-errors", check = check_error_codes },
   { "mysql-host", "list", { "localhost" }, "MySQL server host(s); connections spread round-robin" },

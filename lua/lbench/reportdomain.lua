@@ -1,6 +1,6 @@
 -- The sections of `lbench report` (htmlreport.lua) that show what a
 -- scenario or a file carries beyond the common figures: the TPC-C summary
--- and its constraints, slap's concurrency levels, fileio's settings and
+-- and its constraints, the phases of a --rate schedule, slap's concurrency levels, fileio's settings and
 -- data points, the files' options and hosts side by side with the
 -- differences highlighted, and the list of input files.  Each section
 -- function takes the report's context and returns a section, or nil when
@@ -175,6 +175,37 @@ function M.types_section(ctx)
   if #parts == 0 then return nil end
   return { id = "types", title = "Event types", body = note("Each type's events over the measured period and its " ..
     "latency (ms).") .. "\n" .. table.concat(parts, "\n") }
+end
+
+-- ---- phases of a --rate schedule ------------------------------------------------
+
+local function phases_table(r)
+  local header = { "phase", "rate", "target /s", "start s", "time s", "events", "events/s", "errors", "avg ms",
+                   "p95 ms", "p99 ms", "max ms" }
+  local rows = {}
+  for _, ph in ipairs(r.phases) do
+    local lat = type(ph.latency_ms) == "table" and ph.latency_ms or {}
+    local tr = type(ph.target_rate) == "table" and ph.target_rate or {}
+    local target = tr.from == tr.to and fmt(num(tr.from)) or (fmt(num(tr.from)) .. " -> " .. fmt(num(tr.to)))
+    rows[#rows + 1] = { tostring(ph.name), tostring(ph.rate or ""), target, fmt(num(ph.start_s)), fmt(num(ph.duration_s)),
+      fmt(num(ph.events)), fmt(num(ph.events_per_sec)), fmt(num(ph.errors)), fmt(num(lat.avg)), fmt(result.pct(lat, "95")),
+      fmt(result.pct(lat, "99")), fmt(num(lat.max)) }
+  end
+  return html.table(header, rows, { class = "phases-table" })
+end
+
+-- Runs with a --rate schedule: each phase's own figures.
+function M.phases_section(ctx)
+  local parts = {}
+  for _, run in ipairs(ctx.runs) do
+    if type(run.r.phases) == "table" and #run.r.phases > 0 then
+      parts[#parts + 1] = "<h3>" .. esc(run.name) .. "</h3>"
+      parts[#parts + 1] = scroll(phases_table(run.r))
+    end
+  end
+  if #parts == 0 then return nil end
+  return { id = "phases", title = "Phases", body = note("Each phase of the --rate schedule from its own counters and " ..
+    "latency histogram (the time charts mark the boundaries).") .. "\n" .. table.concat(parts, "\n") }
 end
 
 -- ---- slap -----------------------------------------------------------------------

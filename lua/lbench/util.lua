@@ -1,8 +1,11 @@
 -- Small helpers shared by the Lua half of the runtime.
 local M = {}
 
--- Raise a user-facing error: printed as one line, without a traceback,
--- by the runtime's message handler.
+-- A user-facing error: printed as one line, without a traceback, by the
+-- runtime's message handler; tostring gives the line (for callers that
+-- catch it and pass it on as text).
+local FAIL_MT = { __tostring = function(e) return e.lbench_message end }
+
 function M.fail(fmt, ...)
   local msg = select("#", ...) > 0 and string.format(fmt, ...) or fmt
   -- One line whatever the user typed: control characters in an echoed
@@ -10,7 +13,7 @@ function M.fail(fmt, ...)
   -- an echoed value of megabytes is cut.
   msg = msg:gsub("%c", function(c) return string.format("\\x%02x", c:byte()) end)
   if #msg > 2000 then msg = msg:sub(1, 2000) .. "..." end
-  error({ lbench_message = msg }, 0)
+  error(setmetatable({ lbench_message = msg }, FAIL_MT), 0)
 end
 
 function M.is_usage_error(e)

@@ -16,6 +16,7 @@ tables() { "${PSQL[@]}" -c "SELECT string_agg(tablename, ',') FROM pg_tables WHE
 indexes() { "${PSQL[@]}" -c "SELECT string_agg(indexname, ',' ORDER BY indexname) FROM pg_indexes WHERE tablename = '$1'" 2>&1; }
 
 expect_ok pg_api '^PG API OK$' $LB $E/pg_api.lua check $P
+expect_ok pg_binary_params '^PG BINARY OK$' $LB $E/pg_binary.lua check $P
 
 # every stock scenario: prepare (row counts checked), run, cleanup
 for s in oltp_read_only oltp_read_write oltp_write_only oltp_point_select oltp_insert oltp_delete \
@@ -32,6 +33,7 @@ for s in oltp_read_only oltp_read_write oltp_write_only oltp_point_select oltp_i
   run "pg_${s}_cleanup" $LB $s $P --tables=2 cleanup
   [ "$rc" -eq 0 ] && [ -z "$(tables)" ] && pass "pg_${s}_cleanup" || fail "pg_${s}_cleanup" "tables left: $(tables)"
 done
+json_assert pg_oltp_default_retry_list "$T/pg_oltp_read_write.json" 'table.concat(r.options.db_ignore_errors, ",") == "40P01,40001,23505"'
 json_assert pg_oltp_rw_query_mix "$T/pg_oltp_read_write.json" '(r.totals.ignored_errors == 0 and r.totals.queries.read == 14 * r.totals.events and r.totals.queries.write == 4 * r.totals.events and r.totals.queries.other == 2 * r.totals.events) or (r.totals.ignored_errors > 0 and r.totals.queries.read >= 14 * r.totals.events)'
 # oltp_insert's server-assigned ids follow the loaded ones
 n=$(rows sbtest1 2>/dev/null)

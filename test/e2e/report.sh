@@ -75,12 +75,13 @@ then pass report_blank_check_sees_blank; else fail report_blank_check_sees_blank
 N="--db-driver=null --report-interval=0.25"
 run doc_ro $LB oltp_read_only $N --time=1 --warmup-time=0.3 --result-file="$T/ro.json" run
 run doc_rw $LB oltp_read_write $N --threads=2 --time=1 --result-file="$T/rw.json" run
+run doc_phases $LB oltp_point_select $N --rate=500@0.6,ramp:500-1500@0.6 --phases=low,ramp --result-file="$T/phases.json" run
 run doc_sweep $LB sweep --option mode=a,b --threads=1,2 --time=0.3 --report-interval=0.1 $S/tools_mode.lua \
   --result-file="$T/sweep.json"
 run doc_fileio_prepare $LB fileio --target-dir="$T/fio" --file-num=2 --file-total-size=16M prepare
 run doc_fileio $LB fileio --target-dir="$T/fio" --file-num=2 --file-total-size=16M --file-test-mode=rndrw \
   --events=20000 --time=0 --report-every-ios=2000 --report-interval=0.1 --result-file="$T/fileio.json" run
-for d in ro rw sweep fileio; do json_assert "doc_$d" "$T/$d.json" 'r.status == "ok"'; done
+for d in ro rw phases sweep fileio; do json_assert "doc_$d" "$T/$d.json" 'r.status == "ok"'; done
 
 sandbox_start report
 run doc_tpcc_prepare $LB tpcc $M --warehouses=1 --threads=2 prepare
@@ -132,6 +133,14 @@ got=$(svg_of "$O/sweep.html" chart-scaling | grep -c 'stroke-dasharray="6 4"><ti
 [ "$got" -ge 2 ] && pass sweep_ideal_lines || fail sweep_ideal_lines "$got dashed ideal lines"
 got=$(svg_of "$O/sweep.html" chart-sweep-mode | grep -c '<rect class="lb-bar"')
 [ "$got" = 4 ] && pass sweep_bars || fail sweep_bars "$got bars, want 2 modes x 2 thread counts"
+
+# ---- phases of a --rate schedule: their table, their boundary on the time charts ------
+expect_ok report_phases 'written to' $LB report "$T/phases.json" --out="$O/phases.html"
+page phases "$O/phases.html" summary charts phases chart-throughput
+got=$(rows_of "$O/phases.html" phases-table)
+[ "$got" = 2 ] && pass phases_table_rows || fail phases_table_rows "$got rows, want 2 phases"
+got=$(svg_of "$O/phases.html" chart-throughput | grep -c '<g class="lb-mark"><title>ramp')
+[ "$got" = 1 ] && pass phases_boundary_marked || fail phases_boundary_marked "$got marks named ramp"
 
 # ---- fileio: the write cliff and its latency, the data points ----------------------
 expect_ok report_fileio 'written to' $LB report "$T/fileio.json" --out="$O/fileio.html"

@@ -56,6 +56,8 @@ got=$(counts)
 # ---- runs --------------------------------------------------------------------
 expect_ok tpcc_pg_run 'isolation RC' $LB tpcc $P $W1 --threads=2 --time=5 --report-interval=1 --result-file="$T/run.json" run
 json_assert tpcc_pg_run_json "$T/run.json" 'r.status == "ok" and r.options.db_driver == "pgsql" and r.tpcc.tpmC > 0 and r.tpcc.trx_level == "RC" and r.tpcc.unknown_errors == 0 and r.totals.errors == r.totals.ignored_errors'
+# TPC-C retries deadlocks and serialization failures only (no 23505).
+json_assert tpcc_pg_default_retry_list "$T/run.json" 'table.concat(r.options.db_ignore_errors, ",") == "40P01,40001"'
 json_assert tpcc_pg_run_types "$T/run.json" 'r.types.new_order.events > 0 and r.types.payment.events > 0 and r.types.order_status.events > 0 and r.types.delivery.events > 0 and r.types.stock_level.events > 0 and r.types.new_order.rollbacks > 0'
 grep -Eq '^\[ [0-9.]+s \].* tpmC: [0-9]+ \| NO [0-9]+ P [0-9]+ OS [0-9]+ D [0-9]+ SL [0-9]+ \| NO ms' "$T/tpcc_pg_run.out" \
   && pass tpcc_pg_interval_lines || fail tpcc_pg_interval_lines "$(grep '^\[' "$T/tpcc_pg_run.out" | head -2)"
