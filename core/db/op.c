@@ -205,20 +205,30 @@ int lb_db_load_supported(lb_db_conn *c)
     return c && c->ops->load_start != NULL;
 }
 
-int lb_db_load_start(lb_db_conn *c, const char *sql, size_t len)
+/* What both kinds of load do before the driver starts the statement:
+ * 0, or what the start call returns. */
+static int load_prologue(lb_db_conn *c, const char *sql, size_t len, int supported, int aop)
 {
-    if (!c || !sql)
-        return lb__db_query_invalid(c);
     if (c->aop)
         return busy(c);
-    if (!c->ops->load_start)
+    if (!supported)
         return lb__db_fail_code(c, LB_DB_E_UNSUPPORTED, "the driver has no bulk load", sql, len, 0);
     int rc = lb__db_query_prologue(c, sql, len);
     if (rc != 0)
         return rc;
-    c->aop = LB__DB_AOP_LOAD_START;
+    c->aop = aop;
     c->asql = sql;
     c->alen = len;
+    return 0;
+}
+
+int lb_db_load_start(lb_db_conn *c, const char *sql, size_t len)
+{
+    if (!c || !sql)
+        return lb__db_query_invalid(c);
+    int rc = load_prologue(c, sql, len, c->ops->load_start != NULL, LB__DB_AOP_LOAD_START);
+    if (rc != 0)
+        return rc;
     lb__db_async out;
     memset(&out, 0, sizeof out);
     return begun(c, c->ops->load_start(c->drv, sql, len, &out, &c->err), &out);
@@ -258,16 +268,9 @@ int lb_db_load_rows_start(lb_db_conn *c, const char *sql, size_t len, const lb_r
 {
     if (!c || !sql || !src || !src->fill)
         return lb__db_query_invalid(c);
-    if (c->aop)
-        return busy(c);
-    if (!c->ops->load_rows_start)
-        return lb__db_fail_code(c, LB_DB_E_UNSUPPORTED, "the driver has no bulk load", sql, len, 0);
-    int rc = lb__db_query_prologue(c, sql, len);
+    int rc = load_prologue(c, sql, len, c->ops->load_rows_start != NULL, LB__DB_AOP_LOAD_ROWS);
     if (rc != 0)
         return rc;
-    c->aop = LB__DB_AOP_LOAD_ROWS;
-    c->asql = sql;
-    c->alen = len;
     lb__db_async out;
     memset(&out, 0, sizeof out);
     return begun(c, c->ops->load_rows_start(c->drv, sql, len, src, &out, &c->err), &out);

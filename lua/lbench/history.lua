@@ -17,7 +17,6 @@ local util = require("lbench.util")
 local result = require("lbench.result")
 local compare = require("lbench.compare")
 local sqlite = require("lbench.sqlite")
-local bit = require("bit")
 
 local M = {}
 
@@ -178,18 +177,9 @@ function M.row_of(doc)
   return row
 end
 
--- Two 32-bit FNV-1a lanes over the text (as the scenario hash): the index
--- that finds a stored copy; equality of the text itself decides.
-local function text_hash(s)
-  local h1, h2 = 0x811c9dc5, 0x050c5d1f
-  for i = 1, #s do
-    local b = s:byte(i)
-    local x1, x2 = bit.bxor(h1, b), bit.bxor(h2, b)
-    h1 = bit.tobit(bit.lshift(x1, 24) + x1 * 403)
-    h2 = bit.tobit(bit.lshift(x2, 24) + x2 * 403 + i)
-  end
-  return bit.tohex(h1) .. bit.tohex(h2)
-end
+-- The index that finds a stored copy of a text; equality of the text
+-- itself decides.
+local text_hash = util.text_hash
 
 -- Decode and check a document's text; returns doc or nil, reason.
 function M.decode(text)

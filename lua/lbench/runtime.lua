@@ -1,7 +1,6 @@
 -- Entry points of the main state: the command line (main), and the
 -- embedding API (set_option, load, command).  See core/lbench.h.
 local ffi = require("ffi")
-local bit = require("bit")
 local C = require("lbench.ffi").C
 local util = require("lbench.util")
 local options = require("lbench.options")
@@ -37,19 +36,7 @@ function M.load(rtptr, name)
   if not chunk then util.fail("%s", err) end
 end
 
-local function hash(s)
-  -- Two 32-bit FNV-1a lanes: a cheap fingerprint of the scenario source.
-  local h1, h2 = 0x811c9dc5, 0x050c5d1f
-  for i = 1, #s do
-    local b = s:byte(i)
-    -- x * 16777619 mod 2^32 as (x << 24) + x * 403: every partial product
-    -- stays exact in a double, so the hash is the same compiled or not.
-    local x1, x2 = bit.bxor(h1, b), bit.bxor(h2, b)
-    h1 = bit.tobit(bit.lshift(x1, 24) + x1 * 403)
-    h2 = bit.tobit(bit.lshift(x2, 24) + x2 * 403 + i)
-  end
-  return bit.tohex(h1) .. bit.tohex(h2)
-end
+local hash = util.text_hash
 
 -- Stock scenarios whose transactions never collide on a key by design.
 local PGSQL_RETRY_ONLY_CONFLICTS = { tpcc = true, pgbench = true }
