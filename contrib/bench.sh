@@ -8,7 +8,7 @@ LB=./lbench
 ROUNDS=${ROUNDS:-3}
 SECS=${SECS:-5}
 sections=("$@")
-[ ${#sections[@]} -gt 0 ] || sections=(core oltp fileio tpcc async pgsql)
+[ ${#sections[@]} -gt 0 ] || sections=(core oltp load fileio tpcc async pgsql)
 W=$(mktemp -d /tmp/lbench-bench.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 
@@ -86,7 +86,19 @@ oltp_prepare() {
   done
   echo "   commands: sysbench|lbench oltp_read_only $M $D --threads=T prepare [--load-method=insert]"
   echo "   client/server s = user + sys CPU of the tool / of mariadbd during the load; vs sysbench = its wall time / this one's"
-  $LB oltp_read_only $M $D prepare >/dev/null
+}
+
+# The OLTP load (section "load"): its own sandbox, 1 GiB buffer pool.
+bench_load() {
+  export LB_SANDBOX_DIR=/tmp/lbench-bench-load LB_SANDBOX_PORT=3328 LB_SANDBOX_BUFFER_POOL=1G
+  contrib/mariadb-sandbox.sh start
+  trap 'contrib/mariadb-sandbox.sh stop; rm -rf "$W"' EXIT
+  set -a; . "$LB_SANDBOX_DIR/env"; set +a
+  local M="--mysql-host=127.0.0.1 --mysql-port=$LB_MYSQL_PORT --mysql-user=sbtest --mysql-password=sbtest --mysql-db=sbtest"
+  oltp_prepare "$M" "--tables=4 --table-size=100000"
+  $LB oltp_read_only $M --tables=4 cleanup >/dev/null
+  contrib/mariadb-sandbox.sh stop
+  trap 'rm -rf "$W"' EXIT
 }
 
 bench_oltp() {
@@ -97,7 +109,8 @@ bench_oltp() {
   local M="--mysql-host=127.0.0.1 --mysql-port=$LB_MYSQL_PORT --mysql-user=sbtest --mysql-password=sbtest --mysql-db=sbtest"
   local D="--tables=4 --table-size=100000"
   make --no-print-directory build/bare_point_select >/dev/null
-  oltp_prepare "$M" "$D"
+  $LB oltp_read_only $M $D cleanup >/dev/null 2>&1 || true
+  $LB oltp_read_only $M $D --threads=2 prepare >/dev/null
   # Fixed placement, as the seeds do with taskset: the server on CPU 1, every
   # client on CPU 0.  Unpinned, where the scheduler happens to wake the two
   # sides decides most of the client's kernel time, and runs of the same
