@@ -1,7 +1,8 @@
 # lbench — plain Makefile.  Dependencies are found with pkg-config and
 # mariadb_config; `contrib/install-deps.sh` installs missing Debian packages.
 #
-#   make            build lbench, build/liblbench.a, build/liblbench.so
+#   make            build lbench, build/liblbench.a, build/liblbench.so (and
+#                   lbench-mpi where Open MPI's development files are found)
 #   make test       install test deps, build, run every test (last line: "N passed, N failed")
 #   make demo       install deps, start a private MariaDB, run a short OLTP benchmark
 #   make bench      lbench side by side with sysbench and fio, ratios printed
@@ -29,6 +30,14 @@ DEPS_CFLAGS += -DLB_HAVE_URING $(shell pkg-config --cflags liburing)
 DEPS_LIBS   += $(shell pkg-config --libs liburing)
 endif
 
+# lbench-mpi (several client hosts as one run) only where Open MPI's
+# development files are found; lbench and liblbench never link MPI.
+MPI_CFLAGS := $(shell pkg-config --cflags ompi-c 2>/dev/null || mpicc --showme:compile 2>/dev/null)
+MPI_LIBS   := $(shell pkg-config --libs ompi-c 2>/dev/null || mpicc --showme:link 2>/dev/null)
+ifneq ($(strip $(MPI_LIBS)),)
+MPI_BIN  := lbench-mpi
+endif
+
 WARN     := -Wall -Wextra -Werror
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) $(SAN) -D_GNU_SOURCE -fPIC -pthread \
@@ -36,17 +45,17 @@ ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) $(SAN) -D_GNU_SOURCE -fPIC -pthread \
              -Icore -I$(O) $(DEPS_CFLAGS)
 LDFLAGS  ?=
 
-LIB_SRC  := $(filter-out core/main.c,$(wildcard core/*.c core/db/*.c core/io/*.c))
+LIB_SRC  := $(filter-out core/main.c core/cluster_mpi.c,$(wildcard core/*.c core/db/*.c core/io/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(O)/%.o) $(O)/embedded.o
 LUA_SRC  := $(wildcard lua/lbench/*.lua)
 # Order matters: each header's FFI section may use types of the ones before.
-FFI_HDRS := core/clock.h core/hist.h core/rand.h core/rowgen.h core/handle.h core/stats.h core/db/db.h core/lbench.h core/pace.h core/run.h core/worker.h core/sbcompat.h core/db/sbsql.h \
+FFI_HDRS := core/clock.h core/cluster.h core/hist.h core/rand.h core/rowgen.h core/handle.h core/stats.h core/db/db.h core/lbench.h core/pace.h core/run.h core/worker.h core/sbcompat.h core/db/sbsql.h \
             core/runtime.h core/loop.h core/metrics.h \
             core/io/engine.h core/io/registry.h core/io/fs.h core/io/steady.h core/io/genmap.h \
             core/io/series.h core/io/io.h core/io/verify.h
 
 .PHONY: all test demo bench install clean deps check-deps unit unit-asan fuzz
-all: check-deps $(BIN) $(O)/liblbench.a $(O)/liblbench.so
+all: check-deps $(BIN) $(O)/liblbench.a $(O)/liblbench.so $(MPI_BIN)
 
 check-deps:
 	@pkg-config --exists $(PKGS) && command -v mariadb_config >/dev/null && test -f /usr/include/libaio.h \
@@ -76,6 +85,19 @@ $(O)/liblbench.so: $(LIB_OBJ)
 $(BIN): $(O)/core/main.o $(O)/liblbench.a
 	$(CC) $(SAN) -rdynamic -o $@ $(O)/core/main.o -Wl,--whole-archive $(O)/liblbench.a \
 	  -Wl,--no-whole-archive $(LDFLAGS) $(DEPS_LIBS)
+
+# The same main with the MPI cluster layer registered at start.
+$(O)/core/main_mpi.o: core/main.c $(wildcard core/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DLB_MPI $(MPI_CFLAGS) -c $< -o $@
+
+$(O)/core/cluster_mpi.o: core/cluster_mpi.c core/cluster_mpi.h core/cluster.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(MPI_CFLAGS) -c $< -o $@
+
+lbench-mpi: $(O)/core/main_mpi.o $(O)/core/cluster_mpi.o $(O)/liblbench.a
+	$(CC) $(SAN) -rdynamic -o $@ $(O)/core/main_mpi.o $(O)/core/cluster_mpi.o -Wl,--whole-archive \
+	  $(O)/liblbench.a -Wl,--no-whole-archive $(LDFLAGS) $(DEPS_LIBS) $(MPI_LIBS)
 
 # ---- tests ---------------------------------------------------------------
 UNIT_SRC := $(wildcard test/unit/test_*.c)
@@ -134,6 +156,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
 	  $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/lbench/scenarios
 	install -m 755 lbench $(DESTDIR)$(PREFIX)/bin/lbench
+	if [ -n "$(MPI_BIN)" ]; then install -m 755 lbench-mpi $(DESTDIR)$(PREFIX)/bin/lbench-mpi; fi
 	install -m 644 $(O)/liblbench.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(O)/liblbench.so $(DESTDIR)$(PREFIX)/lib/liblbench.so.$(VERSION)
 	ln -sf liblbench.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/liblbench.so.0
@@ -146,4 +169,4 @@ install: all
 	done
 
 clean:
-	rm -rf $(O) build-asan build-tsan lbench
+	rm -rf $(O) build-asan build-tsan lbench lbench-mpi

@@ -8,7 +8,7 @@ LB=./lbench
 ROUNDS=${ROUNDS:-3}
 SECS=${SECS:-5}
 sections=("$@")
-[ ${#sections[@]} -gt 0 ] || sections=(core oltp load fileio tpcc async pgsql)
+[ ${#sections[@]} -gt 0 ] || sections=(core oltp load fileio tpcc async pgsql mpi)
 W=$(mktemp -d /tmp/lbench-bench.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 
@@ -693,6 +693,54 @@ bench_pgsql() {
   contrib/postgres-sandbox.sh stop
   rm -rf "$PG_TMP"
   trap 'rm -rf "$W"' EXIT
+}
+
+# ---- lbench-mpi: what running as several ranks costs ----------------------------
+# The same job as K ranks x 1 thread and as 1 process x K threads (null
+# driver and the empty event), and the time rank 0 spends from its own end
+# to the merged report (merge_ms in the document) for 2 and 4 ranks.
+mpi_eps() { # mpi_eps OUT RANKS THREADS ARGS...: events/s of one run into OUT
+  local out=$1 k=$2 t=$3; shift 3
+  if [ "$k" -gt 1 ]; then
+    mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$k" ./lbench-mpi "$@" --threads="$t" --time="$SECS" \
+      --verbosity=0 --result-file="$W/m.json" run >/dev/null
+  else
+    $LB "$@" --threads="$t" --time="$SECS" --verbosity=0 --result-file="$W/m.json" run >/dev/null
+  fi
+  jget "$W/m.json" "r.totals.events_per_sec" >> "$out"
+}
+
+bench_mpi() {
+  if [ ! -x ./lbench-mpi ]; then echo "(section mpi: lbench-mpi not built)"; return; fi
+  export OMPI_MCA_btl_vader_single_copy_mechanism=none
+  echo "== lbench-mpi: 2 ranks x 1 thread against 1 process x 2 threads, ${SECS}s runs, median of $ROUNDS rounds"
+  printf 'function event() end\n' > "$W/empty.lua"
+  printf '%-22s %16s %16s %8s\n' workload "2 ranks ev/s" "1 proc ev/s" ratio
+  local name
+  for name in empty null_sql; do
+    : > "$W/k2"; : > "$W/k1"
+    local args=("$W/empty.lua")
+    [ "$name" = null_sql ] && args=(oltp_point_select --db-driver=null)
+    for _ in $(seq "$ROUNDS"); do
+      mpi_eps "$W/k2" 2 1 "${args[@]}"
+      mpi_eps "$W/k1" 1 2 "${args[@]}"
+    done
+    local a b
+    a=$(median < "$W/k2"); b=$(median < "$W/k1")
+    printf '%-22s %16.0f %16.0f %8s\n' "$name" "$a" "$b" "$(ratio "$a" "$b")"
+  done
+  echo "== lbench-mpi: rank 0's time from its end to the merged report (merge_ms), --report-interval=1"
+  local k
+  for k in 2 4; do
+    : > "$W/mm"
+    for _ in $(seq "$ROUNDS"); do
+      mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$k" ./lbench-mpi "$W/empty.lua" --threads=1 \
+        --time="$SECS" --report-interval=1 --verbosity=0 --result-file="$W/m.json" run >/dev/null
+      jget "$W/m.json" "r.merge_ms" >> "$W/mm"
+    done
+    printf '   %d ranks: %.1f ms\n' "$k" "$(median < "$W/mm")"
+  done
+  echo "   commands: mpirun -np 2 lbench-mpi X --threads=1 --time=$SECS run   vs   lbench X --threads=2 --time=$SECS run"
 }
 
 for s in "${sections[@]}"; do

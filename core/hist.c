@@ -459,3 +459,66 @@ int64_t lb_hist_min(const lb_hist *h) { return h->min; }
 int64_t lb_hist_max(const lb_hist *h) { return h->max; }
 double lb_hist_sum(const lb_hist *h) { return h->sum; }
 const lb_hist_config *lb_hist_cfg(const lb_hist *h) { return &h->cfg; }
+
+/* ---- packed (wire) form ---------------------------------------------------- */
+
+enum { PACK_HEADER = 6 };
+
+int64_t lb_hist_packed_size(const lb_hist *h)
+{
+    int64_t n = 0;
+    if (h->total > 0) {
+        int32_t last = slot_of(&h->cfg, h->max);
+        for (int32_t i = slot_of(&h->cfg, h->min); i <= last; i++)
+            n += h->counts[i] != 0;
+    }
+    return (int64_t)sizeof(int64_t) * (PACK_HEADER + 2 * n);
+}
+
+int64_t lb_hist_pack(const lb_hist *h, void *buf, int64_t cap)
+{
+    int64_t need = lb_hist_packed_size(h);
+    if (cap < need)
+        return -ENOSPC;
+    int64_t *out = buf;
+    int64_t sum_bits;
+    memcpy(&sum_bits, &h->sum, sizeof(sum_bits));
+    int64_t head[PACK_HEADER] = {h->total, h->underflow, h->overflow, h->min, h->max, sum_bits};
+    memcpy(out, head, sizeof(head));
+    int64_t k = PACK_HEADER;
+    if (h->total > 0) {
+        int32_t last = slot_of(&h->cfg, h->max);
+        for (int32_t i = slot_of(&h->cfg, h->min); i <= last; i++) {
+            if (h->counts[i] == 0)
+                continue;
+            out[k++] = i;
+            out[k++] = h->counts[i];
+        }
+    }
+    return need;
+}
+
+int lb_hist_merge_packed(lb_hist *dst, const void *buf, int64_t len)
+{
+    int64_t words = len / (int64_t)sizeof(int64_t);
+    if (!dst || !buf || len % (int64_t)sizeof(int64_t) || words < PACK_HEADER || (words - PACK_HEADER) % 2)
+        return -EINVAL;
+    const int64_t *in = buf;
+    /* Validate every slot before touching dst: a bad buffer merges nothing. */
+    for (int64_t k = PACK_HEADER; k < words; k += 2)
+        if (in[k] < 0 || in[k] >= dst->cfg.counts_len || in[k + 1] < 0)
+            return -EINVAL;
+    for (int64_t k = PACK_HEADER; k < words; k += 2)
+        dst->counts[in[k]] += in[k + 1];
+    double sum;
+    memcpy(&sum, &in[5], sizeof(sum));
+    dst->total += in[0];
+    dst->underflow += in[1];
+    dst->overflow += in[2];
+    if (in[0] > 0 && in[3] < dst->min)
+        dst->min = in[3];
+    if (in[0] > 0 && in[4] > dst->max)
+        dst->max = in[4];
+    dst->sum += sum;
+    return 0;
+}

@@ -181,6 +181,19 @@ int64_t lb_hist_max(const lb_hist *h);
 double  lb_hist_sum(const lb_hist *h);
 const lb_hist_config *lb_hist_cfg(const lb_hist *h);
 
+/* Sparse wire form of a histogram, for merging across processes (the
+ * cluster layer): a header of 6 int64 (total, underflow, overflow, min,
+ * max, sum as IEEE bits), then one (int64 slot, int64 count) pair per
+ * non-empty slot.  Both sides must use lb_hist_config_same configs and
+ * the same byte order (the cluster checks the binary is the same build).
+ * lb_hist_packed_size: the bytes lb_hist_pack writes.  lb_hist_pack:
+ * writes them to buf (cap bytes) and returns the length, or -ENOSPC. */
+int64_t lb_hist_packed_size(const lb_hist *h);
+int64_t lb_hist_pack(const lb_hist *h, void *buf, int64_t cap);
+/* Merge a packed histogram into dst exactly (as lb_hist_merge would the
+ * original); -EINVAL for a malformed buffer or a slot out of range. */
+int lb_hist_merge_packed(lb_hist *dst, const void *buf, int64_t len);
+
 /* FFI END */
 
 #endif /* LB_HIST_H */

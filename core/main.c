@@ -1,9 +1,17 @@
 /* The lbench binary: a thin shell over the embeddable runtime. */
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lbench.h"
+#ifdef LB_MPI
+#include "cluster.h"
+#include "cluster_mpi.h"
+#define PROG "lbench-mpi"
+#else
+#define PROG "lbench"
+#endif
 
 static lb_runtime *g_rt;
 static volatile sig_atomic_t g_signal; /* the first signal received */
@@ -26,14 +34,53 @@ static void write_stdout(void *ud, const char *s, size_t len)
     fflush(stdout);
 }
 
+#ifdef LB_MPI
+/* Ranks other than 0 print nothing on stdout: rank 0 prints for the job. */
+static void discard_stdout(void *ud, const char *s, size_t len)
+{
+    (void)ud, (void)s, (void)len;
+}
+#else
+/* Started by an MPI launcher as one of several ranks?  (Open MPI, and the
+ * PMI of MPICH and Slurm.)  Plain lbench would run that many independent
+ * copies, each overwriting the others' result file. */
+static int mpi_ranks(void)
+{
+    const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"};
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        const char *v = getenv(vars[i]);
+        if (v && atoi(v) > 1)
+            return atoi(v);
+    }
+    return 1;
+}
+#endif
+
 int main(int argc, char **argv)
 {
-    g_rt = lb_runtime_new();
-    if (!g_rt) {
-        fprintf(stderr, "lbench: cannot initialise the runtime (out of memory?)\n");
+#ifdef LB_MPI
+    if (lb_cluster_mpi_init(&argc, &argv) != 0) {
+        fprintf(stderr, PROG ": cannot initialise MPI\n");
         return 1;
     }
+#else
+    int ranks = mpi_ranks();
+    if (ranks > 1) {
+        fprintf(stderr, PROG ": started as one of %d MPI ranks: use lbench-mpi, which runs them as one job "
+                        "(plain lbench would run %d independent copies)\n", ranks, ranks);
+        return 1;
+    }
+#endif
+    g_rt = lb_runtime_new();
+    if (!g_rt) {
+        fprintf(stderr, PROG ": cannot initialise the runtime (out of memory?)\n");
+        return 1;
+    }
+#ifdef LB_MPI
+    lb_runtime_set_output(g_rt, lb_cluster_rank() == 0 ? write_stdout : discard_stdout, NULL);
+#else
     lb_runtime_set_output(g_rt, write_stdout, NULL);
+#endif
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;
@@ -45,8 +92,11 @@ int main(int argc, char **argv)
     int status = lb_runtime_main(g_rt, argc - 1, argv + 1);
     const char *err = lb_runtime_error(g_rt);
     if (status != 0 && err[0])
-        fprintf(stderr, "lbench: %s\n", err);
+        fprintf(stderr, PROG ": %s\n", err);
     lb_runtime_free(g_rt);
+#ifdef LB_MPI
+    lb_cluster_mpi_finish(status);
+#endif
     /* A command cut short by a signal exits as shells expect of one killed
      * by it (130 for SIGINT, 143 for SIGTERM), after its report. */
     if (status != 0 && g_signal)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "cluster.h"
 #include "luart.h"
 
 /* ---- errors ---------------------------------------------------------- */
@@ -104,11 +105,14 @@ lb_run *lb_run_new(lb_runtime *rt, const lb_run_config *cfg)
         w->lane = &w->lane0;
         if (lb_stats_hists_init(&w->hists, &r->hcfg, &w->stats) != 0)
             goto fail;
-        lb_rand_seed(&w->rand, seed, (uint64_t)i);
+        /* Streams by the job's thread number: every thread of a cluster
+         * job draws its own sequence from one --rand-seed. */
+        uint64_t gtid = (uint64_t)cfg->tid_base + (uint64_t)i;
+        lb_rand_seed(&w->rand, seed, gtid);
         if (cfg->rate > 0) {
             w->paced = 1;
             lb_pace_init(&w->pace, cfg->rate / cfg->threads, cfg->rate_poisson, 0,
-                         seed ^ 0x9e3779b97f4a7c15ULL, (uint64_t)i + 1000003);
+                         seed ^ 0x9e3779b97f4a7c15ULL, gtid + 1000003);
             if (cfg->nrate_segs > 0)
                 lb_pace_schedule(&w->pace, cfg->rate_segs, cfg->nrate_segs, 1.0 / cfg->threads);
         }
@@ -141,8 +145,25 @@ int lb_run_start(lb_run *r)
     while (r->ready + r->finished < n && !atomic_load(&r->failed))
         pthread_cond_wait(&r->cv, &r->mu);
     int ok = !atomic_load(&r->failed);
+    if (r->cfg.cluster_start) {
+        /* Every rank's workers are ready, or every rank gives up: the
+         * collective is the job's start barrier.  Outside the lock, so a
+         * worker failing meanwhile is not held up. */
+        pthread_mutex_unlock(&r->mu);
+        int64_t all_ok = ok;
+        if (lb_cluster_min(&all_ok) != 0)
+            all_ok = 0;
+        pthread_mutex_lock(&r->mu);
+        if (ok && (!all_ok || atomic_load(&r->failed))) {
+            pthread_mutex_unlock(&r->mu);
+            lb__run_fail(r, "another rank of the job failed to start");
+            pthread_mutex_lock(&r->mu);
+        }
+        ok = !atomic_load(&r->failed);
+    }
     if (ok) {
         r->t_start = lb_clock_ns_inline();
+        r->t_start_wall = lb_clock_wall();
         r->warmup_end = r->t_start + (int64_t)(r->cfg.warmup_s * 1e9);
         atomic_store_explicit(&r->deadline,
                               r->cfg.time_s > 0 ? r->warmup_end + (int64_t)(r->cfg.time_s * 1e9)
@@ -288,6 +309,7 @@ int lb_run_started(lb_run *r)
 const char *lb_run_error(const lb_run *r) { return r->error; }
 int lb_run_failed(const lb_run *r) { return atomic_load(&((lb_run *)r)->failed); }
 int64_t lb_run_started_ns(const lb_run *r) { return r->t_start; }
+double lb_run_started_wall(const lb_run *r) { return r->t_start_wall; }
 int lb_run_threads(const lb_run *r) { return r->cfg.threads; }
 int64_t lb_run_warmup_end_ns(const lb_run *r) { return r->warmup_end; }
 

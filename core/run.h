@@ -36,6 +36,15 @@ typedef struct lb_run_config {
     int32_t rand_seed_set;  /* 0: seed from the clock */
     int32_t cpus[LB_MAX_CPUS];   /* worker i runs on cpus[i % ncpus] */
     const char *boot;       /* Lua source returning the worker's setup table */
+    /* Several processes as one job (cluster.h): this process's workers are
+     * the job's threads tid_base .. tid_base + threads - 1 of job_threads
+     * (seeds, pacing offsets and lb_worker_tid follow the job's numbering;
+     * rate and events are this process's share).  job_threads 0: alone. */
+    int32_t tid_base;
+    int32_t job_threads;
+    /* 1: lb_run_start agrees with every rank (lb_cluster_min) once its own
+     * workers are ready, so that all ranks start together or none does. */
+    int32_t cluster_start;
 } lb_run_config;
 
 lb_run *lb_run_new(lb_runtime *rt, const lb_run_config *cfg);
@@ -50,6 +59,8 @@ int  lb_run_join(lb_run *r);
 const char *lb_run_error(const lb_run *r);
 int  lb_run_failed(const lb_run *r);
 int64_t lb_run_started_ns(const lb_run *r);
+/* The wall-clock time (s since the epoch) at which the barrier opened. */
+double lb_run_started_wall(const lb_run *r);
 int64_t lb_run_warmup_end_ns(const lb_run *r);
 int64_t lb_run_last_end_ns(const lb_run *r);
 /* After the join: the end of the measured period.  A run that reached its

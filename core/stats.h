@@ -80,6 +80,10 @@ void lb_stats_snapshot_free(lb_snapshot *s);
 void lb_stats_snapshot_reset_hists(lb_snapshot *s);
 /* Merge the histograms of `src` into `dst`; -ENOMEM on failure. */
 int lb_stats_snapshot_merge_hists(lb_snapshot *dst, const lb_snapshot *src);
+/* Add the counters of `src` into `dst` (relaxed loads of src: src may be
+ * written concurrently by its worker).  Also the merge of other ranks'
+ * counters (cluster.h). */
+void lb_stats_add(lb_stats *dst, const lb_stats *src);
 /* FFI END */
 
 /* The double-buffered histograms of one worker. */
@@ -138,9 +142,6 @@ static inline void lb_stats_bump(uint64_t *p, uint64_t by)
     __atomic_store_n(p, *p + by, __ATOMIC_RELAXED);
 }
 
-/* Add the counters of `src` into `dst` (relaxed loads of src: src may be
- * written concurrently by its worker). */
-void lb_stats_add(lb_stats *dst, const lb_stats *src);
 
 /* Writer side of a block's code table: mark the overflow slot of a zeroed
  * block (also done on first overflow), and count one occurrence of `code`. */

@@ -93,18 +93,24 @@ int lb_worker_ready(lb_worker *w)
         pthread_cond_wait(&r->cv, &r->mu);
     int go = r->go && !atomic_load(&r->failed);
     pthread_mutex_unlock(&r->mu);
+    /* Offsets by the job's thread number, so that the threads of every
+     * rank interleave too (a lone process: tid_base 0, job = threads). */
+    int job = r->cfg.job_threads > 0 ? r->cfg.job_threads : r->cfg.threads;
+    int gtid = r->cfg.tid_base + w->tid;
     if (go && w->paced && w->pace.nseg) {
-        lb_pace_start(&w->pace, r->warmup_end, r->t_start, (double)w->tid / r->cfg.threads);
+        lb_pace_start(&w->pace, r->warmup_end, r->t_start, (double)gtid / job);
     } else if (go && w->paced) {
         /* Stagger the first intended starts so N constant-rate workers
-         * interleave instead of firing together. */
-        double gap = 1e9 / r->cfg.rate;
-        w->pace.next = r->t_start + (int64_t)(gap * w->tid);
+         * interleave instead of firing together: the job's rate is this
+         * process's times job / threads. */
+        double gap = 1e9 / (r->cfg.rate * job / r->cfg.threads);
+        w->pace.next = r->t_start + (int64_t)(gap * gtid);
     }
     return go;
 }
 
-int lb_worker_tid(const lb_worker *w) { return w->tid; }
+/* The job's thread number (cluster.h): rank * threads + the local one. */
+int lb_worker_tid(const lb_worker *w) { return w->run->cfg.tid_base + w->tid; }
 lb_stats *lb_worker_stats(lb_worker *w) { return &w->stats; }
 struct lb_rand *lb_worker_rand(lb_worker *w) { return &w->rand; }
 

@@ -67,6 +67,7 @@ struct lb_run {
     _Atomic int failed;
     _Atomic uint64_t tickets;      /* events claimed, when cfg.events is set */
     int64_t t_start, warmup_end;
+    double t_start_wall;           /* lb_clock_wall() when the barrier opened */
     _Atomic int64_t deadline;      /* INT64_MAX until the barrier opens */
     _Atomic int64_t t_stop;        /* first stop request or failure; 0: none */
     int64_t t_finished;            /* when the last worker thread ended (under mu) */

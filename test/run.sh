@@ -128,6 +128,10 @@ suite pg_sandbox test/e2e/pg_sandbox.sh
 suite pgsql test/e2e/pgsql.sh
 suite pgbench test/e2e/pgbench.sh
 suite tpcc_pg test/e2e/tpcc_pg.sh
+# Several ranks as one run (real mpirun, 2-4 ranks on this machine): only
+# where lbench-mpi was built, i.e. Open MPI's development files were found.
+if [ -x ./lbench-mpi ]; then suite mpi test/e2e/mpi.sh
+else echo "== mpi: skipped: lbench-mpi was not built (Open MPI not installed: contrib/install-deps.sh test, then make)"; fi
 
 # ---- 3. sanitizers -----------------------------------------------------
 if [ "${LB_SKIP_SANITIZERS:-0}" != 1 ]; then

@@ -268,9 +268,9 @@ local function add_commands(lb, ctx)
     -- signal stopped it (the caller says what it leaves behind); raises on
     -- a worker's error.
     function lb.run_parallel(name)
-      local runner = require("lbench.runner")
       local ctx2 = setmetatable({ command = name }, { __index = ctx })
-      local ok, err = runner.parallel_command(ctx2)
+      -- lbench-mpi: every rank's threads take part (cluster.lua).
+      local ok, err = require("lbench.cluster").lead_parallel(ctx2)
       if not ok and err ~= "interrupted" then
         -- A worker's one-line mistake (no server, no table) stays one line;
         -- a script error keeps the worker's traceback.
@@ -311,6 +311,8 @@ function M.new(ctx)
   lb.version = ffi.string(C.lb_version())
   lb.version_string = "lbench " .. lb.version
   lb.tid = ctx.tid or 0
+  -- lbench-mpi: this process's rank in the job (tid and opt.threads are the job's).
+  lb.rank, lb.nranks = ctx.rank or 0, ctx.nranks or 1
   lb.opt = ctx.opt
   lb.hooks = {}
   lb.error = { RESTART_EVENT = RESTART_EVENT }

@@ -64,6 +64,10 @@ M.core = {
   { "histogram", "bool", false, "print the latency histogram in the final report" },
   { "output", "enum", "text", "report format", choices = { "text", "json", "csv" } },
   { "result-file", "string", nil, "write the result document (JSON) to this file" },
+  { "rank-timeout", "double", 30, "lbench-mpi: seconds rank 0 waits past the run's deadline for another rank's "
+    .. "final figures before it aborts the job naming the ranks missing", min = 0.1 },
+  { "rank-result-file", "string", nil, "lbench-mpi: each rank also writes its own result document to this path, "
+    .. "%r replaced by the rank number" },
   { "history", "string", nil, "also store the result document in this SQLite history (default: $LBENCH_HISTORY)" },
   { "config-file", "string", nil, "read options from this file (name=value per line)" },
   { "metrics-addr", "string", nil, "serve Prometheus metrics at http://HOST:PORT/metrics during a run (HOST defaults to 127.0.0.1)" },

@@ -156,20 +156,28 @@ end
 -- (what each worker had done at the warm-up end is subtracted); in async
 -- mode also events per connection (virtual user), which count the warm-up
 -- too: the lanes are read only once the workers have ended.
-local function fairness(opt, a)
+-- Events and busy seconds of each of this process's threads over the
+-- measured period; a merge of ranks (ranks.lua) gives the job's instead.
+function M.thread_figures(a)
+  if a.thread_events then return a.thread_events, a.thread_busy end
   local evs, busy = {}, {}
-  for i = 0, opt.threads - 1 do
+  for i = 0, C.lb_run_threads(a.run) - 1 do
     local st = C.lb_run_worker_stats(a.run, i)
     local b = a.worker_base and a.worker_base[i] or { events = 0, busy_ns = 0 }
     evs[#evs + 1] = tonumber(st.events) - b.events
     busy[#busy + 1] = (tonumber(st.busy_ns) - b.busy_ns) / 1e9
   end
+  return evs, busy
+end
+
+local function fairness(opt, a)
+  local evs, busy = M.thread_figures(a)
   local f = json.object()
   f.events_avg, f.events_stddev = avgsd(evs)
   f.exec_time_avg_s, f.exec_time_stddev_s = avgsd(busy)
   if (opt.connections or 0) > 0 then
     local per, lo, hi = {}, math.huge, 0
-    for i = 0, opt.threads - 1 do
+    for i = 0, C.lb_run_threads(a.run) - 1 do
       for j = 0, C.lb_run_lane_count(a.run, i) - 1 do
         local n = tonumber(C.lb_run_lane_events(a.run, i, j))
         per[#per + 1] = n
@@ -212,6 +220,12 @@ function M.build(ctx, lb, a)
   local status = a.failed and "error" or (a.stop_reason and "interrupted") or "ok"
   local r = M.header(ctx, lb, a.started_at, status, a.stop_reason, a.error)
   r.threads = a.threads
+  -- Several ranks (lbench-mpi): the job's figures, each rank's beside them.
+  if a.nranks then
+    r.nranks, r.mpi_library = a.nranks, a.mpi_library
+    if a.start_skew_ms then r.start_skew_ms = a.start_skew_ms end
+    if a.merge_ms then r.merge_ms = a.merge_ms end
+  end
   if (opt.connections or 0) > 0 then r.connections = opt.connections end
   -- Async mode: the time to open them all, and the transient failures retried.
   if a.connect then r.connect = { opened_s = a.connect.opened_s, retried = a.connect.retried } end
@@ -233,6 +247,7 @@ function M.build(ctx, lb, a)
   if a.phases and #a.phases > 0 then r.phases = a.phases end
   r.intervals = a.intervals
   r.histogram = M.histogram(a.cum.lat)
+  if a.ranks then r.ranks = a.ranks end
   -- Display helpers kept out of the JSON (see M.to_json).
   getmetatable(r).__display = { type_order = order }
   return r

@@ -12,6 +12,8 @@ local result = require("lbench.result")
 local hist = require("lbench.hist")
 local cpu = require("lbench.cpu")
 local phases = require("lbench.phases")
+local interval = require("lbench.interval")
+local cluster = require("lbench.cluster")
 
 local M = {}
 
@@ -90,7 +92,24 @@ function M.parse_cpus(s)
   return cpus
 end
 
-local function make_config(opt, mode, boot)
+-- A job of several ranks (ctx.cluster, cluster.lua): this process runs
+-- its share of the threads (numbered from tid_base), of --rate and of
+-- --events (split exactly: the ranks' shares add up to the option).
+local function cluster_config(cfg, cl, opt, mode)
+  cfg.threads, cfg.tid_base, cfg.job_threads = cl.threads, cl.tid_base, opt.threads
+  if mode ~= C.LB_RUN_EVENTS then return end
+  cfg.cluster_start = 1
+  cfg.rate = cfg.rate / cl.size
+  for i = 0, cfg.nrate_segs - 1 do
+    cfg.rate_segs[i].rate0, cfg.rate_segs[i].rate1 = cfg.rate_segs[i].rate0 / cl.size, cfg.rate_segs[i].rate1 / cl.size
+  end
+  if opt.events > 0 then
+    if opt.events < cl.size then util.fail("--events=%d: fewer events than the job's %d ranks", opt.events, cl.size) end
+    cfg.events = require("lbench.cluster").share(opt.events, cl.rank, cl.size)
+  end
+end
+
+local function make_config(opt, mode, boot, cl)
   local cfg = ffi.new("lb_run_config")
   cfg.threads = opt.threads
   cfg.mode = mode
@@ -102,6 +121,7 @@ local function make_config(opt, mode, boot)
     cfg.rate_segs[i - 1].dur_s, cfg.rate_segs[i - 1].rate0, cfg.rate_segs[i - 1].rate1 = seg.dur_s, seg.rate0, seg.rate1
     cfg.nrate_segs = i
   end
+  if cl then cluster_config(cfg, cl, opt, mode) end
   cfg.warmup_s = mode == C.LB_RUN_EVENTS and opt.warmup_time or 0
   cfg.rand_seed = opt.rand_seed
   cfg.rand_seed_set = opt.rand_seed ~= 0 and 1 or 0
@@ -117,7 +137,7 @@ end
 
 local function boot_chunk(ctx, mode)
   return "return " .. util.serialize({ script = ctx.script, command = ctx.command, mode = mode,
-    opt = ctx.opt, argv = ctx.argv })
+    opt = ctx.opt, argv = ctx.argv, rank = ctx.rank, nranks = ctx.nranks })
 end
 
 -- A new lb_run (garbage-collected) from `cfg`.  cfg.boot only points into
@@ -156,7 +176,7 @@ local COMMAND_STOP_GRACE_NS = 500000000LL
 function M.parallel_command(ctx)
   if C.lb_runtime_stop_requested(ctx.rt) ~= 0 then return false, "interrupted" end
   local boot = boot_chunk(ctx, "command")
-  local run = new_run(ctx, make_config(ctx.opt, C.LB_RUN_COMMAND, boot), boot)
+  local run = new_run(ctx, make_config(ctx.opt, C.LB_RUN_COMMAND, boot, ctx.cluster), boot)
   local t0 = C.lb_clock_ns()
   local tty = C.lb_runtime_isatty() ~= 0 and ctx.progress_unit
   local shown, stop_at, cut = false, nil, false
@@ -181,103 +201,6 @@ function M.parallel_command(ctx)
     return false, ffi.string(C.lb_run_error(run))
   end
   return true
-end
-
--- The interval report as a table (also what hooks and JSON lines see).
-local function make_interval(ctx, t_rel, secs, d, h, threads, warm, keys, with_queue)
-  local iv = {}
-  iv.time_s = math.floor(t_rel * 1000 + 0.5) / 1000
-  iv.warmup = warm
-  iv.threads = threads
-  iv.events = d.events
-  iv.events_per_sec = d.events / secs
-  local q = d.reads + d.writes + d.other
-  iv.sql = q > 0 or ctx.sql_used
-  iv.queries_per_sec = q / secs
-  iv.reads_per_sec = d.reads / secs
-  iv.writes_per_sec = d.writes / secs
-  iv.other_per_sec = d.other / secs
-  iv.errors_per_sec = d.restarts / secs
-  iv.reconnects_per_sec = d.reconnects / secs
-  if d.io_reads + d.io_writes + d.io_fsyncs > 0 then
-    iv.io = { reads_per_sec = d.io_reads / secs, writes_per_sec = d.io_writes / secs,
-              fsyncs_per_sec = d.io_fsyncs / secs, read_mib_per_sec = d.io_bytes_read / secs / 1048576,
-              written_mib_per_sec = d.io_bytes_written / secs / 1048576 }
-  end
-  iv.latency_ms = summary(h.lat, keys, false)
-  if with_queue then iv.queue_ms = summary(h.queue, keys, false) end
-  return iv
-end
-
-local function interval_json(iv)
-  local o = json.object()
-  for _, k in ipairs({ "time_s", "warmup", "phase", "threads", "events", "events_per_sec", "queries_per_sec",
-                       "reads_per_sec", "writes_per_sec", "other_per_sec", "errors_per_sec",
-                       "reconnects_per_sec" }) do
-    o[k] = iv[k]
-  end
-  o.latency_ms = plain(iv.latency_ms)
-  if iv.queue_ms then o.queue_ms = plain(iv.queue_ms) end
-  if iv.io then o.io = iv.io end
-  if iv.types then
-    local ts = json.object()
-    for _, name in ipairs(iv.type_order) do
-      local ty = iv.types[name]
-      local t = json.object()
-      t.events, t.restarts, t.rollbacks = ty.events, ty.restarts, ty.rollbacks
-      t.latency_ms = plain(ty.latency_ms)
-      ts[name] = t
-    end
-    o.types = ts
-  end
-  return o
-end
-
--- Per-type counts and latencies of one interval (scenarios with event
--- types): `cur`/`prev` are lb_stats, `acc` the interval's histograms.
-local function interval_types(iv, names, cur, prev, acc, keys, secs)
-  iv.types, iv.type_order = {}, {}
-  for i, name in ipairs(names) do
-    local tc, tp = cur.types[i - 1], prev.types[i - 1]
-    local h = acc.type_lat[i - 1]
-    local ev = tonumber(tc.events - tp.events)
-    iv.types[name] = { events = ev, events_per_sec = ev / secs, restarts = tonumber(tc.restarts - tp.restarts),
-      rollbacks = tonumber(tc.rollbacks - tp.rollbacks),
-      latency_ms = h ~= nil and summary(h, keys, true) or nil }
-    iv.type_order[#iv.type_order + 1] = name
-  end
-  -- Types without a histogram this interval get an empty summary.
-  for _, name in ipairs(iv.type_order) do
-    local ty = iv.types[name]
-    if not ty.latency_ms then
-      local hc = ffi.new("lb_hist_config"); C.lb_hist_config_default(hc)
-      ty.latency_ms = summary(ffi.gc(C.lb_hist_new(hc), C.lb_hist_free), keys, true)
-    end
-  end
-end
-
-local function emit_interval(ctx, iv, keys)
-  local o = interval_json(iv)
-  local text_json = json.encode(o)
-  local civ = ffi.new("lb_interval")
-  civ.time_s = iv.time_s
-  civ.threads = iv.threads
-  civ.warmup = iv.warmup and 1 or 0
-  civ.events_per_s = iv.events_per_sec
-  civ.reads_per_s, civ.writes_per_s, civ.other_per_s = iv.reads_per_sec, iv.writes_per_sec, iv.other_per_sec
-  civ.errors_per_s, civ.reconnects_per_s = iv.errors_per_sec, iv.reconnects_per_sec
-  civ.lat_avg_ms, civ.lat_max_ms = iv.latency_ms.avg, iv.latency_ms.max
-  local n = #keys
-  local ps, vs = ffi.new("double[?]", n + 1), ffi.new("double[?]", n + 1)
-  for i, p in ipairs(iv.latency_ms.pct_list) do
-    ps[i - 1] = tonumber(p.key)
-    vs[i - 1] = p.ms or math.huge
-  end
-  civ.n_percentiles = n
-  civ.percentiles, civ.lat_ms = ps, vs
-  civ.json = text_json
-  C.lb_runtime_emit_interval(ctx.rt, civ)
-  return o, text_json
 end
 
 -- ---- metrics endpoint ------------------------------------------------------
@@ -362,13 +285,21 @@ function M.run(ctx, lb)
     C.lb_metrics_attach(metrics, nil, 0, 0)
     C.lb_metrics_stop(metrics)
   end
-  if not ok then error(result, 0) end
+  if not ok then
+    -- Several ranks: a run that raised cannot take part in the job's
+    -- remaining collectives; the job is aborted rather than left waiting.
+    if ctx.cluster then cluster.give_up(tostring(result)) end
+    error(result, 0)
+  end
   return result, failed, err
 end
 
 -- The run's banner (text output, verbosity >= 3), sysbench's wording.
 local function banner(ctx, opt, paced)
   local lines = { string.format("Running the test with following options:\nNumber of threads: %d", opt.threads) }
+  if ctx.cluster then
+    lines[#lines + 1] = string.format("Number of ranks: %d (%d threads each)", ctx.cluster.size, ctx.cluster.threads)
+  end
   if (opt.connections or 0) > 0 then
     local per = opt.connections / opt.threads
     lines[#lines + 1] = string.format("Number of connections: %d (async: %s per thread)", opt.connections,
@@ -423,6 +354,10 @@ local function new_reporter(ctx, lb, run, metrics, keys, paced)
   R.last_report = { t = t0, c = counters(R.snap.sum) }
   R.next_report = R.interval_ns > 0 and t0 + R.interval_ns or nil
   R.warm_pending = R.has_warm
+  if ctx.cluster and R.interval_ns > 0 then
+    R.agg = require("lbench.rankiv").new(ctx.rt, R.interval_ns, function() return new_snapshot(hcfg) end)
+    R.own_intervals = json.array()
+  end
   -- Without interval reports the endpoint still gets a latency interval
   -- every second (a collection merges into the cumulative histograms
   -- exactly as a report tick does).
@@ -441,35 +376,69 @@ function Reporter:collect()
   self.last_collect = self.snap.t_ns
 end
 
--- Report the interval from the last tick to `t`.
-function Reporter:tick(t)
-  local ctx, opt, keys, snap, acc = self.ctx, self.ctx.opt, self.keys, self.snap, self.acc
+-- Report the interval from the last tick to `t` (`final`: the last one,
+-- at the end of the measured period).  Several ranks: rank 0 prints the
+-- merge of every rank's interval (rankiv.lua).
+function Reporter:tick(t, final)
+  local snap, acc = self.snap, self.acc
   local c = counters(snap.sum)
-  local d = diff(c, self.last_report.c)
-  local secs = tonumber(t - self.last_report.t) / 1e9
-  local warm = self.has_warm and t <= self.warm_end + 1e6
-  metrics_publish(self.metrics, acc.lat, keys, secs)
-  local iv = make_interval(ctx, tonumber(t - self.t0) / 1e9, secs, d, acc, snap.threads_running, warm, keys, self.paced)
-  if self.phases and not warm then iv.phase = self.phases:current() end
+  local part = { t_rel = tonumber(t - self.t0) / 1e9, secs = tonumber(t - self.last_report.t) / 1e9,
+                 d = diff(c, self.last_report.c), threads = snap.threads_running }
+  part.warm = self.has_warm and t <= self.warm_end + 1e6
+  if self.phases and not part.warm then part.phase = self.phases:current() end
+  metrics_publish(self.metrics, acc.lat, self.keys, part.secs)
   if #self.tnames > 0 then
-    interval_types(iv, self.tnames, snap.sum, self.last_types, acc, keys, secs)
+    part.types = interval.type_deltas(self.tnames, snap.sum, self.last_types)
     ffi.copy(self.last_types, snap.sum, ffi.sizeof("lb_stats"))
   end
+  if self.agg then
+    -- This rank's own interval (for its --rank-result-file), then the job's.
+    if part.secs > 0 then self.own_intervals[#self.own_intervals + 1] = interval.json(self:interval_of(part, acc)) end
+    self.agg:contribute(final and "end" or math.floor(part.t_rel * 1000 + 0.5), part, acc)
+    if self.agg.rank == 0 then self:emit_ready() end
+  else
+    self:emit(part, acc)
+  end
+  C.lb_stats_snapshot_reset_hists(acc)
+  self.last_report = { t = t, c = c }
+end
+
+function Reporter:interval_of(part, acc)
+  local iv = interval.make(self.ctx, part.t_rel, part.secs, part.d, acc, part.threads, part.warm, self.keys, self.paced)
+  iv.phase = part.phase
+  if part.types then interval.types(self.ctx.rt, iv, part.types, acc, self.keys, part.secs) end
+  if part.missing and #part.missing > 0 then iv.missing_ranks = json.array(part.missing) end
+  return iv
+end
+
+-- Print one interval: this process's, or (rank 0) the job's.
+function Reporter:emit(part, acc)
+  local ctx, opt, keys, d, secs = self.ctx, self.ctx.opt, self.keys, part.d, part.secs
+  local iv = self:interval_of(part, acc)
   -- A scenario may add to the interval (text: iv.types_line).
   local hooks = self.lb.hooks
   if hooks.interval_extra then hooks.interval_extra(iv, secs) end
-  local o, text_json = emit_interval(ctx, iv, keys)
+  local o, text_json = interval.emit(ctx, iv, keys)
   self.intervals[#self.intervals + 1] = o
   if hooks.report_intermediate then
     hooks.report_intermediate({ time_total = iv.time_s, time_interval = secs, threads_running = iv.threads,
       events = d.events, reads = d.reads, writes = d.writes, other = d.other, errors = d.restarts,
       reconnects = d.reconnects, percentile = tonumber(keys[1]),
       latency_pct = (iv.latency_ms.pct_list[1] and iv.latency_ms.pct_list[1].ms or 0) / 1000 })
-  elseif opt.output == "text" then say(ctx, report.interval_line(iv) .. "\n")
+  elseif opt.output == "text" then
+    local line = report.interval_line(iv)
+    if iv.missing_ranks then line = line .. " [not reported in time: " .. cluster.names(part.missing) .. "]" end
+    say(ctx, line .. "\n")
   elseif opt.output == "json" then say(ctx, text_json .. "\n")
   elseif opt.output == "csv" then say(ctx, report.csv_row(iv) .. "\n") end
-  C.lb_stats_snapshot_reset_hists(acc)
-  self.last_report = { t = t, c = c }
+end
+
+-- Rank 0 of several: print the job's intervals that are complete (or
+-- waited for long enough; `flush`: all).
+function Reporter:emit_ready(flush)
+  for _, m in ipairs(self.agg:ready(flush)) do
+    if not m.part.empty then self:emit(m.part, m.acc) end
+  end
 end
 
 -- The warm-up is over (or the run ended inside it): what was counted so
@@ -485,7 +454,7 @@ function Reporter:end_warmup(t)
   self.warmup_events = self.base.events
   if self.phases then self.phases:rebase(self.base) end
   local st = ffi.new("lb_stats")
-  for i = 0, self.ctx.opt.threads - 1 do
+  for i = 0, C.lb_run_threads(self.run) - 1 do
     C.lb_run_worker_collected(self.run, i, st)
     self.worker_base[i] = { events = tonumber(st.events), busy_ns = tonumber(st.busy_ns) }
   end
@@ -500,6 +469,28 @@ function Reporter:phase_boundary(b)
     while self.next_report and self.next_report <= b + 1e6 do self.next_report = self.next_report + self.interval_ns end
   end
   self.phases:close(b, counters(self.snap.sum))
+end
+
+-- Several ranks: how often the reporter looks for another rank's stop
+-- notice (a failure there stops this rank too, within this).
+local CLUSTER_POLL_NS = 100000000
+
+-- Several ranks: a failure here tells the others to stop; a notice from
+-- another rank stops this one.  Workers are not involved: the reporter
+-- looks between ticks.
+function Reporter:cluster_poll()
+  local cluster = require("lbench.cluster")
+  if not self.notified and (C.lb_run_failed(self.run) ~= 0 or self.signalled) then
+    self.notified = true
+    cluster.notify_stop()
+  end
+  if self.agg and self.agg.rank == 0 then self:emit_ready() end
+  local from = C.lb_cluster_poll_stop()
+  if from > 0 and not self.stopped_by then
+    self.stopped_by = from - 1
+    self.notified = true -- the rank that failed has told everyone
+    C.lb_run_stop(self.run)
+  end
 end
 
 -- Wait for the workers, ticking on time; returns when all have ended.
@@ -517,6 +508,7 @@ function Reporter:loop(cpu_sampler)
     local boundary = not self.warm_pending and self.phases and self.phases:next_boundary()
     if boundary and boundary < wake then wake = boundary end
     if self.deadline and not self.aborted and self.deadline + 2e9 < wake then wake = self.deadline + 2e9 end
+    if self.ctx.cluster and now + CLUSTER_POLL_NS < wake then wake = now + CLUSTER_POLL_NS end
     if self.signalled and not self.cut then
       local cut_at = self.signalled + COMMAND_STOP_GRACE_NS
       if cut_at < wake then wake = cut_at end
@@ -526,6 +518,7 @@ function Reporter:loop(cpu_sampler)
       self.signalled = C.lb_clock_ns()
       C.lb_run_stop(run)
     end
+    if self.ctx.cluster then self:cluster_poll() end
     if all_done then return end
     now = C.lb_clock_ns()
     if self.signalled and not self.cut and now >= self.signalled + COMMAND_STOP_GRACE_NS then
@@ -576,7 +569,11 @@ function Reporter:finish()
   end
   if self.interval_ns > 0 and t_end > self.last_report.t then
     local events = counters(self.snap.sum).events - self.last_report.c.events
-    if events > 0 or t_end - self.last_report.t >= 1e6 then self:tick(t_end) end
+    -- Several ranks: every rank sends a last interval, empty or not, so
+    -- that rank 0 knows each has ended.
+    if events > 0 or t_end - self.last_report.t >= 1e6 or self.agg then self:tick(t_end, true) end
+  elseif self.agg and self.interval_ns > 0 then
+    self:tick(self.last_report.t, true)
   end
   if self.phases then self.phases:finish(t_end, counters(self.snap.sum)) end
   local measure_start = self.has_warm and self.warm_end or self.t0
@@ -589,7 +586,35 @@ end
 function Reporter:stop_reason()
   if self.signalled or C.lb_runtime_stop_requested(self.ctx.rt) ~= 0 then return "signal" end
   if self.cut_at_deadline then return "deadline_abort" end
+  if self.stopped_by then return "rank_stopped" end
   return nil
+end
+
+-- Several ranks: this rank's own document (--rank-result-file), then
+-- rank 0 merges every rank's figures (ranks.lua); the others keep theirs.
+function M.merge_ranks(ctx, lb, a, R)
+  local ranks = require("lbench.ranks")
+  a.posted = R.agg and R.agg.posted or 0
+  local own = R.own_intervals and setmetatable({ intervals = R.own_intervals }, { __index = a }) or a
+  local ok, e = ranks.write_own(ctx, lb, own)
+  if not ok then a.failed, a.error = true, a.error or e end
+  local d = a.d
+  local cpu_result = a.cpu and a.cpu.result(json, d.events, d.reads + d.writes + d.other > 0 and d.reads + d.writes + d.other or nil)
+  local left = R.deadline and math.max(0, tonumber(R.deadline - C.lb_clock_ns()) / 1e9) or 86400
+  a.new_snapshot = function() return new_snapshot(R.cum.lat ~= nil and C.lb_hist_cfg(R.cum.lat) or nil) end
+  local t0 = C.lb_clock_ns()
+  a = ranks.merge(ctx, a, counters, diff, cpu_result, left + ctx.opt.rank_timeout)
+  if R.agg and cluster.rank() == 0 then
+    -- Every rank has ended: the intervals still on their way, then the
+    -- last ones printed (marked where a rank's part never came).
+    if a.posted_by and not R.agg:collect_all(a.posted_by, 5) then
+      cluster.give_up("some interval reports never arrived")
+    end
+    R:emit_ready(true)
+  end
+  -- What the merge costs after rank 0's own end (it waits for the slowest rank too).
+  a.merge_ms = tonumber(C.lb_clock_ns() - t0) / 1e6
+  return a
 end
 
 function M.run_measured(ctx, lb, metrics)
@@ -597,24 +622,27 @@ function M.run_measured(ctx, lb, metrics)
   local keys = M.percentile_keys(opt)
   local paced = opt.rate > 0
   local boot = boot_chunk(ctx, "run")
-  local cfg = make_config(opt, C.LB_RUN_EVENTS, boot)
+  local cfg = make_config(opt, C.LB_RUN_EVENTS, boot, ctx.cluster)
 
+  -- Main-state callbacks run once for the job: on rank 0.
   local init = rawget(_G, "init")
-  if type(init) == "function" then init() end
+  if type(init) == "function" and (ctx.rank or 0) == 0 then init() end
 
   local started_at = C.lb_clock_wall()
   local run = new_run(ctx, cfg, boot)
   local text = opt.output == "text" and opt.verbosity >= 3
   local cpu_sampler = cpu.sampler(cpu.server_pid(opt, lb))
   if metrics ~= nil then
-    C.lb_metrics_attach(metrics, run, opt.threads, (opt.connections or 0) > 0 and opt.connections or opt.threads)
+    local nt = C.lb_run_threads(run)
+    C.lb_metrics_attach(metrics, run, nt, (opt.connections or 0) > 0 and math.ceil(opt.connections * nt / opt.threads) or nt)
   end
   local open_t0, retries0 = C.lb_clock_ns(), C.lb_runtime_connect_retries(ctx.rt)
   if C.lb_run_start(run) ~= 0 then
     -- Nothing was measured (thread_init failed: no connection, no table):
-    -- the caller reports the error alone.
+    -- the caller reports the error alone (of the rank that failed).
     C.lb_run_join(run)
-    return nil, true, ffi.string(C.lb_run_error(run))
+    local _, err = require("lbench.cluster").combine(false, ffi.string(C.lb_run_error(run)))
+    return nil, true, err
   end
   -- The banner once the workers are ready: a run that cannot start (no
   -- server, no table) prints its one-line error and nothing else.
@@ -644,14 +672,19 @@ function M.run_measured(ctx, lb, metrics)
   local err = failed and ffi.string(C.lb_run_error(run)) or nil
   local total_s = R:finish()
   report.json_close(ctx.rt)  -- the intervals' report_json series is over
-  local res = result.build(ctx, lb, {
+  local a = {
     run = run, keys = keys, cum = R.cum, d = diff(counters(R.snap.sum), R.base), started_at = started_at,
     duration_s = total_s, warmup_s = R.has_warm and tonumber(R.warm_end - R.t0) / 1e9 or 0,
     warmup_events = R.warmup_events, intervals = R.intervals, failed = failed, error = err,
-    stop_reason = R:stop_reason(), paced = paced, threads = opt.threads, final_stats = R.snap.sum,
+    stop_reason = R:stop_reason(), paced = paced, threads = C.lb_run_threads(run), final_stats = R.snap.sum,
     base_stats = R.base_stats, worker_base = R.worker_base, cpu = cpu_sampler, type_names = R.tnames,
-    connect = connect, phases = R.phases and R.phases.done,
-  })
+    connect = connect, phases = R.phases and R.phases.done, stopped_by = R.stopped_by,
+  }
+  if ctx.cluster then
+    a = M.merge_ranks(ctx, lb, a, R)
+    failed, err = a.failed, a.error
+  end
+  local res = result.build(ctx, lb, a)
 
   -- A scenario may add its own sections to the result (fileio series,
   -- TPC-C summary): lbench.hooks.result(r) in the main state.
@@ -667,9 +700,9 @@ function M.run_measured(ctx, lb, metrics)
   -- The caller's final report (ctx.final_report) comes before done(), as
   -- sysbench orders them; both while the run and the metrics endpoint are
   -- still up (done() may scrape it).
-  if ctx.final_report then ctx.final_report(res) end
+  if ctx.final_report and (ctx.rank or 0) == 0 then ctx.final_report(res) end
   local done = rawget(_G, "done")
-  if type(done) == "function" then
+  if type(done) == "function" and (ctx.rank or 0) == 0 then
     local ok, e = pcall(done)
     if not ok and not failed then failed, err = true, tostring(e) end
   end

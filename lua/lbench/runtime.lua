@@ -9,6 +9,7 @@ local runner = require("lbench.runner")
 local report = require("lbench.report")
 local json = require("lbench.json")
 local loadfile = require("lbench.loadfile") -- parsed once per process (core/luart.c)
+local cluster = require("lbench.cluster")
 
 local M = {}
 
@@ -135,6 +136,10 @@ local function final_report(rt, opt, lb, result)
            reconnects = t.reconnects or 0, latency_pct = (result.latency_ms.pct_list[1].ms or 0) / 1000 })
   elseif opt.output == "text" then
     out(rt, (opt.report_interval > 0 and "\n" or "") .. report.final_text(runner.text_view(result)) .. "\n")
+    if result.nranks then
+      out(rt, string.format("Ranks: %d (%s), start skew between ranks: %.3f ms\n", result.nranks, result.mpi_library,
+        result.start_skew_ms or 0))
+    end
     if opt.histogram then
       local bs = {}
       for _, b in ipairs(result.histogram.buckets) do bs[#bs + 1] = { b[1] / 1e6, b[2] / 1e6, b[3] } end
@@ -166,6 +171,11 @@ local function command_run(rt, ctx, lb)
   if not result then
     C.lb_runtime_set_error(rt, err or "the run failed")
     return 1
+  end
+  -- Ranks other than 0 report through rank 0; only their own failure is theirs to say.
+  if (ctx.rank or 0) ~= 0 then
+    if result.status == "error" then C.lb_runtime_set_error(rt, err or "the run failed") return 1 end
+    return 0
   end
   if not doc then ctx.final_report(result) end
   -- The result file, then the history: either failing fails the command,
@@ -200,6 +210,8 @@ function M.setup(rt, path, raw, cmd, argv)
   local src = util.read_file(path) or ""
   local ctx = { rt = rt, opt = opt, command = cmd, script = path, scenario_name = util.basename(path),
                 script_hash = hash(src), argv = argv }
+  -- lbench-mpi: the scenario sees the job's threads (cluster.lua).
+  cluster.number(ctx, opt)
   local lb = scenario.load(path, ctx)
   local specs = script_specs(lb)
   options.resolve(specs, raw, opt)
@@ -233,6 +245,17 @@ function M.command_of(lb, cmd)
   return nil
 end
 
+-- A command run by the main state: once for the job, on rank 0, while
+-- the other ranks take part in the parallel commands it starts.
+local function main_state_command(rt, ctx, cmd, fn)
+  if (ctx.rank or 0) ~= 0 then
+    cluster.follow(ctx)
+    return 0
+  end
+  cluster.lead(fn)
+  return command_status(rt, cmd)
+end
+
 -- Run a command of the loaded scenario; returns the exit status.
 local function command(rtptr, cmd)
   local rt = ffi.cast("lb_runtime *", rtptr)
@@ -243,6 +266,8 @@ local function command(rtptr, cmd)
   require("lbench.sbffi").set_help(help_text)
 
   if cmd == nil then return 0 end -- script mode: the body ran, nothing else
+  cluster.check_same({ { "lbench version", lb.version }, { "scenario", ctx.script_hash },
+    { "options", util.serialize(M.merged_raw()) }, { "command", cmd } })
   if cmd == "help" then
     out(rt, help_text)
     return 0
@@ -252,18 +277,16 @@ local function command(rtptr, cmd)
     local fn, parallel = M.command_of(lb, cmd)
     if type(fn) ~= "function" then util.fail("command '%s' of %s is not a function", cmd, S.name) end
     if parallel then
-      local ok, err = runner.parallel_command(ctx)
+      local ok, err = cluster.combine(runner.parallel_command(ctx))
       if not ok and err ~= "interrupted" then C.lb_runtime_set_error(rt, err) return 1 end
       return command_status(rt, cmd)
     end
-    fn()
-    return command_status(rt, cmd)
+    return main_state_command(rt, ctx, cmd, fn)
   end
   if cmd == "run" then return command_run(rt, ctx, lb) end
   local g = scenario.fn(cmd)
   if g and (cmd == "prepare" or cmd == "cleanup" or cmd == "prewarm") then
-    g()
-    return command_status(rt, cmd)
+    return main_state_command(rt, ctx, cmd, g)
   end
   util.fail("unknown command '%s' for %s (available: %s)", cmd, S.name, table.concat(command_names(lb), ", "))
 end

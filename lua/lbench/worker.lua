@@ -296,7 +296,7 @@ function M.main(wptr, boot, rtptr)
   local cfg = assert(loadstring(boot, "=boot"))()
   local tid = C.lb_worker_tid(W)
   local ctx = { rt = ffi.cast("lb_runtime *", rtptr), W = W, tid = tid, opt = cfg.opt,
-                command = cfg.command, script = cfg.script, argv = cfg.argv }
+                command = cfg.command, script = cfg.script, argv = cfg.argv, rank = cfg.rank, nranks = cfg.nranks }
   vu.snapshot_preloaded()
   local ok, err = xpcall(function()
     local lb = scenario.load(cfg.script, ctx)

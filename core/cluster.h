@@ -1,0 +1,74 @@
+/* cluster — the multi-process layer: several lbench processes (ranks) that
+ * run one benchmark together.  A neutral interface: an ops table with a
+ * single-process default here in the core, and an MPI implementation
+ * (core/cluster_mpi.c) compiled only into the lbench-mpi binary, which
+ * registers it at start.  liblbench and plain lbench never link MPI.
+ *
+ * Only the main thread (the main Lua state, the reporter) calls these;
+ * workers never do.  Every collective must be called by every rank in the
+ * same order, as MPI requires.  Errors are negative errno values. */
+#ifndef LB_CLUSTER_H
+#define LB_CLUSTER_H
+
+#include <stdint.h>
+
+typedef struct lb_cluster_ops {
+    const char *name;                       /* "single", "mpi" */
+    int (*rank)(void);
+    int (*size)(void);
+    const char *(*library)(void);           /* the MPI library's version line */
+    /* Collective: every rank contributes *v, every rank gets the minimum. */
+    int (*min)(int64_t *v);
+    int (*max)(int64_t *v);
+    /* Collective: len bytes from root to every rank. */
+    int (*bcast)(void *buf, int64_t len, int root);
+    /* Collective gather of variable-length byte strings to root.  On root,
+     * lens[size] receives each rank's length first (lens_step), then out
+     * (sum of lens bytes) receives them in rank order (data_step).  A rank
+     * that does not send within timeout_ms fails root with -ETIMEDOUT and
+     * missing[r] = 1 for each such rank. */
+    int (*gather_lens)(int64_t len, int64_t *lens, char *missing, int timeout_ms);
+    int (*gather_data)(const void *buf, int64_t len, void *out, const int64_t *lens, char *missing, int timeout_ms);
+    /* Point to point, non-blocking for the caller: tell every other rank to
+     * stop (a failure here), and ask whether a rank asked us (its rank + 1,
+     * or 0). */
+    int (*notify_stop)(void);
+    int (*poll_stop)(void);
+    /* Interval snapshots: a rank posts len bytes to rank 0 without waiting
+     * (the bytes are copied; the send completes in the background, and
+     * drain waits for every posted send).  Rank 0 asks for the next posted
+     * message: its length and sender (probe, -1: none yet), then receives
+     * it (recv, from that sender). */
+    int (*post)(const void *buf, int64_t len);
+    int64_t (*probe)(int *from);
+    int (*recv)(int from, void *buf, int64_t len);
+    int (*drain)(void);
+} lb_cluster_ops;
+
+/* Install `ops` (the binary does so before anything else runs); NULL
+ * restores the single-process default.  -EINVAL for an incomplete table. */
+int lb_cluster_register(const lb_cluster_ops *ops);
+
+/* FFI BEGIN */
+int lb_cluster_rank(void);
+int lb_cluster_size(void);
+const char *lb_cluster_name(void);
+const char *lb_cluster_library(void);
+int lb_cluster_min(int64_t *v);
+int lb_cluster_max(int64_t *v);
+int lb_cluster_bcast(void *buf, int64_t len, int root);
+int lb_cluster_gather_lens(int64_t len, int64_t *lens, char *missing, int timeout_ms);
+int lb_cluster_gather_data(const void *buf, int64_t len, void *out, const int64_t *lens, char *missing, int timeout_ms);
+int lb_cluster_notify_stop(void);
+int lb_cluster_poll_stop(void);
+int lb_cluster_post(const void *buf, int64_t len);
+int64_t lb_cluster_probe(int *from);
+int lb_cluster_recv(int from, void *buf, int64_t len);
+int lb_cluster_drain(void);
+/* The job cannot end cleanly (a rank stopped answering): the binary's main
+ * aborts every rank instead of waiting in the library's finalisation. */
+void lb_cluster_request_abort(void);
+int lb_cluster_abort_requested(void);
+/* FFI END */
+
+#endif

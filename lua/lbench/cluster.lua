@@ -1,0 +1,214 @@
+-- Several lbench processes (ranks, started by mpirun as lbench-mpi) as one
+-- job, seen from the main state: the job's numbering, the check that
+-- every rank runs the same thing, main-state commands on rank 0 with the
+-- other ranks following its parallel commands, and the outcome of a
+-- parallel step.  The transport is core/cluster.h (MPI in lbench-mpi, a
+-- single process otherwise); workers never call it.  The final merge of a
+-- run is ranks.lua.
+local ffi = require("ffi")
+local C = require("lbench.ffi").C
+local util = require("lbench.util")
+
+local M = {}
+
+-- How long rank 0 waits for the other ranks' outcome of a parallel
+-- command (a load may take hours, and ranks finish at their own pace): a
+-- day.  The end of a run waits --rank-timeout past the run's deadline.
+M.COMMAND_WAIT_S = 86400
+
+-- core/run.c's error for a rank whose start another rank's failure stopped.
+M.OTHER_FAILED = "another rank of the job failed to start"
+
+function M.size() return C.lb_cluster_size() end
+function M.rank() return C.lb_cluster_rank() end
+function M.active() return C.lb_cluster_size() > 1 end
+function M.library() return ffi.string(C.lb_cluster_library()) end
+
+function M.hostname()
+  return require("lbench.host").collect().hostname or "?"
+end
+
+local function check(rc, what)
+  if rc ~= 0 then error(string.format("cluster: %s failed (%d)", what, rc), 0) end
+end
+
+function M.min(v)
+  local x = ffi.new("int64_t[1]", v)
+  check(C.lb_cluster_min(x), "min")
+  return tonumber(x[0])
+end
+
+function M.max(v)
+  local x = ffi.new("int64_t[1]", v)
+  check(C.lb_cluster_max(x), "max")
+  return tonumber(x[0])
+end
+
+-- Collective: rank `root`'s string `s` on every rank.
+function M.bcast(s, root)
+  local me = M.rank() == root
+  local len = ffi.new("int64_t[1]", me and #s or 0)
+  check(C.lb_cluster_bcast(len, 8, root), "broadcast")
+  local n = tonumber(len[0])
+  local buf = ffi.new("char[?]", n + 1)
+  if me then ffi.copy(buf, s, n) end
+  check(C.lb_cluster_bcast(buf, n, root), "broadcast")
+  return ffi.string(buf, n)
+end
+
+-- Collective: every rank's string `s` to rank 0, which gets the list
+-- (index rank + 1); a rank silent for timeout_s fails rank 0 with the
+-- list of missing ranks as second value.  Other ranks get nil.
+function M.gather(s, timeout_s)
+  local n = M.size()
+  local lens, missing = ffi.new("int64_t[?]", n), ffi.new("char[?]", n)
+  local ms = math.floor(math.min(timeout_s or M.COMMAND_WAIT_S, 2e6) * 1000)
+  local function gone()
+    local list = {}
+    for r = 0, n - 1 do if missing[r] ~= 0 then list[#list + 1] = r end end
+    return list
+  end
+  local rc = C.lb_cluster_gather_lens(#s, lens, missing, ms)
+  if rc == -110 then return nil, gone() end -- -ETIMEDOUT
+  check(rc, "gather")
+  if M.rank() ~= 0 then
+    check(C.lb_cluster_gather_data(s, #s, nil, nil, nil, ms), "gather")
+    return nil
+  end
+  local total = 0
+  for r = 0, n - 1 do total = total + tonumber(lens[r]) end
+  local out = ffi.new("char[?]", total + 1)
+  rc = C.lb_cluster_gather_data(s, #s, out, lens, missing, ms)
+  if rc == -110 then return nil, gone() end
+  check(rc, "gather")
+  local list, at = {}, 0
+  for r = 0, n - 1 do
+    local len = tonumber(lens[r])
+    list[r + 1] = ffi.string(out + at, len)
+    at = at + len
+  end
+  return list
+end
+
+-- Tell every other rank to stop (this one failed or was interrupted).
+function M.notify_stop() return C.lb_cluster_notify_stop() end
+
+-- "ranks 1, 3" for a list of rank numbers.
+function M.names(list)
+  local parts = {}
+  for _, r in ipairs(list) do parts[#parts + 1] = tostring(r) end
+  return (#list == 1 and "rank " or "ranks ") .. table.concat(parts, ", ")
+end
+
+-- The job cannot end cleanly: ranks that never answered are named in
+-- `msg`; the binary aborts the job (finalising would wait for them).
+function M.give_up(msg)
+  C.lb_cluster_request_abort()
+  return msg
+end
+
+-- Before anything runs: every rank has the same lbench version, the same
+-- scenario (by hash) and the same options as rank 0.  `parts` is a list
+-- of { what, fingerprint }.  Fails on every rank naming the first rank
+-- that differs and what differs.
+function M.check_same(parts)
+  if not M.active() then return end
+  local mine = {}
+  for i, p in ipairs(parts) do mine[i] = p[2] end
+  local root = util.serialize(mine)
+  root = M.bcast(root, 0)
+  local theirs = assert(loadstring("return " .. root))()
+  local differs
+  for i, p in ipairs(parts) do
+    if theirs[i] ~= p[2] then differs = differs or p[1] end
+  end
+  local first = M.min(differs and M.rank() or M.size())
+  if first == M.size() then return end
+  local what, host = M.bcast((differs or "") .. "\n" .. M.hostname(), first):match("^(.-)\n(.*)$")
+  util.fail("rank %d (%s) runs with other %s than rank 0: every rank must run the same lbench, scenario and options",
+    first, host, what)
+end
+
+-- The job's numbering for this process: opt.threads becomes the job's
+-- (every rank's threads), and ctx.cluster keeps this rank's share.
+function M.number(ctx, opt)
+  if not M.active() then return end
+  local k, t = M.size(), opt.threads
+  ctx.cluster = { rank = M.rank(), size = k, threads = t, tid_base = M.rank() * t }
+  ctx.rank, ctx.nranks = M.rank(), k
+  opt.threads = k * t
+end
+
+-- This rank's share of a job-wide count `n` split exactly over the ranks.
+function M.share(n, rank, size)
+  return math.floor(n / size) + (rank < n % size and 1 or 0)
+end
+
+-- ---- commands across ranks ----------------------------------------------
+
+-- The outcome of one parallel step on every rank, on rank 0: true, or
+-- false and the first failing rank's error with the rank and host named
+-- ("interrupted" when a signal stopped a rank and none failed).  Other
+-- ranks get their own outcome back.
+function M.combine(ok, err, timeout_s)
+  if not M.active() then return ok, err end
+  local mine = ok and "ok" or ((err == "interrupted" and "int " or "err ") .. M.hostname() .. "\n" .. tostring(err))
+  local all, missing = M.gather(mine, timeout_s)
+  if M.rank() ~= 0 then return ok, err end
+  if not all then
+    return false, M.give_up(string.format("%s did not answer within %d s: the job is aborted", M.names(missing),
+      timeout_s or M.COMMAND_WAIT_S))
+  end
+  local interrupted, first, cause = false, nil, nil
+  for r, s in ipairs(all) do
+    local kind, host, e = s:match("^(%a+) ([^\n]*)\n(.*)$")
+    if kind == "err" then
+      local msg = string.format("rank %d (%s): %s", r - 1, host, e)
+      first = first or msg
+      -- A rank that gave up because another failed is not the cause.
+      if not cause and e ~= M.OTHER_FAILED then cause = msg end
+    end
+    if kind == "int" then interrupted = true end
+  end
+  if first then return false, cause or first end
+  if interrupted then return false, "interrupted" end
+  return true
+end
+
+-- Rank 0, inside a main-state command: run parallel command `ctx2` on
+-- every rank (the others follow, see M.follow).  Same results as
+-- runner.parallel_command, the error naming the rank.
+function M.lead_parallel(ctx2)
+  local runner = require("lbench.runner")
+  if not M.active() then return runner.parallel_command(ctx2) end
+  -- With the options as the command sees them: a scenario may pass its
+  -- parallel command values through opt (TPC-C's load units).
+  M.bcast("par " .. ctx2.command .. "\n" .. util.serialize(ctx2.opt), 0)
+  local ok, err = runner.parallel_command(ctx2)
+  return M.combine(ok, err)
+end
+
+-- Rank 0: a main-state command `fn` (prepare, cleanup, a custom command)
+-- runs here once; the other ranks follow until it has ended, whatever
+-- way it ends (an error is raised again after they are released).
+function M.lead(fn)
+  if not M.active() then return fn() end
+  local ok, err = pcall(fn)
+  M.bcast("end", 0)
+  if not ok then error(err, 0) end
+end
+
+-- Ranks other than 0 during a main-state command: run each parallel
+-- command rank 0 starts, with the job's thread numbers, until it ends.
+function M.follow(ctx)
+  local runner = require("lbench.runner")
+  while true do
+    local msg = M.bcast("", 0)
+    local name, opt = msg:match("^par ([^\n]+)\n(.*)$")
+    if not name then return end
+    local ctx2 = setmetatable({ command = name, opt = assert(loadstring("return " .. opt))() }, { __index = ctx })
+    M.combine(runner.parallel_command(ctx2))
+  end
+end
+
+return M

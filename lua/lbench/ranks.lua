@@ -1,0 +1,197 @@
+-- The end of a run of several ranks (cluster.lua): every rank sends rank 0
+-- what it measured (its counters, and its histograms in their sparse
+-- packed form), and rank 0 merges them exactly (counters added, histogram
+-- slots added: percentiles come from the merged histogram, never from an
+-- average of the ranks' percentiles) into the arguments of result.build,
+-- with one entry per rank beside the totals.
+local ffi = require("ffi")
+local C = require("lbench.ffi").C
+local json = require("lbench.json")
+local cluster = require("lbench.cluster")
+local result = require("lbench.result")
+
+local M = {}
+
+local STATS = ffi.sizeof("lb_stats")
+
+local function pack_hist(h)
+  if h == nil then return "" end
+  local n = tonumber(C.lb_hist_packed_size(h))
+  local buf = ffi.new("char[?]", n)
+  if C.lb_hist_pack(h, buf, n) ~= n then error("cannot pack a histogram", 0) end
+  return ffi.string(buf, n)
+end
+
+-- This rank's part: a JSON header (what it is, its figures, the lengths
+-- of the binary parts), then the binary parts in that order.
+local function pack(ctx, a, cpu_result)
+  local blobs, names = {}, {}
+  local function add(name, s) blobs[#blobs + 1] = s; names[#names + 1] = { name, #s } end
+  add("final", ffi.string(a.final_stats, STATS))
+  add("base", ffi.string(a.base_stats, STATS))
+  add("lat", pack_hist(a.cum.lat))
+  add("queue", pack_hist(a.cum.queue))
+  for i = 1, #a.type_names do add("t" .. i, pack_hist(a.cum.type_lat[i - 1])) end
+  local evs, busy = result.thread_figures(a)
+  local h = { rank = cluster.rank(), host = cluster.hostname(), threads = C.lb_run_threads(a.run),
+    status = a.failed and "error" or (a.stop_reason and "interrupted") or "ok", error = a.error,
+    stop_reason = a.stop_reason, stopped_by = a.stopped_by, duration_s = a.duration_s, warmup_s = a.warmup_s,
+    warmup_events = a.warmup_events, start_wall = tonumber(C.lb_run_started_wall(a.run)),
+    type_names = a.type_names, thread_events = evs, thread_busy = busy, cpu = cpu_result, blobs = names }
+  h.posted = a.posted
+  local head = json.encode(h)
+  return string.format("%08x", #head) .. head .. table.concat(blobs)
+end
+
+-- The same framing for any header and list of { name, bytes } parts.
+function M.frame(h, parts)
+  local blobs, names = {}, {}
+  for i, p in ipairs(parts) do blobs[i] = p[2]; names[i] = { p[1], #p[2] } end
+  h.blobs = names
+  local head = json.encode(h)
+  return string.format("%08x", #head) .. head .. table.concat(blobs)
+end
+
+local function unpack(s)
+  local n = tonumber(s:sub(1, 8), 16)
+  local h = json.decode(s:sub(9, 8 + n))
+  local at, blobs = 9 + n, {}
+  for _, b in ipairs(h.blobs) do
+    blobs[b[1]] = s:sub(at, at + b[2] - 1)
+    at = at + b[2]
+  end
+  return h, blobs
+end
+
+-- Add a rank's lb_stats (bytes) into `dst`, its event types renumbered
+-- to this process's ids by name (each process numbers types in the order
+-- its scenario first used them).
+local function add_stats(dst, bytes, map)
+  local src, moved = ffi.new("lb_stats"), ffi.new("lb_stats")
+  ffi.copy(src, bytes, STATS)
+  ffi.copy(moved, src, STATS)
+  ffi.fill(moved.types, ffi.sizeof(moved.types))
+  for i, gi in pairs(map) do if gi >= 0 then moved.types[gi] = src.types[i] end end
+  C.lb_stats_add(dst, moved)
+end
+
+function M.merge_hist(dst, bytes)
+  if #bytes == 0 then return end
+  local buf = ffi.new("char[?]", #bytes)
+  ffi.copy(buf, bytes, #bytes)
+  if C.lb_hist_merge_packed(dst, buf, #bytes) ~= 0 then error("a rank sent a malformed histogram", 0) end
+end
+
+local function new_hist()
+  local hc = ffi.new("lb_hist_config")
+  C.lb_hist_config_default(hc)
+  return ffi.gc(C.lb_hist_new(hc), C.lb_hist_free)
+end
+
+-- One rank's entry of ranks[]: who, how it ended, its own totals and
+-- latency (from its own histogram).
+local function rank_entry(h, blobs, d, keys)
+  local o = json.object()
+  o.rank, o.host, o.threads, o.status = h.rank, h.host, h.threads, h.status
+  if h.error then o.error = h.error end
+  if h.stopped_by then o.stopped_by = h.stopped_by end
+  o.duration_s = h.duration_s
+  local t = json.object()
+  t.events = d.events
+  t.events_per_sec = h.duration_s > 0 and d.events / h.duration_s or 0
+  local q = d.reads + d.writes + d.other
+  if q > 0 then t.queries = q; t.queries_per_sec = h.duration_s > 0 and q / h.duration_s or 0 end
+  o.totals = t
+  local lat = new_hist()
+  M.merge_hist(lat, blobs.lat)
+  o.latency_ms = result.summary(lat, keys, true)
+  if h.cpu then o.cpu = h.cpu end
+  return o
+end
+
+-- Rank 0: merge every rank's part into `a`.
+local function merge_all(ctx, a, parts, counters, diff)
+  local final, base = ffi.new("lb_stats"), ffi.new("lb_stats")
+  local cum = a.new_snapshot()
+  local ranks, evs, busy = json.array(), {}, {}
+  a.posted_by = {}
+  local dur, warm, wev, threads, t0, t1 = 0, 0, 0, 0, math.huge, -math.huge
+  for _, s in ipairs(parts) do
+    local h, blobs = unpack(s)
+    local map = {}
+    for i, name in ipairs(h.type_names) do map[i - 1] = C.lb_runtime_type_id(ctx.rt, name) end
+    add_stats(final, blobs.final, map)
+    add_stats(base, blobs.base, map)
+    M.merge_hist(cum.lat, blobs.lat)
+    M.merge_hist(cum.queue, blobs.queue)
+    for i = 1, #h.type_names do
+      local b = blobs["t" .. i]
+      if b and #b > 0 and map[i - 1] >= 0 then
+        local gi = map[i - 1]
+        if cum.type_lat[gi] == nil then cum.type_lat[gi] = C.lb_hist_new(C.lb_hist_cfg(cum.lat)) end
+        M.merge_hist(cum.type_lat[gi], b)
+      end
+    end
+    local rs, rb = ffi.new("lb_stats"), ffi.new("lb_stats")
+    add_stats(rs, blobs.final, {}); add_stats(rb, blobs.base, {})
+    ranks[#ranks + 1] = rank_entry(h, blobs, diff(counters(rs), counters(rb)), a.keys)
+    for _, x in ipairs(h.thread_events) do evs[#evs + 1] = x end
+    for _, x in ipairs(h.thread_busy) do busy[#busy + 1] = x end
+    dur, warm = math.max(dur, h.duration_s), math.max(warm, h.warmup_s)
+    wev, threads = wev + h.warmup_events, threads + h.threads
+    t0, t1 = math.min(t0, h.start_wall), math.max(t1, h.start_wall)
+    a.posted_by[h.rank] = h.posted or 0
+    if h.status == "error" and not a.merged_error then
+      a.merged_error = string.format("rank %d (%s): %s", h.rank, h.host, tostring(h.error))
+    end
+  end
+  a.final_stats, a.base_stats, a.cum = final, base, cum
+  a.d = diff(counters(final), counters(base))
+  a.duration_s, a.warmup_s, a.warmup_events, a.threads = dur, warm, wev, threads
+  a.thread_events, a.thread_busy = evs, busy
+  a.type_names = {}
+  for i = 0, C.lb_runtime_type_count(ctx.rt) - 1 do a.type_names[i + 1] = ffi.string(C.lb_runtime_type_name(ctx.rt, i)) end
+  a.ranks, a.start_skew_ms = ranks, (t1 - t0) * 1000
+end
+
+-- Every rank, after its run: rank 0 gets `a` merged over the job (plus
+-- ranks, nranks, mpi_library, start_skew_ms); the other ranks keep theirs.
+-- `cpu_result` is this rank's CPU figures; `wait_s` how long rank 0 may
+-- wait for the others (the time left to the run's deadline, plus grace).
+function M.merge(ctx, a, counters, diff, cpu_result, wait_s)
+  local parts, missing = cluster.gather(pack(ctx, a, cpu_result), wait_s)
+  if cluster.rank() ~= 0 then return a end
+  a.nranks, a.mpi_library = cluster.size(), cluster.library()
+  if not parts then
+    a.failed = true
+    a.error = cluster.give_up(string.format("%s did not report within %.0f s of rank 0's end: the job is aborted; "
+      .. "the totals are rank 0's alone", cluster.names(missing), wait_s))
+    return a
+  end
+  merge_all(ctx, a, parts, counters, diff)
+  if a.merged_error then a.failed, a.error = true, a.merged_error end
+  -- The job's status: an error anywhere is the job's; else rank 0's.
+  if a.failed then a.stop_reason = nil end
+  return a
+end
+
+-- --rank-result-file=PATTERN: where this rank writes its own document.
+function M.own_path(opt)
+  local p = opt.rank_result_file
+  if not p then return nil end
+  return (p:gsub("%%r", tostring(cluster.rank())))
+end
+
+-- This rank's own result document, before the merge (threads, totals and
+-- latency of this rank alone).
+function M.write_own(ctx, lb, a)
+  local path = M.own_path(ctx.opt)
+  if not path then return true end
+  local doc = result.to_json(result.build(ctx, lb, a), "  ")
+  local ok, e = result.write_atomic(path, doc .. "\n")
+  if not ok then return false, string.format("--rank-result-file: cannot write '%s': %s", path, tostring(e)) end
+  return true
+end
+
+M.unpack, M.pack_hist = unpack, pack_hist
+return M

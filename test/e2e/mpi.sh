@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# lbench-mpi: several processes (ranks, started by a real mpirun on this
+# machine) as one run.  With the null driver and test scripts: the merged
+# counters, per-type counts and histogram against sums computed here from
+# the ranks' own documents, the job's thread numbering, --events split
+# exactly, the start skew, a failure on one rank, an option mismatch,
+# plain lbench refusing.  Against a private MariaDB (port 3392): a 2-rank
+# OLTP prepare (each table once, all rows), a 2-rank run, and a 2-rank
+# TPC-C prepare, run and check.  No timing assertions.
+cd "$(dirname "$0")/../.." || exit 1
+. test/lib.sh
+LBM=${LBM:-./lbench-mpi}
+if [ ! -x "$LBM" ] || ! command -v mpirun >/dev/null 2>&1; then
+  # test/run.sh runs this suite only where lbench-mpi was built.
+  fail mpi_available "lbench-mpi or mpirun missing (contrib/install-deps.sh test installs Open MPI; then make)"
+  exit 1
+fi
+# Open MPI as root on a machine with fewer cores than ranks; no CMA
+# (ptrace-restricted containers refuse it); no CPU binding.
+export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
+MPI=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
+S=test/e2e/scripts
+E=test/cli/scripts/empty.lua
+CHECK() { # CHECK NAME COMMAND MERGED RANK_FILES...: an mpi_check.lua cross-check
+  local name=$1 cmd=$2 merged=$3; shift 3
+  local ranks; ranks=$(IFS=,; echo "$*")
+  if $LB $S/mpi_check.lua "$cmd" --merged="$merged" --ranks="$ranks" >"$T/$name.ck" 2>&1; then pass "$name"
+  else fail "$name" "$(head -c 400 "$T/$name.ck")"; fi
+}
+
+# ---- the build -------------------------------------------------------------
+check mpi_plain_lbench_no_mpi bash -c "! ldd ./lbench | grep -q libmpi"
+check mpi_liblbench_no_mpi bash -c "! ldd build/liblbench.so | grep -q libmpi"
+check mpi_binary_links_mpi bash -c "ldd $LBM | grep -q libmpi"
+ALLOW_STDOUT=1 expect_fail mpi_plain_refuses '^lbench: started as one of 2 MPI ranks: use lbench-mpi' \
+  "${MPI[@]}" -np 2 ./lbench $E --time=1 run
+[ "$(grep -c 'use lbench-mpi' "$T/mpi_plain_refuses.err")" -eq 2 ] && ! grep -q 'stack traceback' "$T/mpi_plain_refuses.err" \
+  && pass mpi_plain_refuses_one_line_each || fail mpi_plain_refuses_one_line_each "$(head -c 400 "$T/mpi_plain_refuses.err")"
+
+# ---- 2 ranks x 2 threads, null driver: merge, numbering ------------------------
+mkdir -p "$T/tids"
+expect_ok mpi_run 'start skew between ranks: [0-9.]+ ms' "${MPI[@]}" -np 2 "$LBM" $S/mpi_job.lua --threads=2 --time=1 \
+  --rand-seed=7 --out-dir="$T/tids" --result-file="$T/job.json" --rank-result-file="$T/rank%r.json" run
+[ "$(grep -c '^General statistics:' "$T/mpi_run.out")" -eq 1 ] && pass mpi_one_report || fail mpi_one_report "$(grep -c 'General statistics' "$T/mpi_run.out") reports"
+json_assert mpi_doc "$T/job.json" "r.status == 'ok' and r.nranks == 2 and r.threads == 4 and #r.ranks == 2
+  and r.mpi_library:match('MPI') and r.start_skew_ms >= 0 and r.start_skew_ms < 10000 and r.options.threads == 4
+  and r.merge_ms >= 0"
+json_assert mpi_ranks_entries "$T/job.json" "r.ranks[1].rank == 0 and r.ranks[2].rank == 1 and r.ranks[1].threads == 2
+  and r.ranks[2].threads == 2 and r.ranks[1].status == 'ok' and r.ranks[1].latency_ms.count == r.ranks[1].totals.events
+  and r.ranks[1].host ~= nil and r.ranks[1].cpu ~= nil"
+json_assert mpi_duration_slowest "$T/job.json" "r.duration_s == math.max(r.ranks[1].duration_s, r.ranks[2].duration_s)
+  and math.abs(r.totals.events_per_sec - r.totals.events / r.duration_s) < 1e-6 * r.totals.events_per_sec"
+json_assert mpi_fairness_job "$T/job.json" "math.abs(r.fairness.events_avg - r.totals.events / 4) < 1e-6 * r.totals.events"
+json_assert mpi_rank_doc "$T/rank1.json" "r.threads == 2 and r.status == 'ok' and r.nranks == nil"
+CHECK mpi_counters_are_sums counters "$T/job.json" "$T/rank0.json" "$T/rank1.json"
+CHECK mpi_histogram_is_bucket_sum histogram "$T/job.json" "$T/rank0.json" "$T/rank1.json"
+CHECK mpi_percentiles_from_sum percentiles "$T/job.json" "$T/rank0.json" "$T/rank1.json"
+# The checks can fail: a document against ranks it is not the sum of.
+if $LB $S/mpi_check.lua counters --merged="$T/job.json" --ranks="$T/rank0.json,$T/rank0.json" >/dev/null 2>&1; then
+  fail mpi_check_detects "a wrong sum passed"; else pass mpi_check_detects; fi
+# Thread ids 0..3, each seen once, by the rank that owns it; the job's
+# threads and size seen everywhere; one --rand-seed, four streams.
+tids_ok() {
+  local t n
+  for t in 0 1 2 3; do
+    [ -f "$T/tids/tid.$t" ] || return 1
+    n=$(wc -l < "$T/tids/tid.$t"); [ "$n" -eq 1 ] || return 1
+    read -r rank size threads _ < "$T/tids/tid.$t"
+    [ "$rank" -eq $((t / 2)) ] && [ "$size" -eq 2 ] && [ "$threads" -eq 4 ] || return 1
+  done
+  [ "$(ls "$T/tids" | wc -l)" -eq 4 ] && [ "$(cut -d' ' -f4 "$T"/tids/tid.* | sort -u | wc -l)" -eq 4 ]
+}
+check mpi_thread_ids_once tids_ok
+
+# Async mode: virtual users numbered over the job (3 per rank of 1 thread).
+mkdir -p "$T/vus"
+cat > "$T/vu.lua" <<'LUA'
+lbench.cmdline.options = { out_dir = { "directory for one file per virtual user", "" } }
+function thread_init(tid)
+  local f = assert(io.open(string.format("%s/vu.%d", lbench.opt.out_dir, lbench.vu), "a"))
+  f:write(string.format("%d %d\n", lbench.rank, tid))
+  f:close()
+end
+function event() end
+LUA
+expect_ok mpi_async '' "${MPI[@]}" -np 2 "$LBM" "$T/vu.lua" --threads=1 --connections=6 --time=1 --out-dir="$T/vus" run
+vus_ok() {
+  local v
+  for v in 0 1 2 3 4 5; do
+    [ "$(cat "$T/vus/vu.$v" 2>/dev/null)" = "$((v / 3)) $((v / 3))" ] || return 1
+  done
+  [ "$(ls "$T/vus" | wc -l)" -eq 6 ]
+}
+check mpi_virtual_users_once vus_ok
+
+# ---- interval reports: rank 0 prints the job's, each the merge of the ranks' --------
+expect_ok mpi_intervals '^\[ 0.25s \] thds: 4 ' "${MPI[@]}" -np 2 "$LBM" $S/mpi_job.lua --threads=2 --time=1 \
+  --report-interval=0.25 --result-file="$T/iv.json" --rank-result-file="$T/iv%r.json" run
+CHECK mpi_intervals_are_sums intervals "$T/iv.json" "$T/iv0.json" "$T/iv1.json"
+CHECK mpi_intervals_counters counters "$T/iv.json" "$T/iv0.json" "$T/iv1.json"
+json_assert mpi_intervals_lines "$T/iv.json" "#r.intervals == $(grep -c '^\[ ' "$T/mpi_intervals.out")"
+# compare, plot and report read the job's document as any other.
+expect_ok mpi_compare '^events +[0-9]+ +[0-9]+' $LB compare "$T/iv.json" "$T/iv0.json"
+run mpi_plot $LB plot "$T/iv.json" --out="$T/plot" --format=svg
+[ "$rc" -eq 0 ] && ls "$T/plot"/*.svg >/dev/null 2>&1 && pass mpi_plot || fail mpi_plot "exit $rc: $(head -c 300 "$T/mpi_plot.err")"
+run mpi_html $LB report "$T/iv.json" --out="$T/iv.html"
+[ "$rc" -eq 0 ] && [ -s "$T/iv.html" ] && pass mpi_html_report || fail mpi_html_report "exit $rc: $(head -c 300 "$T/mpi_html.err")"
+run mpi_intervals_json "${MPI[@]}" -np 2 "$LBM" $S/mpi_job.lua --threads=1 --time=1 --report-interval=0.5 --output=json run
+[ "$rc" -eq 0 ] && [ "$(grep -c '"events_per_sec"' "$T/mpi_intervals_json.out")" -eq 3 ] && pass mpi_intervals_json_lines \
+  || fail mpi_intervals_json_lines "exit $rc: $(head -c 300 "$T/mpi_intervals_json.out")"
+
+# ---- --events split exactly over 4 ranks ----------------------------------------
+expect_ok mpi_events '' "${MPI[@]}" -np 4 "$LBM" $E --events=1001 --time=0 --result-file="$T/ev.json" \
+  --rank-result-file="$T/ev%r.json" run
+json_assert mpi_events_exact "$T/ev.json" "r.totals.events == 1001 and #r.ranks == 4 and r.ranks[1].totals.events == 251
+  and r.ranks[4].totals.events == 250"
+CHECK mpi_events_sums counters "$T/ev.json" "$T/ev0.json" "$T/ev1.json" "$T/ev2.json" "$T/ev3.json"
+
+# ---- fileio: one file set prepared once, read and written by every rank ------------
+F="--target-dir=$T/fio --file-num=4 --file-total-size=8M --threads=1"
+expect_ok mpi_fileio_prepare 'Created 4 files' "${MPI[@]}" -np 2 "$LBM" fileio $F prepare
+expect_ok mpi_fileio_run 'Ranks: 2' "${MPI[@]}" -np 2 "$LBM" fileio $F --file-test-mode=rndrw --time=1 \
+  --result-file="$T/fio.json" --rank-result-file="$T/fio%r.json" run
+CHECK mpi_fileio_sums counters "$T/fio.json" "$T/fio0.json" "$T/fio1.json"
+json_assert mpi_fileio_io "$T/fio.json" "r.io.reads > 0 and r.io.writes > 0 and r.nranks == 2"
+
+# ---- failures ----------------------------------------------------------------
+run mpi_fail "${MPI[@]}" -np 2 "$LBM" $S/mpi_job.lua --threads=2 --time=60 --fail-rank=1 --result-file="$T/fail.json" run
+[ "$rc" -ne 0 ] && [ "$rc" -lt 124 ] && grep -q 'lbench-mpi: rank 1 (.*): injected failure on rank 1' "$T/mpi_fail.err" \
+  && pass mpi_fail_names_rank || fail mpi_fail_names_rank "exit $rc: $(head -c 400 "$T/mpi_fail.err")"
+# Rank 0 was stopped by rank 1's failure, long before its --time.
+json_assert mpi_fail_doc "$T/fail.json" "r.status == 'error' and r.error:match('^rank 1 %(') and r.ranks[2].status == 'error'
+  and r.ranks[1].stopped_by == 1 and r.duration_s < 50"
+# A rank that cannot start (thread_init fails on rank 1): no rank runs.
+cat > "$T/init_fail.lua" <<'EOF'
+function thread_init() if lbench.rank == 1 then error("no connection on rank 1", 0) end end
+function event() end
+EOF
+run mpi_init_fail "${MPI[@]}" -np 2 "$LBM" "$T/init_fail.lua" --time=60 run
+[ "$rc" -ne 0 ] && [ "$rc" -lt 124 ] && grep -q 'lbench-mpi: rank 1 (.*): no connection on rank 1' "$T/mpi_init_fail.err" \
+  && pass mpi_init_fail_names_rank || fail mpi_init_fail_names_rank "exit $rc: $(head -c 400 "$T/mpi_init_fail.err")"
+# A rank that stops answering (its only thread sleeps past the deadline):
+# rank 0 gives up --rank-timeout after the deadline, writes the document
+# naming it, and the job is aborted.
+echo 'function event() if lbench.rank == 1 then lbench.sleep(30000) end end' > "$T/hang.lua"
+run mpi_hang "${MPI[@]}" -np 2 "$LBM" "$T/hang.lua" --time=1 --rank-timeout=1 --result-file="$T/hang.json" run
+[ "$rc" -ne 0 ] && [ "$rc" -lt 124 ] && grep -q 'lbench-mpi: rank 1 did not report within' "$T/mpi_hang.err" \
+  && pass mpi_hang_names_rank || fail mpi_hang_names_rank "exit $rc: $(head -c 400 "$T/mpi_hang.err")"
+json_assert mpi_hang_doc "$T/hang.json" "r.status == 'error' and r.error:match('^rank 1 did not report')"
+# SIGINT to mpirun (after the first interval line): every rank stops, rank
+# 0 reports what was measured and writes the document.
+"${MPI[@]}" -np 2 "$LBM" $S/mpi_job.lua --threads=1 --time=60 --rate=2000 --report-interval=0.5 \
+  --result-file="$T/int.json" run >"$T/mpi_sigint.out" 2>"$T/mpi_sigint.err" &
+mpi_pid=$!
+for _ in $(seq 300); do grep -q '^\[ ' "$T/mpi_sigint.out" && break; sleep 0.1; done
+kill -INT "$mpi_pid"
+wait "$mpi_pid"; rc=$?
+[ "$rc" -ne 0 ] && grep -q 'run interrupted (signal)' "$T/mpi_sigint.err" && grep -q '^General statistics:' "$T/mpi_sigint.out" \
+  && pass mpi_sigint_reports || fail mpi_sigint_reports "exit $rc: $(head -c 300 "$T/mpi_sigint.err")"
+json_assert mpi_sigint_doc "$T/int.json" "r.status == 'interrupted' and r.stop_reason == 'signal' and #r.ranks == 2
+  and r.duration_s < 55"
+# Ranks with different options: refused before anything runs.
+run mpi_mismatch "${MPI[@]}" -np 1 "$LBM" $E --time=1 run : -np 1 "$LBM" $E --time=2 run
+[ "$rc" -ne 0 ] && grep -q 'rank 1 (.*) runs with other options than rank 0' "$T/mpi_mismatch.err" && [ ! -s "$T/mpi_mismatch.out" ] \
+  && pass mpi_mismatch_refused || fail mpi_mismatch_refused "exit $rc: $(head -c 400 "$T/mpi_mismatch.err")"
+run mpi_mismatch_scenario "${MPI[@]}" -np 1 "$LBM" $E --time=1 run : -np 1 "$LBM" $S/mpi_job.lua --time=1 run
+[ "$rc" -ne 0 ] && grep -q 'rank 1 (.*) runs with other scenario than rank 0' "$T/mpi_mismatch_scenario.err" \
+  && pass mpi_mismatch_scenario_refused || fail mpi_mismatch_scenario_refused "exit $rc: $(head -c 400 "$T/mpi_mismatch_scenario.err")"
+
+# ---- against MariaDB: OLTP and TPC-C over 2 ranks ------------------------------
+export LB_SANDBOX_DIR=${LB_SANDBOX_DIR_MPI:-/tmp/lbench-test-mpi} LB_SANDBOX_PORT=${LB_SANDBOX_PORT_MPI:-3392}
+exec 9>"$LB_SANDBOX_DIR.lock"
+flock -w 300 9 || { fail mpi_sandbox_lock "another mpi suite holds $LB_SANDBOX_DIR.lock"; exit 1; }
+sandbox_start mpi
+SQL() { mariadb -h127.0.0.1 -P"$LB_MYSQL_PORT" -usbtest -psbtest sbtest -N -B -e "$1" 2>&1; }
+O="--tables=3 --table-size=2000 --threads=1"
+$LB oltp_read_only $M $O cleanup >/dev/null 2>&1
+expect_ok mpi_oltp_prepare 'Inserting 6000 records into 3 table\(s\) with 2 thread\(s\)' \
+  "${MPI[@]}" -np 2 "$LBM" oltp_read_only $M $O prepare
+[ "$(grep -c 'Creating table' "$T/mpi_oltp_prepare.out")" -eq 3 ] && pass mpi_oltp_tables_once \
+  || fail mpi_oltp_tables_once "$(head -c 400 "$T/mpi_oltp_prepare.out")"
+rows=$(SQL "SELECT (SELECT COUNT(*) FROM sbtest1), (SELECT COUNT(*) FROM sbtest2), (SELECT COUNT(*) FROM sbtest3), (SELECT COUNT(DISTINCT id) FROM sbtest3)")
+[ "$rows" = "$(printf '2000\t2000\t2000\t2000')" ] && pass mpi_oltp_rows || fail mpi_oltp_rows "$rows"
+expect_ok mpi_oltp_run 'transactions:' "${MPI[@]}" -np 2 "$LBM" oltp_read_only $M $O --time=2 --result-file="$T/oltp.json" \
+  --rank-result-file="$T/oltp%r.json" run
+CHECK mpi_oltp_sums counters "$T/oltp.json" "$T/oltp0.json" "$T/oltp1.json"
+json_assert mpi_oltp_queries "$T/oltp.json" "r.totals.queries.total == 16 * r.totals.events and r.totals.events > 0 and r.threads == 2"
+$LB oltp_read_only $M $O cleanup >/dev/null 2>&1
+
+W="--warehouses=2 --threads=1"
+$LB tpcc $M $W cleanup >/dev/null 2>&1
+expect_ok mpi_tpcc_prepare 'Loaded in' "${MPI[@]}" -np 2 "$LBM" tpcc $M $W prepare
+expect_ok mpi_tpcc_run 'NOTPM|tpmC' "${MPI[@]}" -np 2 "$LBM" tpcc $M $W --time=2 --result-file="$T/tpcc.json" \
+  --rank-result-file="$T/tpcc%r.json" run
+CHECK mpi_tpcc_sums counters "$T/tpcc.json" "$T/tpcc0.json" "$T/tpcc1.json"
+expect_ok mpi_tpcc_check 'Consistency check PASSED on all 2' "${MPI[@]}" -np 2 "$LBM" tpcc $M $W check
+grep -q 'Warehouse 1: PASSED' "$T/mpi_tpcc_check.out" && grep -q 'Warehouse 2: PASSED' "$T/mpi_tpcc_check.out" \
+  && pass mpi_tpcc_check_both_ranks || fail mpi_tpcc_check_both_ranks "$(head -c 400 "$T/mpi_tpcc_check.out")"
+$LB tpcc $M $W cleanup >/dev/null 2>&1
