@@ -208,6 +208,43 @@ function M.phases_section(ctx)
     "latency histogram (the time charts mark the boundaries).") .. "\n" .. table.concat(parts, "\n") }
 end
 
+-- ---- ranks of an lbench-mpi job ------------------------------------------------------
+
+local function ranks_table(r)
+  local header = { "rank", "host", "threads", "status", "time s", "events", "events/s", "queries/s", "avg ms",
+                   "p95 ms", "p99 ms", "max ms", "client CPU s" }
+  local rows = {}
+  for _, rk in ipairs(r.ranks) do
+    local t = type(rk.totals) == "table" and rk.totals or {}
+    local lat = type(rk.latency_ms) == "table" and rk.latency_ms or {}
+    local cpu = type(rk.cpu) == "table" and rk.cpu or {}
+    local status = rk.status ~= "ok" and { text = tostring(rk.status) .. (rk.error and (": " .. tostring(rk.error)) or ""),
+      class = "bad" } or tostring(rk.status)
+    rows[#rows + 1] = { fmt(num(rk.rank)), tostring(rk.host or ""), fmt(num(rk.threads)), status, fmt(num(rk.duration_s)),
+      fmt(num(t.events)), fmt(num(t.events_per_sec)), fmt(num(t.queries_per_sec)), fmt(num(lat.avg)),
+      fmt(result.pct(lat, "95")), fmt(result.pct(lat, "99")), fmt(num(lat.max)), fmt(num(cpu.client_s)) }
+  end
+  return html.table(header, rows, { class = "ranks-table" })
+end
+
+-- A job of several ranks: the job's figures are the summary's (sums, and
+-- percentiles of the exact merge); each rank's own beside them.
+function M.ranks_section(ctx)
+  local parts = {}
+  for _, run in ipairs(ctx.runs) do
+    if type(run.r.ranks) == "table" and #run.r.ranks > 0 then
+      parts[#parts + 1] = string.format("<h3>%s</h3>", esc(run.name))
+      parts[#parts + 1] = note(string.format("%d ranks (%s); start skew %s ms.", #run.r.ranks,
+        tostring(run.r.mpi_library or "MPI"), fmt(num(run.r.start_skew_ms))))
+      parts[#parts + 1] = scroll(ranks_table(run.r))
+    end
+  end
+  if #parts == 0 then return nil end
+  return { id = "ranks", title = "Ranks", body = note("The job's totals are the sums over its ranks and its " ..
+    "percentiles come from the exact merge of their histograms (summary above); each rank's own figures here.") ..
+    "\n" .. table.concat(parts, "\n") }
+end
+
 -- ---- slap -----------------------------------------------------------------------
 
 local function slap_table(s)

@@ -105,6 +105,9 @@ run mpi_plot $LB plot "$T/iv.json" --out="$T/plot" --format=svg
 [ "$rc" -eq 0 ] && ls "$T/plot"/*.svg >/dev/null 2>&1 && pass mpi_plot || fail mpi_plot "exit $rc: $(head -c 300 "$T/mpi_plot.err")"
 run mpi_html $LB report "$T/iv.json" --out="$T/iv.html"
 [ "$rc" -eq 0 ] && [ -s "$T/iv.html" ] && pass mpi_html_report || fail mpi_html_report "exit $rc: $(head -c 300 "$T/mpi_html.err")"
+# ... and the page shows each rank's own figures beside the job's.
+n=$(sed -n '/<table class="lb-table ranks-table">/,/<\/table>/p' "$T/iv.html" | grep -c '^<tr>')
+[ "$n" = 2 ] && grep -q 'id="ranks"' "$T/iv.html" && pass mpi_html_ranks || fail mpi_html_ranks "$n rank rows"
 run mpi_intervals_json "${MPI[@]}" -np 2 "$LBM" $S/mpi_job.lua --threads=1 --time=1 --report-interval=0.5 --output=json run
 [ "$rc" -eq 0 ] && [ "$(grep -c '"events_per_sec"' "$T/mpi_intervals_json.out")" -eq 3 ] && pass mpi_intervals_json_lines \
   || fail mpi_intervals_json_lines "exit $rc: $(head -c 300 "$T/mpi_intervals_json.out")"
