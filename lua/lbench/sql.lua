@@ -325,23 +325,6 @@ local function build_connections(E, finish, reconnect, wrap_rs, conn_result)
     return wrap_rs(C.lb_db_conn_result(c) ~= nil, self, conn_result)
   end
 
-  -- A query sent without waiting for the answer, so that the server works
-  -- on it while this thread does something else (prepare builds a table's
-  -- indexes on one connection while it loads the next table on another);
-  -- query_end() waits for it and returns what query() would.
-  function Con:query_begin(q)
-    if self.begun then error("query_begin: the previous query_begin has not ended", 2) end
-    self.begun = { C.lb_db_query_start(self.c, q, #q), q }
-  end
-  function Con:query_end()
-    local b = self.begun
-    if not b then error("query_end: no query_begin", 2) end
-    self.begun = nil
-    local c = self.c
-    if finish(c, b[1]) < 0 then return raise(self, b[2]) end
-    return wrap_rs(C.lb_db_conn_result(c) ~= nil, self, conn_result)
-  end
-
   function Con:query_row(q)
     local rs = self:query(q)
     if not rs then return nil end
@@ -374,6 +357,27 @@ local function build_connections(E, finish, reconnect, wrap_rs, conn_result)
   function Con:affected_rows() return tonumber(C.lb_db_affected_rows(self.c)) end
   function Con:server_version() return ffi.string(C.lb_db_server_version(self.c)) end
   return Con, connect, raise
+end
+
+-- Queries whose answer is collected later (con:query_begin / query_end).
+local function build_begun(Con, finish, raise, wrap_rs, conn_result)
+  -- A query sent without waiting for the answer, so that the server works
+  -- on it while this thread does something else (prepare builds a table's
+  -- indexes on one connection while it loads the next table on another);
+  -- query_end() waits for it and returns what query() would.
+  function Con:query_begin(q)
+    if self.begun then error("query_begin: the previous query_begin has not ended", 2) end
+    self.begun = { C.lb_db_query_start(self.c, q, #q), q }
+  end
+  function Con:query_end()
+    local b = self.begun
+    if not b then error("query_end: no query_begin", 2) end
+    self.begun = nil
+    local c = self.c
+    if finish(c, b[1]) < 0 then return raise(self, b[2]) end
+    return wrap_rs(C.lb_db_conn_result(c) ~= nil, self, conn_result)
+  end
+
 end
 
 -- Bulk inserts (sysbench's) and bulk loads (COPY) on a connection.
@@ -636,6 +640,7 @@ function M.new(ctx, lb)
   local finish, reconnect = build_wait()
   local wrap_rs, stmt_result, conn_result = build_results()
   local Con, connect, raise = build_connections(E, finish, reconnect, wrap_rs, conn_result)
+  build_begun(Con, finish, raise, wrap_rs, conn_result)
   build_bulk(Con, finish, raise, E.driver_name)
   build_statements(E, Con, finish, raise, wrap_rs, stmt_result)
   build_driver(E, sql, connect)

@@ -2,6 +2,7 @@
  * statistics, merge/copy exactness, out-of-range accounting, iteration. */
 #include "hist.h"
 #include "check.h"
+#include "hist_support.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -10,36 +11,6 @@
 #include <string.h>
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
-/* ---- deterministic PRNG (splitmix64) ----------------------------------- */
-
-static uint64_t rng_state;
-
-static void rng_seed(uint64_t s) { rng_state = s; }
-
-static uint64_t rng_u64(void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-/* Uniform in [0, 1). */
-static double rng_unit(void) { return (double)(rng_u64() >> 11) * 0x1.0p-53; }
-
-static double rng_normal(void)
-{
-    double u1 = 1.0 - rng_unit(); /* (0, 1] keeps log finite */
-    double u2 = rng_unit();
-    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
 
 /* Layout reference written as a loop instead of clz arithmetic: halve the
  * scaled value until it fits the linear part, counting the halvings. */
@@ -60,17 +31,6 @@ static double allowed_error(const lb_hist_config *c, int64_t x)
     double rel = c->rel_error * (double)x;
     double abs_floor = (double)((int64_t)1 << c->unit_magnitude) / 2.0;
     return rel > abs_floor ? rel : abs_floor;
-}
-
-/* Percentiles as hundredths of a percent so the oracle rank is exact
- * integer arithmetic, independent of the library's floating point. */
-static const int64_t PP[] = {0, 100, 2500, 5000, 9000, 9500, 9900, 9990, 9999, 10000};
-
-static int64_t oracle_rank(int64_t pp, int64_t n)
-{
-    if (pp == 0)
-        return 1;
-    return (pp * n + 9999) / 10000;
 }
 
 /* ---- configuration ----------------------------------------------------- */
@@ -426,14 +386,6 @@ static void test_distributions(void)
 
 /* ---- merge / copy ------------------------------------------------------ */
 
-static int same_state(const lb_hist *a, const lb_hist *b)
-{
-    return lb_hist_config_same(&a->cfg, &b->cfg) && a->total == b->total &&
-           a->underflow == b->underflow && a->overflow == b->overflow && a->min == b->min &&
-           a->max == b->max && a->sum == b->sum &&
-           memcmp(a->counts, b->counts, (size_t)a->cfg.counts_len * sizeof(int64_t)) == 0;
-}
-
 static void test_merge(void)
 {
     lb_hist_config c;
@@ -703,139 +655,6 @@ static void test_reset_record_n(void)
     lb_hist_free(fresh);
 }
 
-/* Same buckets (via lb_hist_next_bucket), totals, extremes and percentiles. */
-static int same_view(const lb_hist *a, const lb_hist *b, char *why, size_t whylen)
-{
-    int32_t ia = -1, ib = -1;
-    int64_t la, ha, ca, lb, hb, cb;
-    for (;;) {
-        bool na = lb_hist_next_bucket(a, &ia, &la, &ha, &ca);
-        bool nb = lb_hist_next_bucket(b, &ib, &lb, &hb, &cb);
-        if (na != nb || (na && (ia != ib || la != lb || ha != hb || ca != cb))) {
-            snprintf(why, whylen, "bucket %d/%d: [%" PRId64 ",%" PRId64 "]x%" PRId64 " vs [%" PRId64
-                     ",%" PRId64 "]x%" PRId64, ia, ib, la, ha, ca, lb, hb, cb);
-            return 0;
-        }
-        if (!na)
-            break;
-    }
-    static const double ps[] = { 0, 50, 90, 95, 99, 99.9, 100 };
-    for (int k = 0; k < NELEM(ps); k++)
-        if (lb_hist_percentile(a, ps[k]) != lb_hist_percentile(b, ps[k])) {
-            snprintf(why, whylen, "p%g: %" PRId64 " vs %" PRId64, ps[k], lb_hist_percentile(a, ps[k]),
-                     lb_hist_percentile(b, ps[k]));
-            return 0;
-        }
-    if (!same_state(a, b)) {
-        snprintf(why, whylen, "state differs (total %" PRId64 "/%" PRId64 ")", a->total, b->total);
-        return 0;
-    }
-    return 1;
-}
-
-/* reset and merge touch only the slots between the min and max buckets:
- * after sparse use (windows of narrow, shifting ranges, as the fileio data
- * points do) they must leave exactly what a freshly built histogram holds. */
-static void test_sparse_reset_merge(void)
-{
-    lb_hist_config cfgs[2];
-    lb_hist_config_default(&cfgs[0]);
-    lb_hist_config_init(&cfgs[1], 1000, 1000000000, 2);   /* unit_magnitude > 0 */
-    for (int ci = 0; ci < 2; ci++) {
-        const lb_hist_config *c = &cfgs[ci];
-        lb_hist *win = lb_hist_new(c), *acc = lb_hist_new(c), *ref_acc = lb_hist_new(c);
-        lb_hist *ref_win = lb_hist_new(c), *fresh = lb_hist_new(c);
-        char name[64], why[200] = "";
-        int ok_win = 1, ok_acc = 1, ok_reset = 1;
-        rng_seed(17 + (uint64_t)ci);
-        /* Windows at very different scales, some touching slot 0 or the last
-         * slot, some only out of range, some empty. */
-        int64_t centers[] = { 50, 3000000, 7, 0, c->highest, 900000, -1, 123456789, 2 };
-        for (int w = 0; w < NELEM(centers) && ok_win && ok_acc && ok_reset; w++) {
-            int64_t ctr = centers[w];
-            int n = w == 3 ? 0 : 1 + (int)(rng_u64() % 2000);
-            for (int i = 0; i < n; i++) {
-                int64_t v;
-                if (ctr < 0)
-                    v = i % 2 ? -1 - (int64_t)(rng_u64() % 100) : c->highest + 1 + (int64_t)(rng_u64() % 100);
-                else if (ctr == c->highest)
-                    v = c->highest - (int64_t)(rng_u64() % 1000);
-                else
-                    v = ctr + (int64_t)(rng_u64() % (uint64_t)(ctr / 10 + 3));
-                lb_hist_record(win, v);
-                lb_hist_record(ref_win, v);
-                lb_hist_record(ref_acc, v);
-            }
-            if (ok_win && !same_view(win, ref_win, why, sizeof why))
-                ok_win = 0;
-            if (lb_hist_merge(acc, win) != 0 || !same_view(acc, ref_acc, why, sizeof why))
-                ok_acc = 0;
-            lb_hist_reset(win);
-            lb_hist_reset(ref_win);
-            if (ok_acc && ok_win && (!same_view(win, fresh, why, sizeof why) || !same_view(ref_win, fresh, why, sizeof why)))
-                ok_reset = 0;
-        }
-        snprintf(name, sizeof name, "sparse/window-equals-fresh-build/%d", ci);
-        check(ok_win, name, "%s", why);
-        snprintf(name, sizeof name, "sparse/merge-equals-union/%d", ci);
-        check(ok_acc, name, "%s", why);
-        snprintf(name, sizeof name, "sparse/reset-equals-fresh/%d", ci);
-        check(ok_reset, name, "%s", why);
-        /* The wide accumulator resets to fresh too, and can be reused. */
-        lb_hist_reset(acc);
-        int ok = same_view(acc, fresh, why, sizeof why);
-        lb_hist_record(acc, 5000);
-        lb_hist_record(fresh, 5000);
-        ok = ok && same_view(acc, fresh, why, sizeof why);
-        snprintf(name, sizeof name, "sparse/reset-wide-then-reuse/%d", ci);
-        check(ok, name, "%s", why);
-        lb_hist_free(win);
-        lb_hist_free(acc);
-        lb_hist_free(ref_acc);
-        lb_hist_free(ref_win);
-        lb_hist_free(fresh);
-    }
-}
-
-/* Decimal percentiles on counts where p*N/100 is an exact integer. */
-static void test_rank_rounding(void)
-{
-    lb_hist_config c;
-    lb_hist_config_default(&c);
-    lb_hist *h = lb_hist_new(&c);
-    for (int64_t v = 1; v <= 1000; v++) /* values below 2048 are stored exactly */
-        lb_hist_record(h, v);
-    int ok = 1;
-    char why[160] = "";
-    for (int64_t pp = 0; pp <= 10000 && ok; pp++) {
-        int64_t want = oracle_rank(pp, 1000), got = lb_hist_percentile(h, (double)pp / 100.0);
-        if (got != want) {
-            ok = 0;
-            snprintf(why, sizeof why, "p%.2f: got %" PRId64 " want %" PRId64, pp / 100.0, got, want);
-        }
-    }
-    int64_t lo = lb_hist_percentile(h, -5), hi = lb_hist_percentile(h, 150),
-            nan_ = lb_hist_percentile(h, NAN);
-    check(ok && lo == 1 && hi == 1000 && nan_ == 1, "percentile/rank-rounding",
-          "%s (p-5=%" PRId64 " p150=%" PRId64 " nan=%" PRId64 ")", why, lo, hi, nan_);
-
-    /* Many percentiles at once takes the heap path. */
-    double ps[500];
-    int64_t out[500];
-    ok = 1;
-    for (int i = 0; i < 500; i++)
-        ps[i] = (double)((i * 37) % 500) / 5.0;
-    lb_hist_percentiles(h, ps, 500, out);
-    for (int i = 0; i < 500 && ok; i++)
-        if (out[i] != lb_hist_percentile(h, ps[i])) {
-            ok = 0;
-            snprintf(why, sizeof why, "p%g: batch %" PRId64 " single %" PRId64, ps[i], out[i],
-                     lb_hist_percentile(h, ps[i]));
-        }
-    check(ok, "percentiles-batch/many", "%s", why);
-    lb_hist_free(h);
-}
-
 int main(void)
 {
     test_config();
@@ -846,7 +665,5 @@ int main(void)
     test_out_of_range();
     test_iteration();
     test_reset_record_n();
-    test_rank_rounding();
-    test_sparse_reset_merge();
     return check_exit();
 }
