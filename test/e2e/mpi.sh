@@ -200,3 +200,8 @@ expect_ok mpi_tpcc_check 'Consistency check PASSED on all 2' "${MPI[@]}" -np 2 "
 grep -q 'Warehouse 1: PASSED' "$T/mpi_tpcc_check.out" && grep -q 'Warehouse 2: PASSED' "$T/mpi_tpcc_check.out" \
   && pass mpi_tpcc_check_both_ranks || fail mpi_tpcc_check_both_ranks "$(head -c 400 "$T/mpi_tpcc_check.out")"
 $LB tpcc $M $W cleanup >/dev/null 2>&1
+# A rate schedule is refused under several ranks (phases are not merged yet).
+run mpi_phases "${MPI[@]}" -np 2 "$LBM" $S/mpi_job.lua --threads=1 --rate=100@1,200@1 run
+[ "$rc" -ne 0 ] && [ "$rc" -lt 124 ] && grep -q -- '--rate: a rate schedule (phases) runs in one process for now' "$T/mpi_phases.err" \
+  && ! grep -q 'stack traceback' "$T/mpi_phases.err" && pass mpi_phases_refused \
+  || fail mpi_phases_refused "exit $rc: $(head -c 400 "$T/mpi_phases.err")"
