@@ -140,25 +140,36 @@ function M.numeric(v)
   return tonumber(v) or options.parse_size(v)
 end
 
--- Argument parsing shared by the tools: --name=value options (a bare
--- --flag is true) and positional arguments; argv[1] is the tool's name.
-function M.parse_args(argv, known, tool)
+-- Argument parsing shared by the tools: --name=value options and
+-- positional arguments, from argv[first or 2].  known[name]: true (any
+-- value; a bare --flag is true), "value" (a value needed), "flag" (no
+-- value) or "multi" (a value, repeatable: a list).  `tool` names the tool
+-- in messages ("compare", "history list").
+function M.parse_args(argv, known, tool, first)
   local opts, pos = {}, {}
-  for i = 2, #argv do
+  for i = first or 2, #argv do
     local a = argv[i]
     if a:sub(1, 2) == "--" and #a > 2 then
       local name, value = a:match("^%-%-([^=]+)=(.*)$")
       if not name then name, value = a:sub(3), true end
       name = options.norm(name)
-      if not known[name] then
-        local names = {}
-        for k in pairs(known) do names[#names + 1] = k end
-        table.sort(names)
+      local kind = known[name]
+      if not kind then
+        local names = util.sorted_keys(known)
         local near = util.closest(name, names)
         util.fail("lbench %s: unknown option '--%s'%s (options: --%s)", tool, name,
           near and (" (did you mean '--" .. near .. "'?)") or "", table.concat(names, ", --"))
       end
-      opts[name] = value
+      if kind == "flag" and value ~= true then util.fail("lbench %s: --%s takes no value", tool, name) end
+      if (kind == "value" or kind == "multi") and (value == true or value == "") then
+        util.fail("lbench %s: --%s needs a value (--%s=...)", tool, name, name)
+      end
+      if kind == "multi" then
+        opts[name] = opts[name] or {}
+        table.insert(opts[name], value)
+      else
+        opts[name] = value
+      end
     else
       pos[#pos + 1] = a
     end

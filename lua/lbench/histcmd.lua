@@ -37,35 +37,7 @@ function M.parse(argv, first, known, sub, filters)
   local all = {}
   for k, v in pairs(known) do all[k] = v end
   if filters then for k, v in pairs(FILTERS) do all[k] = v end else all.history = "value" end
-  local opts, pos = {}, {}
-  for i = first, #argv do
-    local a = argv[i]
-    if a:sub(1, 2) == "--" and #a > 2 then
-      local name, value = a:match("^%-%-([^=]+)=(.*)$")
-      if not name then name, value = a:sub(3), true end
-      name = options.norm(name)
-      local kind = all[name]
-      if not kind then
-        local near = util.closest(name, util.sorted_keys(all))
-        util.fail("history %s: unknown option '--%s'%s (lbench history help)", sub, name,
-          near and (" (did you mean '--" .. near .. "'?)") or "")
-      end
-      if kind == "flag" then
-        if value ~= true then util.fail("history %s: --%s takes no value", sub, name) end
-      elseif value == true or value == "" then
-        util.fail("history %s: --%s needs a value (--%s=...)", sub, name, name)
-      end
-      if kind == "multi" then
-        opts[name] = opts[name] or {}
-        table.insert(opts[name], value)
-      else
-        opts[name] = value
-      end
-    else
-      pos[#pos + 1] = a
-    end
-  end
-  return opts, pos
+  return compare.parse_args(argv, all, "history " .. sub, first)
 end
 
 -- --since: a duration back from now (30d, 12h, 90m, 2w, 3600s) or a UTC

@@ -390,6 +390,18 @@ end
 -- ---- sysbench's report hooks -------------------------------------------
 -- `stat` is sysbench's table: time_total, time_interval, threads_running,
 -- events, reads, writes, other, errors, reconnects, latency_pct (seconds).
+-- The "metric,value" rows a scenario adds to the CSV totals
+-- (lbench.hooks.report_extra): rows.add(name, v) writes PREFIX_name with
+-- v in %.6g (a boolean as 1 or 0); rows.text() is the block.
+function M.metric_rows(prefix)
+  local rows = {}
+  local function add(k, v)
+    if type(v) == "boolean" then v = v and 1 or 0 end
+    rows[#rows + 1] = prefix .. k .. "," .. string.format("%.6g", v)
+  end
+  return { add = add, text = function() return table.concat(rows, "\n") end }
+end
+
 local function out(rt, s) C.lb_runtime_write(rt, s, #s) end
 
 

@@ -93,13 +93,11 @@ function M.text(t)
   return table.concat(out, "\n")
 end
 
-local function num(v) return string.format("%.6g", v) end
-
 -- "metric,value" rows for the CSV totals (the scripts by name, with '-'
 -- as '_' so that every row name is one identifier).
 function M.csv(t)
-  local rows = {}
-  local function add(k, v) rows[#rows + 1] = "pgbench_" .. k .. "," .. num(v) end
+  local rows = require("lbench.report").metric_rows("pgbench_")
+  local add = rows.add
   add("scaling_factor", t.scaling_factor)
   add("clients", t.clients)
   add("transactions", t.transactions)
@@ -116,7 +114,7 @@ function M.csv(t)
       add(n .. "_" .. k, s[k])
     end
   end
-  return table.concat(rows, "\n")
+  return rows.text()
 end
 
 -- The interval line's pgbench part, with several scripts: each one's count.

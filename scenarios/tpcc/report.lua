@@ -156,15 +156,10 @@ function M.text(t)
   return table.concat(out, "\n")
 end
 
-local function num(v) return string.format("%.6g", v) end
-
 -- "metric,value" rows for the CSV totals.
 function M.csv(t)
-  local rows = {}
-  local function add(k, v)
-    if type(v) == "boolean" then v = v and 1 or 0 end
-    rows[#rows + 1] = "tpcc_" .. k .. "," .. num(v)
-  end
+  local rows = require("lbench.report").metric_rows("tpcc_")
+  local add = rows.add
   add("tpmC", t.tpmC)
   add("notpm", t.notpm)
   add("tpm_total", t.tpm_total)
@@ -184,7 +179,7 @@ function M.csv(t)
   end
   add("response_time_ok", t.response_time_ok)
   add("mix_ok", t.mix_ok)
-  return table.concat(rows, "\n")
+  return rows.text()
 end
 
 -- The interval line's TPC-C part: tpmC, counts per type, New-Order p95/p99/max.
