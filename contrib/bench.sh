@@ -43,6 +43,8 @@ cpu_run() {
   local q
   q=$(awk '/^ *queries: / {print $2; exit} /^queries: / {print $2; exit}' "$W/cmd.out")
   echo "$q $t" | awk '{print $1, $2 + $3}' >> "$out"
+  # The kernel's share (sys seconds) beside it, line for line.
+  echo "$t" | awk '{print $2}' >> "$out.sys"
 }
 
 # oltp_prepare M D: the 4 x 100k-row load at 1 and 2 threads, sysbench
@@ -153,6 +155,7 @@ bench_oltp() {
     done
   done
   echo "   qps ratio = lbench/sysbench (higher is better); us/q = client CPU (user+sys) per query; lb/sb, lb/bare: CPU ratios (lower is better)"
+  echo "   user us/q: the client's CPU outside the kernel per query (the rest, the kernel's share of send/poll/recv, is the floor)"
   echo "   ratios are medians over rounds of the ratio within each round; the absolute columns are medians per tool"
   echo "   commands: lbench|sysbench <test> $M $D --threads=T --time=$SECS run; bare: build/bare_point_select -t T -T $SECS"
   contrib/mariadb-sandbox.sh stop
@@ -535,12 +538,12 @@ pg_prepare_oltp() {
 # and (point select) the bare libpq loop, alternating within each round.
 pg_oltp() {
   echo "== OLTP on PostgreSQL, ${SECS}s runs, median of $ROUNDS alternating rounds"
-  printf '%-18s %4s %12s %12s %7s %11s %11s %11s %9s %9s\n' test thr "lbench qps" "sysb qps" ratio \
-    "lb us/q" "sb us/q" "bare us/q" "lb/sb" "lb/bare"
+  printf '%-18s %4s %12s %12s %7s %11s %11s %11s %9s %9s %21s\n' test thr "lbench qps" "sysb qps" ratio \
+    "lb us/q" "sb us/q" "bare us/q" "lb/sb" "lb/bare" "user us/q lb/sb/bare"
   local test t
   for test in oltp_point_select oltp_read_only; do
     for t in 1 2 8; do
-      : > "$W/l"; : > "$W/s"; : > "$W/b"
+      : > "$W/l"; : > "$W/s"; : > "$W/b"; : > "$W/l.sys"; : > "$W/s.sys"; : > "$W/b.sys"
       for _ in $(seq "$ROUNDS"); do
         cpu_run "$W/l" "${PIN[@]}" $LB $test $P $D --threads=$t --time="$SECS" run
         cpu_run "$W/s" "${PIN[@]}" sysbench $test $P $D --threads=$t --time="$SECS" run
@@ -553,6 +556,7 @@ pg_oltp() {
     done
   done
   echo "   qps ratio = lbench/sysbench (higher is better); us/q = client CPU (user+sys) per query; lb/sb, lb/bare: CPU ratios (lower is better)"
+  echo "   user us/q: the client's CPU outside the kernel per query (the rest, the kernel's share of send/poll/recv, is the floor)"
   echo "   ratios are medians over rounds of the ratio within each round; the absolute columns are medians per tool"
   echo "   commands: lbench|sysbench <test> $P $D --threads=T --time=$SECS run"
   echo "             bare: build/bare_pg_point_select -h 127.0.0.1 -P $LB_PG_PORT -u sbtest -p sbtest -d sbtest -t T -T $SECS -n 100000"
@@ -571,8 +575,13 @@ pg_oltp_row() {
     rb=$(paste -d' ' "$W/l" "$W/b" | awk '$1 > 0 && $3 > 0 {print ($2 / $1) / ($4 / $3)}' | median)
     rb=$(printf %.2f "$rb")
   fi
-  printf '%-18s %4s %12.0f %12.0f %7.2f %11.2f %11.2f %11s %9.2f %9s\n' "$test" "$t" "$lq" "$sq" "$rq" \
-    "$lc" "$sc" "$bcol" "$rs" "$rb"
+  # User-space CPU per query of each tool: total minus the kernel's share.
+  user_us() { paste -d' ' "$1" "$1.sys" | awk '$1 > 0 {print ($2 - $3) / $1 * 1e6}' | median; }
+  local users
+  users=$(printf '%.2f/%.2f/%s' "$(user_us "$W/l")" "$(user_us "$W/s")" \
+    "$( [ "$test" = oltp_point_select ] && printf %.2f "$(user_us "$W/b")" || echo -)")
+  printf '%-18s %4s %12.0f %12.0f %7.2f %11.2f %11.2f %11s %9.2f %9s %21s\n' "$test" "$t" "$lq" "$sq" "$rq" \
+    "$lc" "$sc" "$bcol" "$rs" "$rb" "$users"
 }
 
 # pgb_run lbench|pgbench OUT CMD...: run CMD (client CPU from bash's time);
