@@ -492,7 +492,10 @@ function Reporter:loop(cpu_sampler)
     local boundary = not self.warm_pending and self.phases and self.phases:next_boundary()
     if boundary and boundary < wake then wake = boundary end
     if self.deadline and not self.aborted and self.deadline + 2e9 < wake then wake = self.deadline + 2e9 end
-    if self.ctx.cluster and now + rankrun.POLL_NS < wake then wake = now + rankrun.POLL_NS end
+    if self.ctx.cluster then
+      local ns = rankrun.poll_ns(self)
+      if now + ns < wake then wake = now + ns end
+    end
     if self.signalled and not self.cut then
       local cut_at = self.signalled + COMMAND_STOP_GRACE_NS
       if cut_at < wake then wake = cut_at end

@@ -101,6 +101,31 @@ expect_ok mpi_intervals '^\[ 0.25s \] thds: 4 ' "${MPI[@]}" -np 2 "$LBM" $S/mpi_
 CHECK mpi_intervals_are_sums intervals "$T/iv.json" "$T/iv0.json" "$T/iv1.json"
 CHECK mpi_intervals_counters counters "$T/iv.json" "$T/iv0.json" "$T/iv1.json"
 json_assert mpi_intervals_lines "$T/iv.json" "#r.intervals == $(grep -c '^\[ ' "$T/mpi_intervals.out")"
+# A stalled rank (SIGSTOP for 0.7 s, about three intervals): it makes
+# every slot it missed, so both ranks report the same intervals, matched
+# one to one (the job's marks rank 1 missing where its part came late);
+# rank 0's reporter is not held up meanwhile (it receives without
+# waiting): each of its own intervals has events.
+cat > "$T/stall.lua" <<'LUA'
+lbench.cmdline.options = { pid_file = { "where rank 1 writes its PID", "" } }
+function thread_init()
+  if lbench.rank ~= 1 then return end
+  local f = assert(io.open(lbench.opt.pid_file .. ".tmp", "w"))
+  f:write(require("lbench.cpu").self_pid(), "\n")
+  f:close()
+  os.rename(lbench.opt.pid_file .. ".tmp", lbench.opt.pid_file)
+end
+function event() end
+LUA
+"${MPI[@]}" -np 2 "$LBM" "$T/stall.lua" --pid-file="$T/stall.pid" --threads=1 --time=2 --report-interval=0.25 \
+  --result-file="$T/st.json" --rank-result-file="$T/st%r.json" run >"$T/mpi_stall.out" 2>"$T/mpi_stall.err" &
+mpi_pid=$!
+for _ in $(seq 300); do [ -s "$T/stall.pid" ] && break; sleep 0.05; done
+sleep 0.4; kill -STOP "$(cat "$T/stall.pid")"; sleep 0.7; kill -CONT "$(cat "$T/stall.pid")"
+wait "$mpi_pid" && pass mpi_stall_run || fail mpi_stall_run "$(head -c 300 "$T/mpi_stall.err")"
+CHECK mpi_stall_intervals_aligned intervals "$T/st.json" "$T/st0.json" "$T/st1.json"
+json_assert mpi_stall_rank0_on_time "$T/st0.json" "(function() for _, iv in ipairs(r.intervals) do
+  if iv.events == 0 then return false end end return #r.intervals == 8 end)()"
 # compare, plot and report read the job's document as any other.
 expect_ok mpi_compare '^events +[0-9]+ +[0-9]+' $LB compare "$T/iv.json" "$T/iv0.json"
 run mpi_plot $LB plot "$T/iv.json" --out="$T/plot" --format=svg

@@ -114,7 +114,7 @@ end
 function intervals()
   local m, ranks = docs()
   if #m.intervals == 0 then error("no intervals", 0) end
-  for k, r in ipairs(ranks) do same("#intervals of rank " .. (k - 1), #r.intervals, #m.intervals) end
+  for k, r in ipairs(ranks) do same("#intervals of rank " .. (k - 1), #m.intervals, #r.intervals) end
   local total, complete = 0, true
   for i, iv in ipairs(m.intervals) do
     local w = "intervals[" .. i .. "]"
