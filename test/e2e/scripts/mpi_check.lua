@@ -203,7 +203,8 @@ end
 
 -- Connection fairness (async mode): the job's count, min, max, unused and
 -- sum of events from the ranks' figures, the standard deviation from
--- their sums of squares (count * (stddev^2 + avg^2)).
+-- their sums of squares (count * (stddev^2 + avg^2)); the same for the
+-- threads' events.
 function connections()
   local m, ranks = docs()
   local c = m.fairness.connections
@@ -225,6 +226,16 @@ function connections()
   near("connections.events_stddev", c.events_stddev, math.sqrt(math.max(0, sumsq / n - mean * mean)))
   -- Lanes count the warm-up too: without one, they add up to the totals.
   if not c.includes_warmup then near("connections: events against totals", c.events_avg * c.count, m.totals.events) end
+  -- Threads: the job's K*T threads, from each rank's avg and stddev.
+  n, sum, sumsq = 0, 0, 0
+  for _, r in ipairs(ranks) do
+    local f = r.fairness
+    n, sum = n + r.threads, sum + f.events_avg * r.threads
+    sumsq = sumsq + r.threads * (f.events_stddev ^ 2 + f.events_avg ^ 2)
+  end
+  same("threads", m.threads, n)
+  near("fairness.events_avg", m.fairness.events_avg, sum / n)
+  near("fairness.events_stddev", m.fairness.events_stddev, math.sqrt(math.max(0, sumsq / n - (sum / n) ^ 2)))
 end
 
 lbench.cmdline.commands = { counters = { counters }, histogram = { histogram }, percentiles = { percentiles },
