@@ -54,6 +54,7 @@ static const lb_cluster_ops single_ops = {
     .gather_lens = single_gather_lens, .gather_data = single_gather_data,
     .notify_stop = single_notify, .poll_stop = single_poll,
     .post = single_post, .probe = single_probe, .recv = single_recv, .drain = single_notify,
+    .in_flight = single_poll,
 };
 
 static const lb_cluster_ops *g_ops = &single_ops;
@@ -67,7 +68,7 @@ int lb_cluster_register(const lb_cluster_ops *ops)
     }
     if (!ops->name || !ops->rank || !ops->size || !ops->library || !ops->min || !ops->max || !ops->bcast ||
         !ops->gather_lens || !ops->gather_data || !ops->notify_stop || !ops->poll_stop || !ops->post ||
-        !ops->probe || !ops->recv || !ops->drain)
+        !ops->probe || !ops->recv || !ops->drain || !ops->in_flight)
         return -EINVAL;
     g_ops = ops;
     return 0;
@@ -95,5 +96,6 @@ int lb_cluster_post(const void *buf, int64_t len) { return g_ops->post(buf, len)
 int64_t lb_cluster_probe(int *from) { return g_ops->probe(from); }
 int lb_cluster_recv(int from, void *buf, int64_t len) { return g_ops->recv(from, buf, len); }
 int lb_cluster_drain(void) { return g_ops->drain(); }
+int lb_cluster_in_flight(void) { return g_ops->in_flight(); }
 void lb_cluster_request_abort(void) { g_abort = 1; }
 int lb_cluster_abort_requested(void) { return g_abort; }

@@ -37,12 +37,18 @@ typedef struct lb_cluster_ops {
     /* Interval snapshots: a rank posts len bytes to rank 0 without waiting
      * (the bytes are copied; the send completes in the background, and
      * drain waits for every posted send).  Rank 0 asks for the next posted
-     * message: its length and sender (probe, -1: none yet), then receives
-     * it (recv, from that sender). */
+     * message: its length and sender once it has wholly arrived (probe,
+     * -1: none yet), then takes it (recv, from that sender).  Neither
+     * waits: the reporter that calls them keeps its ticks on time. */
     int (*post)(const void *buf, int64_t len);
     int64_t (*probe)(int *from);
     int (*recv)(int from, void *buf, int64_t len);
     int (*drain)(void);
+    /* How many posted messages are still moving between this rank and
+     * another (sends not completed; rank 0: a receive in progress).  A
+     * message above the transport's eager limit moves only while both
+     * ends call in, so the reporter calls in more often while it is > 0. */
+    int (*in_flight)(void);
 } lb_cluster_ops;
 
 /* Install `ops` (the binary does so before anything else runs); NULL
@@ -65,6 +71,7 @@ int lb_cluster_post(const void *buf, int64_t len);
 int64_t lb_cluster_probe(int *from);
 int lb_cluster_recv(int from, void *buf, int64_t len);
 int lb_cluster_drain(void);
+int lb_cluster_in_flight(void);
 /* The job cannot end cleanly (a rank stopped answering): the binary's main
  * aborts every rank instead of waiting in the library's finalisation. */
 void lb_cluster_request_abort(void);

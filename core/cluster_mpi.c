@@ -175,25 +175,79 @@ static int mpi_post(const void *buf, int64_t len)
     return 0;
 }
 
+/* Rank 0's posted message being received.  Never a blocking MPI_Recv: a
+ * message above the transport's eager limit (Open MPI's shared memory: 4
+ * KB; an interval with its histograms is 5-20 KB) moves only when its
+ * sender calls into MPI, which a rank's reporter does every 100 ms or so,
+ * and not at all while its host stalls; MPI_Recv held rank 0's reporter,
+ * and so its ticks, that long (measured: up to 90 ms per interval at 2
+ * ranks on one host; 0.7 s behind a stopped rank).  So the message is
+ * received with MPI_Irecv and handed over once MPI_Test says it is in. */
+static struct {
+    MPI_Request req;
+    char *buf;
+    int64_t len;
+    int from, active, done;
+} g_in;
+
 static int64_t mpi_probe(int *from)
 {
-    int flag = 0, count = 0;
-    MPI_Status st;
-    if (MPI_Iprobe(MPI_ANY_SOURCE, TAG_POST, MPI_COMM_WORLD, &flag, &st) != MPI_SUCCESS || !flag)
-        return -1;
-    MPI_Get_count(&st, MPI_BYTE, &count);
-    *from = st.MPI_SOURCE;
-    return count;
+    if (!g_in.active) {
+        int flag = 0, count = 0;
+        MPI_Status st;
+        if (MPI_Iprobe(MPI_ANY_SOURCE, TAG_POST, MPI_COMM_WORLD, &flag, &st) != MPI_SUCCESS || !flag)
+            return -1;
+        MPI_Get_count(&st, MPI_BYTE, &count);
+        char *buf = malloc(count > 0 ? (size_t)count : 1);
+        if (!buf)
+            return -1; /* asked again at the next poll */
+        /* The next message from this sender with this tag is the one
+         * probed: MPI keeps one sender's messages in order, and only this
+         * thread receives. */
+        if (MPI_Irecv(buf, count, MPI_BYTE, st.MPI_SOURCE, TAG_POST, MPI_COMM_WORLD, &g_in.req) != MPI_SUCCESS) {
+            free(buf);
+            return -1;
+        }
+        g_in.buf = buf, g_in.len = count, g_in.from = st.MPI_SOURCE, g_in.active = 1, g_in.done = 0;
+    }
+    if (!g_in.done) {
+        int done = 0;
+        if (MPI_Test(&g_in.req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || !done)
+            return -1;
+        g_in.done = 1;
+    }
+    *from = g_in.from;
+    return g_in.len;
 }
 
-/* The next message from `from` with this tag is the one probed: MPI keeps
- * one sender's messages in order, and only this thread receives. */
+/* Take the message probe announced (its sender and length). */
 static int mpi_recv(int from, void *buf, int64_t len)
 {
-    if (len < 0 || len > INT32_MAX)
+    if (!g_in.active || !g_in.done || from != g_in.from || len != g_in.len)
         return -EINVAL;
-    return MPI_Recv(buf, (int)len, MPI_BYTE, from, TAG_POST, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS ? 0
-                                                                                                          : -EIO;
+    memcpy(buf, g_in.buf, (size_t)len);
+    free(g_in.buf);
+    memset(&g_in, 0, sizeof(g_in));
+    return 0;
+}
+
+/* At the end: every posted message still on its way received and dropped
+ * (MPI_Finalize wants no message pending). */
+static void drop_posted(void)
+{
+    for (;;) {
+        int from;
+        int64_t n = mpi_probe(&from);
+        if (n >= 0) {
+            free(g_in.buf);
+            memset(&g_in, 0, sizeof(g_in));
+            continue;
+        }
+        if (!g_in.active)
+            return;
+        MPI_Wait(&g_in.req, MPI_STATUS_IGNORE);
+        g_in.done = 1;
+    }
 }
 
 static int mpi_drain(void)
@@ -202,12 +256,22 @@ static int mpi_drain(void)
     return 0;
 }
 
+static int mpi_in_flight(void)
+{
+    reap_posted(0);
+    int n = g_in.active && !g_in.done;
+    for (const posted *p = g_posted; p; p = p->next)
+        n++;
+    return n;
+}
+
 static const lb_cluster_ops mpi_ops = {
     .name = "mpi", .rank = mpi_rank, .size = mpi_size, .library = mpi_library,
     .min = mpi_min, .max = mpi_max, .bcast = mpi_bcast,
     .gather_lens = mpi_gather_lens, .gather_data = mpi_gather_data,
     .notify_stop = mpi_notify_stop, .poll_stop = mpi_poll_stop,
     .post = mpi_post, .probe = mpi_probe, .recv = mpi_recv, .drain = mpi_drain,
+    .in_flight = mpi_in_flight,
 };
 
 int lb_cluster_mpi_init(int *argc, char ***argv)
@@ -241,14 +305,6 @@ void lb_cluster_mpi_finish(int status)
     MPI_Barrier(MPI_COMM_WORLD);
     while (mpi_poll_stop())
         ;
-    int from;
-    int64_t n;
-    while ((n = mpi_probe(&from)) >= 0) {
-        char *buf = malloc(n > 0 ? (size_t)n : 1);
-        if (!buf)
-            break;
-        mpi_recv(from, buf, n);
-        free(buf);
-    }
+    drop_posted();
     MPI_Finalize();
 }

@@ -133,13 +133,6 @@ end
 -- (every rank's threads), and ctx.cluster keeps this rank's share.
 function M.number(ctx, opt)
   if not M.active() then return end
-  -- Each phase's figures come from one process's own histogram; merging
-  -- them over ranks is not done yet, and rank 0's alone would pass for
-  -- the job's.
-  if opt.rate_schedule and ctx.command == "run" then
-    util.fail("--rate: a rate schedule (phases) runs in one process for now: lbench-mpi merges no phases across "
-      .. "ranks yet")
-  end
   local k, t = M.size(), opt.threads
   ctx.cluster = { rank = M.rank(), size = k, threads = t, tid_base = M.rank() * t }
   ctx.rank, ctx.nranks = M.rank(), k

@@ -167,4 +167,55 @@ function M.sampler(server_pid)
   return obj
 end
 
+-- Several ranks (ranks.lua): the job's `cpu` from every rank's own
+-- (`parts`: { host, cpu } per rank, cpu as obj.result built it, or nil).
+-- The client's CPU is every rank's, summed; a server is counted once per
+-- (host, PID), however many ranks on its host measured it, with the
+-- largest figure among them: the ranks measured it over windows that all
+-- start at the job's barrier, and the longest holds the others.  Per event
+-- and per query over the job's `events` and `queries`.
+function M.merged(json, parts, events, queries)
+  local client, ticks, any = 0, nil, false
+  local servers, order = {}, {}
+  for _, p in ipairs(parts) do
+    local c = p.cpu
+    if c and c.client_s then
+      any, client, ticks = true, client + c.client_s, ticks or c.clock_ticks_per_s
+      if c.server_pid and c.server_s then
+        local key = tostring(p.host) .. "\0" .. tostring(c.server_pid)
+        local s = servers[key]
+        if not s then
+          s = { host = p.host, pid = c.server_pid, server_s = c.server_s }
+          servers[key] = s; order[#order + 1] = s
+        elseif c.server_s > s.server_s then
+          s.server_s = c.server_s
+        end
+      end
+    end
+  end
+  if not any then return nil end
+  local o = json.object()
+  o.client_s = client
+  o.client_us_per_event = events > 0 and client / events * 1e6 or nil
+  o.client_us_per_query = queries and queries > 0 and client / queries * 1e6 or nil
+  if #order > 0 then
+    local server = 0
+    for _, s in ipairs(order) do server = server + s.server_s end
+    if #order == 1 then o.server_pid, o.server_host = order[1].pid, order[1].host
+    else
+      o.servers = json.array()
+      for _, s in ipairs(order) do
+        local e = json.object()
+        e.host, e.pid, e.server_s = s.host, s.pid, s.server_s
+        o.servers[#o.servers + 1] = e
+      end
+    end
+    o.server_s = server
+    o.server_us_per_event = events > 0 and server / events * 1e6 or nil
+    o.server_us_per_query = queries and queries > 0 and server / queries * 1e6 or nil
+  end
+  o.clock_ticks_per_s = ticks
+  return o
+end
+
 return M

@@ -111,11 +111,14 @@ Tracker.__index = Tracker
 -- A tracker of the phases of options `opt` for a reporter, or nil without
 -- a schedule.  hist: an empty histogram snapshot of its own; summary(h,
 -- keys): result.summary; the phases start at `origin_ns` with counters `c`.
-function M.tracker(opt, keys, hist, summary, origin_ns, c)
+-- pack(h) (several ranks, ranks.pack_hist): each closed phase also keeps
+-- its raw figures and its histogram packed in `raw`, for rank 0's merge.
+function M.tracker(opt, keys, hist, summary, origin_ns, c, pack)
   local list = M.of(opt)
   if not list then return nil end
   return setmetatable({ list = list, i = 1, keys = keys, hist = hist, summary = summary, origin = origin_ns,
-                        start_ns = origin_ns, c0 = c, done = json.array() }, Tracker)
+                        start_ns = origin_ns, c0 = c, done = json.array(), pack = pack,
+                        raw = pack and {} or nil }, Tracker)
 end
 
 -- The counters at the start of the first phase (the warm-up is over).
@@ -132,25 +135,35 @@ function Tracker:current() return self.list[self.i] and self.list[self.i].name e
 -- A collection's histograms belong to the current phase.
 function Tracker:merge(snap) C.lb_stats_snapshot_merge_hists(self.hist, snap) end
 
+-- The document entry of phase `p` (an entry of M.of) from its figures:
+-- one process's, or (ranks.lua) the job's merge of every rank's.
+function M.entry(p, f, latency)
+  local o = json.object()
+  o.name, o.rate = p.name, p.spec
+  o.target_rate = { from = p.rate0, to = p.rate1 }
+  o.start_s = f.start_s
+  o.duration_s = f.duration_s
+  local per = f.duration_s > 0 and f.duration_s or 1
+  o.events, o.events_per_sec = f.events, f.events / per
+  o.queries, o.queries_per_sec = f.queries, f.queries / per
+  o.errors = f.errors
+  o.latency_ms = latency
+  return o
+end
+
 -- The current phase ends at `t_ns` with counters `c`: its figures, from
 -- its own counters and histogram.
 function Tracker:close(t_ns, c)
   local p = self.list[self.i]
   if not p then return end
-  local secs = tonumber(t_ns - self.start_ns) / 1e9
-  local o = json.object()
-  o.name, o.rate = p.name, p.spec
-  o.target_rate = { from = p.rate0, to = p.rate1 }
-  o.start_s = tonumber(self.start_ns - self.origin) / 1e9
-  o.duration_s = secs
-  local per = secs > 0 and secs or 1
-  local events = c.events - self.c0.events
-  o.events, o.events_per_sec = events, events / per
-  local q = (c.reads - self.c0.reads) + (c.writes - self.c0.writes) + (c.other - self.c0.other)
-  o.queries, o.queries_per_sec = q, q / per
-  o.errors = c.restarts - self.c0.restarts
-  o.latency_ms = self.summary(self.hist.lat, self.keys, true)
-  self.done[#self.done + 1] = o
+  local f = { start_s = tonumber(self.start_ns - self.origin) / 1e9, duration_s = tonumber(t_ns - self.start_ns) / 1e9,
+    events = c.events - self.c0.events, errors = c.restarts - self.c0.restarts,
+    queries = (c.reads - self.c0.reads) + (c.writes - self.c0.writes) + (c.other - self.c0.other) }
+  self.done[#self.done + 1] = M.entry(p, f, self.summary(self.hist.lat, self.keys, true))
+  if self.raw then
+    f.hist = self.pack(self.hist.lat)
+    self.raw[#self.raw + 1] = f
+  end
   C.lb_stats_snapshot_reset_hists(self.hist)
   self.i, self.c0, self.start_ns = self.i + 1, c, t_ns
 end

@@ -10,7 +10,12 @@ local json = require("lbench.json")
 local cluster = require("lbench.cluster")
 local result = require("lbench.result")
 
+local phases = require("lbench.phases")
+local cpu = require("lbench.cpu")
+
 local M = {}
+
+local phases_of, phases_entry = phases.of, phases.entry
 
 local STATS = ffi.sizeof("lb_stats")
 
@@ -32,13 +37,24 @@ local function pack(ctx, a, cpu_result)
   add("lat", pack_hist(a.cum.lat))
   add("queue", pack_hist(a.cum.queue))
   for i = 1, #a.type_names do add("t" .. i, pack_hist(a.cum.type_lat[i - 1])) end
+  -- A --rate schedule: each closed phase's raw figures, its histogram packed.
+  local phases
+  if a.phase_raw then
+    phases = json.array()
+    for i, f in ipairs(a.phase_raw) do
+      add("p" .. i, f.hist)
+      phases[i] = { start_s = f.start_s, duration_s = f.duration_s, events = f.events, queries = f.queries,
+                    errors = f.errors }
+    end
+  end
   local evs, busy = result.thread_figures(a)
   local h = { rank = cluster.rank(), host = cluster.hostname(), threads = C.lb_run_threads(a.run),
     status = a.failed and "error" or (a.stop_reason and "interrupted") or "ok", error = a.error,
     stop_reason = a.stop_reason, stopped_by = a.stopped_by, duration_s = a.duration_s, warmup_s = a.warmup_s,
     warmup_events = a.warmup_events, start_wall = tonumber(C.lb_run_started_wall(a.run)),
     type_names = a.type_names, thread_events = evs, thread_busy = busy, cpu = cpu_result, blobs = names }
-  h.posted = a.posted
+  h.posted, h.phases = a.posted, phases
+  if (ctx.opt.connections or 0) > 0 then h.lanes = result.lane_figures(a) end
   local head = json.encode(h)
   return string.format("%08x", #head) .. head .. table.concat(blobs)
 end
@@ -106,7 +122,54 @@ local function rank_entry(h, blobs, d, keys)
   M.merge_hist(lat, blobs.lat)
   o.latency_ms = result.summary(lat, keys, true)
   if h.cpu then o.cpu = h.cpu end
+  if h.phases then
+    o.phases = json.array()
+    for i, f in ipairs(h.phases) do
+      local e = json.object()
+      e.name, e.events, e.duration_s = h.phase_names and h.phase_names[i], f.events, f.duration_s
+      o.phases[i] = e
+    end
+  end
   return o
+end
+
+-- The job's phases from every rank's (`list`: { h, blobs } per rank), by
+-- phase index: counts added, the histograms slot by slot, the latency
+-- recomputed from the merged histogram; a phase lasts as long as on the
+-- slowest rank (as the run does), and its rates are over that.
+local function merge_phases(opt, keys, list)
+  local sched, n = phases_of(opt), 0
+  for _, p in ipairs(list) do n = math.max(n, p.h.phases and #p.h.phases or 0) end
+  if not sched or n == 0 then return nil end
+  local out = json.array()
+  for i = 1, math.min(n, #sched) do
+    local f = { start_s = math.huge, duration_s = 0, events = 0, queries = 0, errors = 0 }
+    local lat = new_hist()
+    for _, p in ipairs(list) do
+      local x = p.h.phases and p.h.phases[i]
+      if x then
+        f.start_s, f.duration_s = math.min(f.start_s, x.start_s), math.max(f.duration_s, x.duration_s)
+        f.events, f.queries, f.errors = f.events + x.events, f.queries + x.queries, f.errors + x.errors
+        M.merge_hist(lat, p.blobs["p" .. i] or "")
+      end
+    end
+    out[i] = phases_entry(sched[i], f, result.summary(lat, keys, true))
+  end
+  return out
+end
+
+-- The job's connection fairness figures from every rank's lane figures.
+local function merge_lanes(list)
+  local f = { count = 0, sum = 0, sumsq = 0, min = math.huge, max = 0, unused = 0 }
+  for _, p in ipairs(list) do
+    local x = p.h.lanes
+    if x and x.count > 0 then
+      f.count, f.sum, f.sumsq, f.unused = f.count + x.count, f.sum + x.sum, f.sumsq + x.sumsq, f.unused + x.unused
+      f.min, f.max = math.min(f.min, x.min), math.max(f.max, x.max)
+    end
+  end
+  if f.count == 0 then f.min = 0 end
+  return f
 end
 
 -- Rank 0: merge every rank's part into `a`.
@@ -116,8 +179,13 @@ local function merge_all(ctx, a, parts, counters, diff)
   local ranks, evs, busy = json.array(), {}, {}
   a.posted_by = {}
   local dur, warm, wev, threads, t0, t1 = 0, 0, 0, 0, math.huge, -math.huge
+  local list, cpus, names = {}, {}, {}
+  for i, p in ipairs(phases_of(ctx.opt) or {}) do names[i] = p.name end
   for _, s in ipairs(parts) do
     local h, blobs = unpack(s)
+    list[#list + 1] = { h = h, blobs = blobs }
+    cpus[#cpus + 1] = { host = h.host, cpu = h.cpu }
+    h.phase_names = names
     local map = {}
     for i, name in ipairs(h.type_names) do map[i - 1] = C.lb_runtime_type_id(ctx.rt, name) end
     add_stats(final, blobs.final, map)
@@ -152,6 +220,10 @@ local function merge_all(ctx, a, parts, counters, diff)
   a.type_names = {}
   for i = 0, C.lb_runtime_type_count(ctx.rt) - 1 do a.type_names[i + 1] = ffi.string(C.lb_runtime_type_name(ctx.rt, i)) end
   a.ranks, a.start_skew_ms = ranks, (t1 - t0) * 1000
+  -- The job's phases, connection fairness and CPU, replacing rank 0's own.
+  a.phases = merge_phases(ctx.opt, a.keys, list) or a.phases
+  if (ctx.opt.connections or 0) > 0 then a.lane_figures = merge_lanes(list) end
+  a.cpu = { result = function(js, events, queries) return cpu.merged(js, cpus, events, queries) end }
 end
 
 -- Every rank, after its run: rank 0 gets `a` merged over the job (plus

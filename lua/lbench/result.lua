@@ -170,29 +170,41 @@ function M.thread_figures(a)
   return evs, busy
 end
 
+-- Async mode: the events of each connection (virtual user) of this
+-- process, as the figures that add up over ranks: count, sum, sum of
+-- squares, min, max, unused.  A merge of ranks (ranks.lua) gives the job's.
+function M.lane_figures(a)
+  if a.lane_figures then return a.lane_figures end
+  local f = { count = 0, sum = 0, sumsq = 0, min = math.huge, max = 0, unused = 0 }
+  for i = 0, C.lb_run_threads(a.run) - 1 do
+    for j = 0, C.lb_run_lane_count(a.run, i) - 1 do
+      local n = tonumber(C.lb_run_lane_events(a.run, i, j))
+      f.count, f.sum, f.sumsq = f.count + 1, f.sum + n, f.sumsq + n * n
+      if n < f.min then f.min = n end
+      if n > f.max then f.max = n end
+      if n == 0 then f.unused = f.unused + 1 end
+    end
+  end
+  if f.count == 0 then f.min = 0 end
+  return f
+end
+
 local function fairness(opt, a)
   local evs, busy = M.thread_figures(a)
   local f = json.object()
   f.events_avg, f.events_stddev = avgsd(evs)
   f.exec_time_avg_s, f.exec_time_stddev_s = avgsd(busy)
   if (opt.connections or 0) > 0 then
-    local per, lo, hi = {}, math.huge, 0
-    for i = 0, C.lb_run_threads(a.run) - 1 do
-      for j = 0, C.lb_run_lane_count(a.run, i) - 1 do
-        local n = tonumber(C.lb_run_lane_events(a.run, i, j))
-        per[#per + 1] = n
-        if n < lo then lo = n end
-        if n > hi then hi = n end
-      end
-    end
+    local lf = M.lane_figures(a)
     local cf = json.object()
-    cf.count = #per
-    cf.events_min = #per > 0 and lo or 0
-    cf.events_avg, cf.events_stddev = avgsd(per)
-    cf.events_max = hi
+    cf.count = lf.count
+    cf.events_min = lf.min
+    local m = lf.count > 0 and lf.sum / lf.count or 0
+    cf.events_avg = m
+    cf.events_stddev = lf.count > 0 and math.sqrt(math.max(0, lf.sumsq / lf.count - m * m)) or 0
+    cf.events_max = lf.max
     cf.includes_warmup = (a.warmup_s or 0) > 0
-    cf.unused = 0
-    for _, n in ipairs(per) do if n == 0 then cf.unused = cf.unused + 1 end end
+    cf.unused = lf.unused
     f.connections = cf
   end
   return f

@@ -14,6 +14,7 @@ local cpu = require("lbench.cpu")
 local phases = require("lbench.phases")
 local interval = require("lbench.interval")
 local cluster = require("lbench.cluster")
+local rankrun = require("lbench.rankrun")
 
 local M = {}
 
@@ -350,7 +351,9 @@ local function new_reporter(ctx, lb, run, metrics, keys, paced)
     deadline = opt.time > 0 and warm_end + opt.time * 1e9 or nil, aborted = false,
     worker_base = {}, last_metrics = t0 }, Reporter)
   R.base = counters(R.snap.sum)  -- counters at the warm-up end
-  R.phases = phases.tracker(opt, keys, new_snapshot(hcfg), result.summary, warm_end, R.base)
+  -- Several ranks: each phase's raw figures and packed histogram too, for rank 0's merge.
+  R.phases = phases.tracker(opt, keys, new_snapshot(hcfg), result.summary, warm_end, R.base,
+    ctx.cluster and require("lbench.ranks").pack_hist or nil)
   R.last_report = { t = t0, c = counters(R.snap.sum) }
   R.next_report = R.interval_ns > 0 and t0 + R.interval_ns or nil
   R.warm_pending = R.has_warm
@@ -445,6 +448,7 @@ end
 -- far is the warm-up's; per-worker figures are kept for the fairness table.
 function Reporter:end_warmup(t)
   self:collect()
+  rankrun.catch_up(self, t)
   if self.interval_ns > 0 and t > self.last_report.t then
     self:tick(t)
     while self.next_report and self.next_report <= t + 1e6 do self.next_report = self.next_report + self.interval_ns end
@@ -464,33 +468,12 @@ end
 -- A phase boundary at `b`: an interval ends there, and the phase.
 function Reporter:phase_boundary(b)
   self:collect()
+  rankrun.catch_up(self, b)
   if self.interval_ns > 0 and b > self.last_report.t + 1e6 then
     self:tick(b)
     while self.next_report and self.next_report <= b + 1e6 do self.next_report = self.next_report + self.interval_ns end
   end
   self.phases:close(b, counters(self.snap.sum))
-end
-
--- Several ranks: how often the reporter looks for another rank's stop
--- notice (a failure there stops this rank too, within this).
-local CLUSTER_POLL_NS = 100000000
-
--- Several ranks: a failure here tells the others to stop; a notice from
--- another rank stops this one.  Workers are not involved: the reporter
--- looks between ticks.
-function Reporter:cluster_poll()
-  local cluster = require("lbench.cluster")
-  if not self.notified and (C.lb_run_failed(self.run) ~= 0 or self.signalled) then
-    self.notified = true
-    cluster.notify_stop()
-  end
-  if self.agg and self.agg.rank == 0 then self:emit_ready() end
-  local from = C.lb_cluster_poll_stop()
-  if from > 0 and not self.stopped_by then
-    self.stopped_by = from - 1
-    self.notified = true -- the rank that failed has told everyone
-    C.lb_run_stop(self.run)
-  end
 end
 
 -- Wait for the workers, ticking on time; returns when all have ended.
@@ -500,15 +483,19 @@ function Reporter:loop(cpu_sampler)
     local now = C.lb_clock_ns()
     local wake = now + 1e9
     local tick = self.next_report
-    -- The tick due at the deadline is the last: reported after the join.
-    if tick and self.deadline and tick >= self.deadline then tick = nil end
+    -- The tick due at the deadline (or within 1 ms before it) is the last:
+    -- reported after the join.
+    if tick and self.deadline and tick >= self.deadline - 1e6 then tick = nil end
     if tick and tick < wake then wake = tick end
     if self.next_metrics and self.next_metrics < wake then wake = self.next_metrics end
     if self.warm_pending and self.warm_end < wake then wake = self.warm_end end
     local boundary = not self.warm_pending and self.phases and self.phases:next_boundary()
     if boundary and boundary < wake then wake = boundary end
     if self.deadline and not self.aborted and self.deadline + 2e9 < wake then wake = self.deadline + 2e9 end
-    if self.ctx.cluster and now + CLUSTER_POLL_NS < wake then wake = now + CLUSTER_POLL_NS end
+    if self.ctx.cluster then
+      local ns = rankrun.poll_ns(self)
+      if now + ns < wake then wake = now + ns end
+    end
     if self.signalled and not self.cut then
       local cut_at = self.signalled + COMMAND_STOP_GRACE_NS
       if cut_at < wake then wake = cut_at end
@@ -518,7 +505,7 @@ function Reporter:loop(cpu_sampler)
       self.signalled = C.lb_clock_ns()
       C.lb_run_stop(run)
     end
-    if self.ctx.cluster then self:cluster_poll() end
+    if self.ctx.cluster then rankrun.poll(self) end
     if all_done then return end
     now = C.lb_clock_ns()
     if self.signalled and not self.cut and now >= self.signalled + COMMAND_STOP_GRACE_NS then
@@ -538,8 +525,12 @@ function Reporter:loop(cpu_sampler)
       self:collect()
       self:tick(tick)
       self.next_report = tick + self.interval_ns
-      -- A late tick (stalled machine) skips missed slots instead of bursting.
-      while self.next_report <= C.lb_clock_ns() do self.next_report = self.next_report + self.interval_ns end
+      -- A late tick (stalled machine) skips missed slots instead of
+      -- bursting; several ranks make every slot (rankrun.catch_up).
+      if self.agg then rankrun.catch_up(self, C.lb_clock_ns())
+      else
+        while self.next_report <= C.lb_clock_ns() do self.next_report = self.next_report + self.interval_ns end
+      end
     end
     if self.next_metrics and now >= self.next_metrics then
       self:collect()
@@ -567,6 +558,7 @@ function Reporter:finish()
     self:end_warmup(t_end)
     C.lb_stats_snapshot_reset_hists(self.cum)
   end
+  rankrun.catch_up(self, t_end)
   if self.interval_ns > 0 and t_end > self.last_report.t then
     local events = counters(self.snap.sum).events - self.last_report.c.events
     -- Several ranks: every rank sends a last interval, empty or not, so
@@ -588,33 +580,6 @@ function Reporter:stop_reason()
   if self.cut_at_deadline then return "deadline_abort" end
   if self.stopped_by then return "rank_stopped" end
   return nil
-end
-
--- Several ranks: this rank's own document (--rank-result-file), then
--- rank 0 merges every rank's figures (ranks.lua); the others keep theirs.
-function M.merge_ranks(ctx, lb, a, R)
-  local ranks = require("lbench.ranks")
-  a.posted = R.agg and R.agg.posted or 0
-  local own = R.own_intervals and setmetatable({ intervals = R.own_intervals }, { __index = a }) or a
-  local ok, e = ranks.write_own(ctx, lb, own)
-  if not ok then a.failed, a.error = true, a.error or e end
-  local d = a.d
-  local cpu_result = a.cpu and a.cpu.result(json, d.events, d.reads + d.writes + d.other > 0 and d.reads + d.writes + d.other or nil)
-  local left = R.deadline and math.max(0, tonumber(R.deadline - C.lb_clock_ns()) / 1e9) or 86400
-  a.new_snapshot = function() return new_snapshot(R.cum.lat ~= nil and C.lb_hist_cfg(R.cum.lat) or nil) end
-  local t0 = C.lb_clock_ns()
-  a = ranks.merge(ctx, a, counters, diff, cpu_result, left + ctx.opt.rank_timeout)
-  if R.agg and cluster.rank() == 0 then
-    -- Every rank has ended: the intervals still on their way, then the
-    -- last ones printed (marked where a rank's part never came).
-    if a.posted_by and not R.agg:collect_all(a.posted_by, 5) then
-      cluster.give_up("some interval reports never arrived")
-    end
-    R:emit_ready(true)
-  end
-  -- What the merge costs after rank 0's own end (it waits for the slowest rank too).
-  a.merge_ms = tonumber(C.lb_clock_ns() - t0) / 1e6
-  return a
 end
 
 function M.run_measured(ctx, lb, metrics)
@@ -679,9 +644,10 @@ function M.run_measured(ctx, lb, metrics)
     stop_reason = R:stop_reason(), paced = paced, threads = C.lb_run_threads(run), final_stats = R.snap.sum,
     base_stats = R.base_stats, worker_base = R.worker_base, cpu = cpu_sampler, type_names = R.tnames,
     connect = connect, phases = R.phases and R.phases.done, stopped_by = R.stopped_by,
+    phase_raw = R.phases and R.phases.raw,
   }
   if ctx.cluster then
-    a = M.merge_ranks(ctx, lb, a, R)
+    a = rankrun.merge(ctx, lb, a, R, { counters = counters, diff = diff, new_snapshot = new_snapshot })
     failed, err = a.failed, a.error
   end
   local res = result.build(ctx, lb, a)

@@ -3,9 +3,11 @@
 # machine) as one run.  With the null driver and test scripts: the merged
 # counters, per-type counts and histogram against sums computed here from
 # the ranks' own documents, the job's thread numbering, --events split
-# exactly, the start skew, a failure on one rank, an option mismatch,
-# plain lbench refusing.  Against a private MariaDB (port 3392): a 2-rank
-# OLTP prepare (each table once, all rows), a 2-rank run, and a 2-rank
+# exactly, the start skew, the intervals (the same on every rank), the
+# phases of a --rate schedule, the CPU and connection fairness of the job,
+# a failure on one rank, an option mismatch, plain lbench refusing.  Against a private MariaDB (port 3392): a 2-rank
+# OLTP prepare (each table once, all rows), a 2-rank run (the server's
+# CPU counted once), and a 2-rank
 # TPC-C prepare, run and check.  No timing assertions.
 cd "$(dirname "$0")/../.." || exit 1
 . test/lib.sh
@@ -99,6 +101,31 @@ expect_ok mpi_intervals '^\[ 0.25s \] thds: 4 ' "${MPI[@]}" -np 2 "$LBM" $S/mpi_
 CHECK mpi_intervals_are_sums intervals "$T/iv.json" "$T/iv0.json" "$T/iv1.json"
 CHECK mpi_intervals_counters counters "$T/iv.json" "$T/iv0.json" "$T/iv1.json"
 json_assert mpi_intervals_lines "$T/iv.json" "#r.intervals == $(grep -c '^\[ ' "$T/mpi_intervals.out")"
+# A stalled rank (SIGSTOP for 0.7 s, about three intervals): it makes
+# every slot it missed, so both ranks report the same intervals, matched
+# one to one (the job's marks rank 1 missing where its part came late);
+# rank 0's reporter is not held up meanwhile (it receives without
+# waiting): each of its own intervals has events.
+cat > "$T/stall.lua" <<'LUA'
+lbench.cmdline.options = { pid_file = { "where rank 1 writes its PID", "" } }
+function thread_init()
+  if lbench.rank ~= 1 then return end
+  local f = assert(io.open(lbench.opt.pid_file .. ".tmp", "w"))
+  f:write(require("lbench.cpu").self_pid(), "\n")
+  f:close()
+  os.rename(lbench.opt.pid_file .. ".tmp", lbench.opt.pid_file)
+end
+function event() end
+LUA
+"${MPI[@]}" -np 2 "$LBM" "$T/stall.lua" --pid-file="$T/stall.pid" --threads=1 --time=2 --report-interval=0.25 \
+  --result-file="$T/st.json" --rank-result-file="$T/st%r.json" run >"$T/mpi_stall.out" 2>"$T/mpi_stall.err" &
+mpi_pid=$!
+for _ in $(seq 300); do [ -s "$T/stall.pid" ] && break; sleep 0.05; done
+sleep 0.4; kill -STOP "$(cat "$T/stall.pid")"; sleep 0.7; kill -CONT "$(cat "$T/stall.pid")"
+wait "$mpi_pid" && pass mpi_stall_run || fail mpi_stall_run "$(head -c 300 "$T/mpi_stall.err")"
+CHECK mpi_stall_intervals_aligned intervals "$T/st.json" "$T/st0.json" "$T/st1.json"
+json_assert mpi_stall_rank0_on_time "$T/st0.json" "(function() for _, iv in ipairs(r.intervals) do
+  if iv.events == 0 then return false end end return #r.intervals == 8 end)()"
 # compare, plot and report read the job's document as any other.
 expect_ok mpi_compare '^events +[0-9]+ +[0-9]+' $LB compare "$T/iv.json" "$T/iv0.json"
 run mpi_plot $LB plot "$T/iv.json" --out="$T/plot" --format=svg
@@ -111,6 +138,40 @@ n=$(sed -n '/<table class="lb-table ranks-table">/,/<\/table>/p' "$T/iv.html" | 
 run mpi_intervals_json "${MPI[@]}" -np 2 "$LBM" $S/mpi_job.lua --threads=1 --time=1 --report-interval=0.5 --output=json run
 [ "$rc" -eq 0 ] && [ "$(grep -c '"events_per_sec"' "$T/mpi_intervals_json.out")" -eq 3 ] && pass mpi_intervals_json_lines \
   || fail mpi_intervals_json_lines "exit $rc: $(head -c 300 "$T/mpi_intervals_json.out")"
+
+# The job's CPU: the ranks' client CPU summed, per event over the job's events.
+CHECK mpi_cpu_is_sum cpu "$T/job.json" "$T/rank0.json" "$T/rank1.json"
+json_assert mpi_cpu_ranks_kept "$T/job.json" "r.ranks[1].cpu.client_s ~= nil and r.ranks[2].cpu.client_s ~= nil"
+
+# ---- a --rate schedule over 2 ranks: the job's phases ------------------------------
+# A warm-up (its end between two ticks), a step and a ramp, each rank
+# pacing half the rate: each job phase is the merge of the ranks' same
+# phase (mpi_check phases), its events its schedule's integral within the
+# 2 % measure.sh allows, every rank's intervals the same, labelled alike.
+expect_ok mpi_phases 'phase: ramp' "${MPI[@]}" -np 2 "$LBM" $S/mpi_job.lua --threads=2 --rate=1000@1.5,ramp:0-2000@1.5 \
+  --phases=lo,ramp --rate-mode=constant --warmup-time=0.4 --report-interval=0.3 --result-file="$T/ph.json" \
+  --rank-result-file="$T/ph%r.json" run
+CHECK mpi_phases_merged phases "$T/ph.json" "$T/ph0.json" "$T/ph1.json"
+json_assert mpi_phases_schedule "$T/ph.json" "#r.phases == 2 and r.phases[1].name == 'lo' and r.phases[2].name == 'ramp'
+  and math.abs(r.phases[1].events - 1500) <= 30 and math.abs(r.phases[2].events - 1500) <= 30
+  and r.phases[1].events + r.phases[2].events == r.totals.events and r.phases[2].start_s == 1.5"
+CHECK mpi_phases_intervals intervals "$T/ph.json" "$T/ph0.json" "$T/ph1.json"
+json_assert mpi_phases_interval_labels "$T/ph.json" "(function() local lo, ramp, warm = 0, 0, 0
+  for _, iv in ipairs(r.intervals) do
+    if iv.warmup then warm = warm + 1
+    elseif iv.time_s <= 1.9 + 1e-9 then lo = lo + 1; if iv.phase ~= 'lo' then return false end
+    else ramp = ramp + 1; if iv.phase ~= 'ramp' then return false end end
+  end
+  return warm == 2 and lo == 6 and ramp == 6 end)()"
+[ "$(grep -c '^Phases:' "$T/mpi_phases.out")" -eq 1 ] && grep -Eq '^    lo +1000 ' "$T/mpi_phases.out" \
+  && pass mpi_phases_text_once || fail mpi_phases_text_once "$(grep -E '^Phases|^    (lo|ramp) ' "$T/mpi_phases.out" | head -5)"
+
+# ---- async mode: connection fairness over the job -------------------------------
+expect_ok mpi_lanes '' "${MPI[@]}" -np 2 "$LBM" $E --threads=2 --connections=10 --time=1 --rate=2000 \
+  --result-file="$T/lanes.json" --rank-result-file="$T/lanes%r.json" run
+CHECK mpi_connections_fairness connections "$T/lanes.json" "$T/lanes0.json" "$T/lanes1.json"
+json_assert mpi_connections_job "$T/lanes.json" "r.fairness.connections.count == 10 and r.fairness.connections.unused == 0
+  and not r.fairness.connections.includes_warmup"
 
 # ---- --events split exactly over 4 ranks ----------------------------------------
 expect_ok mpi_events '' "${MPI[@]}" -np 4 "$LBM" $E --events=1001 --time=0 --result-file="$T/ev.json" \
@@ -184,9 +245,15 @@ expect_ok mpi_oltp_prepare 'Inserting 6000 records into 3 table\(s\) with 2 thre
   || fail mpi_oltp_tables_once "$(head -c 400 "$T/mpi_oltp_prepare.out")"
 rows=$(SQL "SELECT (SELECT COUNT(*) FROM sbtest1), (SELECT COUNT(*) FROM sbtest2), (SELECT COUNT(*) FROM sbtest3), (SELECT COUNT(DISTINCT id) FROM sbtest3)")
 [ "$rows" = "$(printf '2000\t2000\t2000\t2000')" ] && pass mpi_oltp_rows || fail mpi_oltp_rows "$rows"
+# Both ranks (one host) measure the one server's CPU (--server-pid): the
+# job counts it once.
 expect_ok mpi_oltp_run 'transactions:' "${MPI[@]}" -np 2 "$LBM" oltp_read_only $M $O --time=2 --result-file="$T/oltp.json" \
-  --rank-result-file="$T/oltp%r.json" run
+  --rank-result-file="$T/oltp%r.json" --server-pid="$(cat "$LB_SANDBOX_DIR/mysqld.pid")" run
 CHECK mpi_oltp_sums counters "$T/oltp.json" "$T/oltp0.json" "$T/oltp1.json"
+CHECK mpi_oltp_cpu cpu "$T/oltp.json" "$T/oltp0.json" "$T/oltp1.json"
+json_assert mpi_oltp_server_cpu_once "$T/oltp.json" "r.cpu.server_s > 0 and r.cpu.server_pid == r.ranks[1].cpu.server_pid
+  and r.cpu.server_s == math.max(r.ranks[1].cpu.server_s, r.ranks[2].cpu.server_s)
+  and r.cpu.server_s < r.ranks[1].cpu.server_s + r.ranks[2].cpu.server_s"
 json_assert mpi_oltp_queries "$T/oltp.json" "r.totals.queries.total == 16 * r.totals.events and r.totals.events > 0 and r.threads == 2"
 $LB oltp_read_only $M $O cleanup >/dev/null 2>&1
 
@@ -200,8 +267,3 @@ expect_ok mpi_tpcc_check 'Consistency check PASSED on all 2' "${MPI[@]}" -np 2 "
 grep -q 'Warehouse 1: PASSED' "$T/mpi_tpcc_check.out" && grep -q 'Warehouse 2: PASSED' "$T/mpi_tpcc_check.out" \
   && pass mpi_tpcc_check_both_ranks || fail mpi_tpcc_check_both_ranks "$(head -c 400 "$T/mpi_tpcc_check.out")"
 $LB tpcc $M $W cleanup >/dev/null 2>&1
-# A rate schedule is refused under several ranks (phases are not merged yet).
-run mpi_phases "${MPI[@]}" -np 2 "$LBM" $S/mpi_job.lua --threads=1 --rate=100@1,200@1 run
-[ "$rc" -ne 0 ] && [ "$rc" -lt 124 ] && grep -q -- '--rate: a rate schedule (phases) runs in one process for now' "$T/mpi_phases.err" \
-  && ! grep -q 'stack traceback' "$T/mpi_phases.err" && pass mpi_phases_refused \
-  || fail mpi_phases_refused "exit $rc: $(head -c 400 "$T/mpi_phases.err")"

@@ -87,7 +87,7 @@ static void test_single_default(void)
     ok &= lb_cluster_bcast(&v, 8, 0) == 0 && lb_cluster_bcast(&v, 8, 1) == -EINVAL;
     ok &= lb_cluster_gather_lens(3, lens, missing, 0) == 0 && lens[0] == 3 && missing[0] == 0;
     ok &= lb_cluster_gather_data("abc", 3, out, lens, missing, 0) == 0 && memcmp(out, "abc", 3) == 0;
-    ok &= lb_cluster_notify_stop() == 0 && lb_cluster_poll_stop() == 0 && !lb_cluster_abort_requested();
+    ok &= lb_cluster_notify_stop() == 0 && lb_cluster_poll_stop() == 0 && lb_cluster_in_flight() == 0 && !lb_cluster_abort_requested();
     check(ok, "cluster_single_default", "the single-process default is not one rank of one");
 
     lb_cluster_ops partial = {.name = "partial", .rank = fake_rank};

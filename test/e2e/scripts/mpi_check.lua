@@ -104,41 +104,139 @@ function percentiles()
   end
 end
 
--- Each complete interval of the job is the sum of the ranks' same
--- interval (same end time; the last with the ranks' last); when every
--- rank ticked every interval, the intervals also tile the run.  (A rank
--- whose reporter was stalled past a whole interval skips that tick: the
--- job's interval is then marked or its parts do not line up, and is left
--- out here.)
-local function same_interval(r, iv, last)
-  if last then return r.intervals[#r.intervals] end
-  for _, x in ipairs(r.intervals) do if x.time_s == iv.time_s then return x end end
-  return nil
-end
-
+-- Every rank reports the same intervals (rankrun.catch_up: a late
+-- reporter makes every slot), so the job's intervals and each rank's are
+-- matched one to one, by position: the same count, the same nominal end
+-- (in ms; the last is each rank's own end), the same warm-up flag and
+-- phase; each job interval is the sum of the ranks' same interval, leaving
+-- out the ranks it names as missing (their part came too late to print);
+-- when none is missing the intervals tile the run.
 function intervals()
   local m, ranks = docs()
   if #m.intervals == 0 then error("no intervals", 0) end
-  local total, compared, aligned = 0, 0, true
+  for k, r in ipairs(ranks) do same("#intervals of rank " .. (k - 1), #m.intervals, #r.intervals) end
+  local total, complete = 0, true
   for i, iv in ipairs(m.intervals) do
-    local ev, cnt, all = 0, 0, not iv.missing_ranks
-    for _, r in ipairs(ranks) do
-      local riv = same_interval(r, iv, i == #m.intervals)
-      if riv then ev, cnt = ev + riv.events, cnt + riv.latency_ms.count else all = false end
+    local w = "intervals[" .. i .. "]"
+    local out = {}
+    for _, x in ipairs(iv.missing_ranks or {}) do out[x] = true; complete = false end
+    local ev, cnt = 0, 0
+    for k, r in ipairs(ranks) do
+      local riv = r.intervals[i]
+      if i < #m.intervals then
+        same(w .. ".time_s (ms) on rank " .. (k - 1), math.floor(riv.time_s * 1000 + 0.5), math.floor(iv.time_s * 1000 + 0.5))
+      end
+      same(w .. ".warmup on rank " .. (k - 1), riv.warmup, iv.warmup)
+      same(w .. ".phase on rank " .. (k - 1), riv.phase, iv.phase)
+      if not out[k - 1] then ev, cnt = ev + riv.events, cnt + riv.latency_ms.count end
     end
-    if all then
-      same("intervals[" .. i .. "].events", iv.events, ev)
-      same("intervals[" .. i .. "].latency_ms.count", iv.latency_ms.count, cnt)
-      compared = compared + 1
-    else
-      aligned = false
-    end
-    total = total + iv.events
+    same(w .. ".events", iv.events, ev)
+    same(w .. ".latency_ms.count", iv.latency_ms.count, cnt)
+    if not iv.warmup then total = total + iv.events end
   end
-  for _, r in ipairs(ranks) do if #r.intervals ~= #m.intervals then aligned = false end end
-  if compared == 0 then error("no complete interval to compare", 0) end
-  if aligned then same("sum of the intervals' events", total, m.totals.events) end
+  if complete then same("sum of the measured intervals' events", total, m.totals.events) end
+end
+
+-- Each phase of the job against the ranks' same phase: events, queries
+-- and errors are sums, the latency count is the events, min and max are
+-- the ranks' extremes (exact: they come from the merged histogram, whose
+-- min and max are the recorded ones), the rate is over the slowest rank's
+-- duration; and ranks[] keeps each rank's own phase events.
+function phases()
+  local m, ranks = docs()
+  if not m.phases or #m.phases == 0 then error("no phases", 0) end
+  for _, r in ipairs(ranks) do same("#phases of a rank", #r.phases, #m.phases) end
+  for i, p in ipairs(m.phases) do
+    local w = "phases[" .. i .. "]"
+    local ev, q, errs, lo, hi, dur = 0, 0, 0, math.huge, -math.huge, 0
+    for k, r in ipairs(ranks) do
+      local x = r.phases[i]
+      same(w .. ".name on rank " .. (k - 1), x.name, p.name)
+      ev, q, errs = ev + x.events, q + x.queries, errs + x.errors
+      if x.latency_ms.count > 0 then lo, hi = math.min(lo, x.latency_ms.min), math.max(hi, x.latency_ms.max) end
+      dur = math.max(dur, x.duration_s)
+      same("ranks[" .. k .. "]." .. w .. ".events", m.ranks[k].phases[i].events, x.events)
+    end
+    same(w .. ".events", p.events, ev)
+    same(w .. ".queries", p.queries, q)
+    same(w .. ".errors", p.errors, errs)
+    same(w .. ".latency_ms.count", p.latency_ms.count, ev)
+    same(w .. ".latency_ms.min", p.latency_ms.min, lo)
+    same(w .. ".latency_ms.max", p.latency_ms.max, hi)
+    same(w .. ".duration_s", p.duration_s, dur)
+    if math.abs(p.events_per_sec - ev / dur) > 1e-9 * p.events_per_sec then
+      error(string.format("%s.events_per_sec: %g, the events over the slowest rank's duration %g", w, p.events_per_sec,
+        ev / dur), 0)
+    end
+  end
+end
+
+local function near(what, got, want)
+  if math.abs(got - want) > 1e-9 * math.max(1, math.abs(want)) then
+    error(string.format("%s: merged %.12g, expected %.12g", what, got, want), 0)
+  end
+end
+
+-- The job's client CPU is the ranks' summed, per event over the job's
+-- events; a server that several ranks on one host measured counts once.
+function cpu()
+  local m, ranks = docs()
+  local client, servers = 0, {}
+  for _, r in ipairs(ranks) do
+    client = client + r.cpu.client_s
+    if r.cpu.server_pid then
+      local k = r.host.hostname .. "/" .. r.cpu.server_pid
+      servers[k] = math.max(servers[k] or 0, r.cpu.server_s)
+    end
+  end
+  near("cpu.client_s", m.cpu.client_s, client)
+  near("cpu.client_us_per_event", m.cpu.client_us_per_event, client * 1e6 / m.totals.events)
+  local server, n = 0, 0
+  for _, v in pairs(servers) do server, n = server + v, n + 1 end
+  if n > 0 then
+    near("cpu.server_s", m.cpu.server_s, server)
+    near("cpu.server_us_per_event", m.cpu.server_us_per_event, server * 1e6 / m.totals.events)
+  elseif m.cpu.server_s then
+    error("cpu.server_s in the job's document, measured by no rank", 0)
+  end
+end
+
+-- Connection fairness (async mode): the job's count, min, max, unused and
+-- sum of events from the ranks' figures, the standard deviation from
+-- their sums of squares (count * (stddev^2 + avg^2)); the same for the
+-- threads' events.
+function connections()
+  local m, ranks = docs()
+  local c = m.fairness.connections
+  local n, lo, hi, unused, sum, sumsq = 0, math.huge, -math.huge, 0, 0, 0
+  for _, r in ipairs(ranks) do
+    local x = r.fairness.connections
+    n, unused = n + x.count, unused + x.unused
+    lo, hi = math.min(lo, x.events_min), math.max(hi, x.events_max)
+    sum = sum + x.events_avg * x.count
+    sumsq = sumsq + x.count * (x.events_stddev ^ 2 + x.events_avg ^ 2)
+  end
+  same("connections.count", c.count, n)
+  same("connections.count (the job's --connections)", c.count, m.connections)
+  same("connections.events_min", c.events_min, lo)
+  same("connections.events_max", c.events_max, hi)
+  same("connections.unused", c.unused, unused)
+  near("connections: sum of events", c.events_avg * c.count, sum)
+  local mean = sum / n
+  near("connections.events_stddev", c.events_stddev, math.sqrt(math.max(0, sumsq / n - mean * mean)))
+  -- Lanes count the warm-up too: without one, they add up to the totals.
+  if not c.includes_warmup then near("connections: events against totals", c.events_avg * c.count, m.totals.events) end
+  -- Threads: the job's K*T threads, from each rank's avg and stddev.
+  n, sum, sumsq = 0, 0, 0
+  for _, r in ipairs(ranks) do
+    local f = r.fairness
+    n, sum = n + r.threads, sum + f.events_avg * r.threads
+    sumsq = sumsq + r.threads * (f.events_stddev ^ 2 + f.events_avg ^ 2)
+  end
+  same("threads", m.threads, n)
+  near("fairness.events_avg", m.fairness.events_avg, sum / n)
+  near("fairness.events_stddev", m.fairness.events_stddev, math.sqrt(math.max(0, sumsq / n - (sum / n) ^ 2)))
 end
 
 lbench.cmdline.commands = { counters = { counters }, histogram = { histogram }, percentiles = { percentiles },
-  intervals = { intervals } }
+  intervals = { intervals }, phases = { phases }, cpu = { cpu }, connections = { connections } }
