@@ -105,7 +105,9 @@ json_assert mpi_intervals_lines "$T/iv.json" "#r.intervals == $(grep -c '^\[ ' "
 # every slot it missed, so both ranks report the same intervals, matched
 # one to one (the job's marks rank 1 missing where its part came late);
 # rank 0's reporter is not held up meanwhile (it receives without
-# waiting): each of its own intervals has events.
+# waiting; a blocking receive held it for the whole stall, about three
+# intervals with no events of its own): at most one of its own intervals
+# is empty (one slot of slack for a busy machine).
 cat > "$T/stall.lua" <<'LUA'
 lbench.cmdline.options = { pid_file = { "where rank 1 writes its PID", "" } }
 function thread_init()
@@ -124,8 +126,9 @@ for _ in $(seq 300); do [ -s "$T/stall.pid" ] && break; sleep 0.05; done
 sleep 0.4; kill -STOP "$(cat "$T/stall.pid")"; sleep 0.7; kill -CONT "$(cat "$T/stall.pid")"
 wait "$mpi_pid" && pass mpi_stall_run || fail mpi_stall_run "$(head -c 300 "$T/mpi_stall.err")"
 CHECK mpi_stall_intervals_aligned intervals "$T/st.json" "$T/st0.json" "$T/st1.json"
-json_assert mpi_stall_rank0_on_time "$T/st0.json" "(function() for _, iv in ipairs(r.intervals) do
-  if iv.events == 0 then return false end end return #r.intervals == 8 end)()"
+json_assert mpi_stall_rank0_on_time "$T/st0.json" "(function() local empty = 0
+  for _, iv in ipairs(r.intervals) do if iv.events == 0 then empty = empty + 1 end end
+  return #r.intervals == 8 and empty <= 1 end)()"
 # compare, plot and report read the job's document as any other.
 expect_ok mpi_compare '^events +[0-9]+ +[0-9]+' $LB compare "$T/iv.json" "$T/iv0.json"
 run mpi_plot $LB plot "$T/iv.json" --out="$T/plot" --format=svg
