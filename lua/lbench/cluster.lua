@@ -147,8 +147,9 @@ function M.number(ctx, opt)
 end
 
 -- Ping-pongs per rank of the clock offset estimate: the best of 16 round
--- trips (a few tens of microseconds each on one host, a few hundred over
--- a network) costs milliseconds, once per run, before its start.
+-- trips (4-5 us each between two ranks on one host, measured; more over a
+-- network) costs well under a millisecond per rank, once per run, before
+-- its start.
 M.CLOCK_ROUNDS = 16
 
 -- Collective, before a run's start barrier: every rank's wall-clock
@@ -224,6 +225,7 @@ end
 function M.lead_run(ctx2, lb)
   local runner = require("lbench.runner")
   if not M.active() then return runner.run(ctx2, lb) end
+  M.check_leading("lbench.run")
   ctx2.cluster = M.round_share(ctx2, ctx2.opt.threads)
   M.bcast("run\n" .. util.serialize(ctx2.opt), 0)
   return runner.run(ctx2, lb)
@@ -235,6 +237,8 @@ end
 function M.lead_parallel(ctx2)
   local runner = require("lbench.runner")
   if not M.active() then return runner.parallel_command(ctx2) end
+  M.check_leading("lbench.run_parallel")
+  ctx2.cluster = M.round_share(ctx2, ctx2.opt.threads)
   -- With the options as the command sees them: a scenario may pass its
   -- parallel command values through opt (TPC-C's load units).
   M.bcast("par " .. ctx2.command .. "\n" .. util.serialize(ctx2.opt), 0)
@@ -242,12 +246,24 @@ function M.lead_parallel(ctx2)
   return M.combine(ok, err)
 end
 
+-- The other ranks follow rank 0 only during a main-state command (M.lead):
+-- a round started anywhere else (a run's init() or done()) would wait
+-- forever for them.
+function M.check_leading(what)
+  if not M.leading then
+    util.fail("%s: under lbench-mpi only a main-state command (prepare, cleanup, a custom command) runs it, on "
+      .. "rank 0, with the other ranks following", what)
+  end
+end
+
 -- Rank 0: a main-state command `fn` (prepare, cleanup, a custom command)
 -- runs here once; the other ranks follow until it has ended, whatever
 -- way it ends (an error is raised again after they are released).
 function M.lead(fn)
   if not M.active() then return fn() end
+  M.leading = true
   local ok, err = pcall(fn)
+  M.leading = false
   M.bcast("end", 0)
   if not ok then error(err, 0) end
 end

@@ -120,7 +120,7 @@ run mpi_html $LB report "$T/iv.json" --out="$T/iv.html"
 [ "$rc" -eq 0 ] && [ -s "$T/iv.html" ] && pass mpi_html_report || fail mpi_html_report "exit $rc: $(head -c 300 "$T/mpi_html.err")"
 # ... and the page shows each rank's own figures beside the job's.
 n=$(sed -n '/<table class="lb-table ranks-table">/,/<\/table>/p' "$T/iv.html" | grep -c '^<tr>')
-[ "$n" = 2 ] && grep -q 'id="ranks"' "$T/iv.html" && pass mpi_html_ranks || fail mpi_html_ranks "$n rank rows"
+[ "$n" = 2 ] && grep -q 'id="ranks"' "$T/iv.html" && grep -q 'clock offset ms' "$T/iv.html" && pass mpi_html_ranks || fail mpi_html_ranks "$n rank rows"
 run mpi_intervals_json "${MPI[@]}" -np 2 "$LBM" $S/mpi_job.lua --threads=1 --time=1 --report-interval=0.5 --output=json run
 [ "$rc" -eq 0 ] && [ "$(grep -c '"events_per_sec"' "$T/mpi_intervals_json.out")" -eq 3 ] && pass mpi_intervals_json_lines \
   || fail mpi_intervals_json_lines "exit $rc: $(head -c 300 "$T/mpi_intervals_json.out")"
@@ -191,6 +191,13 @@ run mpi_round_threads_odd "${MPI[@]}" -np 2 "$LBM" $S/mpi_rounds.lua --threads=1
   && grep -q "lbench.run threads=3: under lbench-mpi a round runs the job's threads, a multiple of its 2 ranks" \
   "$T/mpi_round_threads_odd.err" && ! grep -q 'stack traceback' "$T/mpi_round_threads_odd.err" \
   && pass mpi_round_threads_refused || fail mpi_round_threads_refused "exit $rc: $(head -c 400 "$T/mpi_round_threads_odd.err")"
+# A round started where the other ranks do not follow (a run's init())
+# is refused in one line instead of waiting for them forever.
+printf 'function init() lbench.run{ time = 0.1 } end\nfunction event() end\n' > "$T/init_round.lua"
+run mpi_round_outside "${MPI[@]}" -np 2 "$LBM" "$T/init_round.lua" --time=1 run
+[ "$rc" -ne 0 ] && [ "$rc" -lt 124 ] && grep -q '^lbench-mpi: lbench.run: under lbench-mpi only a main-state command' \
+  "$T/mpi_round_outside.err" && ! grep -q 'stack traceback' "$T/mpi_round_outside.err" && pass mpi_round_outside_refused \
+  || fail mpi_round_outside_refused "exit $rc: $(head -c 400 "$T/mpi_round_outside.err")"
 # lbench sweep: rank 0 drives it, each point is a run of the job.
 expect_ok mpi_sweep '^Sweep results' "${MPI[@]}" -np 2 "$LBM" sweep --threads=1,2 $S/mpi_job.lua --time=0.5 \
   --result-file="$T/sw.json" --rank-result-file="$T/sw%r.json"
