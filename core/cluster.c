@@ -47,6 +47,14 @@ static int single_recv(int from, void *buf, int64_t len)
     return -EINVAL;
 }
 static int single_poll(void) { return 0; }
+/* One clock: no offset, no uncertainty. */
+static int single_clock_offsets(int rounds, int64_t *offset_ns, int64_t *rtt_ns)
+{
+    (void)rounds;
+    offset_ns[0] = 0;
+    rtt_ns[0] = 0;
+    return 0;
+}
 
 static const lb_cluster_ops single_ops = {
     .name = "single", .rank = single_rank, .size = single_size, .library = single_library,
@@ -55,6 +63,7 @@ static const lb_cluster_ops single_ops = {
     .notify_stop = single_notify, .poll_stop = single_poll,
     .post = single_post, .probe = single_probe, .recv = single_recv, .drain = single_notify,
     .in_flight = single_poll,
+    .clock_offsets = single_clock_offsets,
 };
 
 static const lb_cluster_ops *g_ops = &single_ops;
@@ -68,7 +77,7 @@ int lb_cluster_register(const lb_cluster_ops *ops)
     }
     if (!ops->name || !ops->rank || !ops->size || !ops->library || !ops->min || !ops->max || !ops->bcast ||
         !ops->gather_lens || !ops->gather_data || !ops->notify_stop || !ops->poll_stop || !ops->post ||
-        !ops->probe || !ops->recv || !ops->drain || !ops->in_flight)
+        !ops->probe || !ops->recv || !ops->drain || !ops->in_flight || !ops->clock_offsets)
         return -EINVAL;
     g_ops = ops;
     return 0;
@@ -97,5 +106,11 @@ int64_t lb_cluster_probe(int *from) { return g_ops->probe(from); }
 int lb_cluster_recv(int from, void *buf, int64_t len) { return g_ops->recv(from, buf, len); }
 int lb_cluster_drain(void) { return g_ops->drain(); }
 int lb_cluster_in_flight(void) { return g_ops->in_flight(); }
+int lb_cluster_clock_offsets(int rounds, int64_t *offset_ns, int64_t *rtt_ns)
+{
+    if (rounds < 1)
+        return -EINVAL;
+    return g_ops->clock_offsets(rounds, offset_ns, rtt_ns);
+}
 void lb_cluster_request_abort(void) { g_abort = 1; }
 int lb_cluster_abort_requested(void) { return g_abort; }

@@ -49,6 +49,14 @@ typedef struct lb_cluster_ops {
      * message above the transport's eager limit moves only while both
      * ends call in, so the reporter calls in more often while it is > 0. */
     int (*in_flight)(void);
+    /* Collective, before a run's start: each rank's wall-clock offset to
+     * rank 0's, estimated as NTP does.  Rank 0 exchanges `rounds` pings
+     * with each other rank in turn and keeps the one with the smallest
+     * round trip: offset = t_remote - (t_send + t_recv) / 2, whose error
+     * is at most half that round trip (the remote reading lies somewhere
+     * inside it).  On rank 0, offset_ns[r] and rtt_ns[r] for every rank
+     * (rank 0's own are 0); on the others the arrays are left as they are. */
+    int (*clock_offsets)(int rounds, int64_t *offset_ns, int64_t *rtt_ns);
 } lb_cluster_ops;
 
 /* Install `ops` (the binary does so before anything else runs); NULL
@@ -72,6 +80,7 @@ int64_t lb_cluster_probe(int *from);
 int lb_cluster_recv(int from, void *buf, int64_t len);
 int lb_cluster_drain(void);
 int lb_cluster_in_flight(void);
+int lb_cluster_clock_offsets(int rounds, int64_t *offset_ns, int64_t *rtt_ns);
 /* The job cannot end cleanly (a rank stopped answering): the binary's main
  * aborts every rank instead of waiting in the library's finalisation. */
 void lb_cluster_request_abort(void);

@@ -13,7 +13,7 @@
 #include "clock.h"
 #include "cluster.h"
 
-enum { TAG_LEN = 7101, TAG_DATA = 7102, TAG_STOP = 7103, TAG_POST = 7104 };
+enum { TAG_LEN = 7101, TAG_DATA = 7102, TAG_STOP = 7103, TAG_POST = 7104, TAG_CLOCK = 7105 };
 
 static int g_rank, g_size;
 static char g_library[256];
@@ -265,6 +265,51 @@ static int mpi_in_flight(void)
     return n;
 }
 
+static int64_t wall_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Rank 0 pings each other rank in turn (the others wait in a receive, so
+ * only one pair is busy at a time and no rank's reply queues behind
+ * another's).  A ping carries nothing; the reply is the remote wall clock
+ * read as soon as the ping arrived.  The smallest round trip is the one
+ * least disturbed by scheduling, so its midpoint is the best estimate. */
+static int mpi_clock_offsets(int rounds, int64_t *offset_ns, int64_t *rtt_ns)
+{
+    int64_t t_remote = 0;
+    char ping = 0;
+    if (g_rank != 0) {
+        for (int i = 0; i < rounds; i++) {
+            if (MPI_Recv(&ping, 1, MPI_BYTE, 0, TAG_CLOCK, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+                return -EIO;
+            t_remote = wall_ns();
+            if (MPI_Send(&t_remote, 1, MPI_INT64_T, 0, TAG_CLOCK, MPI_COMM_WORLD) != MPI_SUCCESS)
+                return -EIO;
+        }
+        return 0;
+    }
+    offset_ns[0] = rtt_ns[0] = 0;
+    for (int r = 1; r < g_size; r++) {
+        int64_t best = INT64_MAX;
+        for (int i = 0; i < rounds; i++) {
+            int64_t t_send = wall_ns();
+            if (MPI_Send(&ping, 1, MPI_BYTE, r, TAG_CLOCK, MPI_COMM_WORLD) != MPI_SUCCESS ||
+                MPI_Recv(&t_remote, 1, MPI_INT64_T, r, TAG_CLOCK, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+                return -EIO;
+            int64_t t_recv = wall_ns();
+            if (t_recv - t_send < best) {
+                best = t_recv - t_send;
+                rtt_ns[r] = best;
+                offset_ns[r] = t_remote - (t_send + (t_recv - t_send) / 2);
+            }
+        }
+    }
+    return 0;
+}
+
 static const lb_cluster_ops mpi_ops = {
     .name = "mpi", .rank = mpi_rank, .size = mpi_size, .library = mpi_library,
     .min = mpi_min, .max = mpi_max, .bcast = mpi_bcast,
@@ -272,6 +317,7 @@ static const lb_cluster_ops mpi_ops = {
     .notify_stop = mpi_notify_stop, .poll_stop = mpi_poll_stop,
     .post = mpi_post, .probe = mpi_probe, .recv = mpi_recv, .drain = mpi_drain,
     .in_flight = mpi_in_flight,
+    .clock_offsets = mpi_clock_offsets,
 };
 
 int lb_cluster_mpi_init(int *argc, char ***argv)

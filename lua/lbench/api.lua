@@ -259,7 +259,8 @@ local function add_commands(lb, ctx)
       for k, v in pairs(over or {}) do opt2[(tostring(k):gsub("-", "_"))] = v end
       -- A round prints no final report of the run command's (final_report).
       local ctx2 = setmetatable({ opt = opt2, command = "run", final_report = false }, { __index = ctx })
-      local result, failed, err = runner.run(ctx2, lb)
+      -- lbench-mpi: a round of the whole job, merged over the ranks (cluster.lua).
+      local result, failed, err = require("lbench.cluster").lead_run(ctx2, lb)
       -- No result when nothing was measured (the workers failed to start).
       return result and runner.unwrap(result), failed, err
     end

@@ -139,6 +139,28 @@ function M.number(ctx, opt)
   opt.threads = k * t
 end
 
+-- Ping-pongs per rank of the clock offset estimate: the best of 16 round
+-- trips (4-5 us each between two ranks on one host, measured; more over a
+-- network) costs well under a millisecond per rank, once per run, before
+-- its start.
+M.CLOCK_ROUNDS = 16
+
+-- Collective, before a run's start barrier: every rank's wall-clock
+-- offset to rank 0 and the round trip it was measured over (its error
+-- bound is half that), in ms, as lists indexed rank + 1; nil on ranks
+-- other than 0 (rank 0 alone uses them, in the merge).
+function M.clock_offsets()
+  local n = M.size()
+  local off, rtt = ffi.new("int64_t[?]", n), ffi.new("int64_t[?]", n)
+  check(C.lb_cluster_clock_offsets(M.CLOCK_ROUNDS, off, rtt), "clock offset estimate")
+  if M.rank() ~= 0 then return nil end
+  local o = { offset_ms = {}, rtt_ms = {} }
+  for r = 0, n - 1 do
+    o.offset_ms[r + 1], o.rtt_ms[r + 1] = tonumber(off[r]) / 1e6, tonumber(rtt[r]) / 1e6
+  end
+  return o
+end
+
 -- This rank's share of a job-wide count `n` split exactly over the ranks.
 function M.share(n, rank, size)
   return math.floor(n / size) + (rank < n % size and 1 or 0)
@@ -175,12 +197,41 @@ function M.combine(ok, err, timeout_s)
   return true
 end
 
+-- A round's share of the job's `threads` (lbench.run{threads = N}, a
+-- sweep point): N is the job's count, as lbench.opt.threads is, split
+-- equally so that rates and pacing split as for the command line's.
+function M.round_share(ctx, threads)
+  local cl = ctx.cluster
+  if not cl or threads == cl.threads * cl.size then return cl end
+  if threads < cl.size or threads % cl.size ~= 0 then
+    util.fail("lbench.run threads=%s: under lbench-mpi a round runs the job's threads, a multiple of its %d ranks "
+      .. "(each rank runs threads / %d)", tostring(threads), cl.size, cl.size)
+  end
+  local t = threads / cl.size
+  return { rank = cl.rank, size = cl.size, threads = t, tid_base = cl.rank * t }
+end
+
+-- Rank 0, inside a main-state command: a measured run (lbench.run, a
+-- sweep point) of the whole job.  The other ranks follow with the same
+-- options (M.follow) and their share of the threads; the round is merged
+-- as a run command's is (ranks.lua), so `ctx2` gets the job's result.
+function M.lead_run(ctx2, lb)
+  local runner = require("lbench.runner")
+  if not M.active() then return runner.run(ctx2, lb) end
+  M.check_leading("lbench.run")
+  ctx2.cluster = M.round_share(ctx2, ctx2.opt.threads)
+  M.bcast("run\n" .. util.serialize(ctx2.opt), 0)
+  return runner.run(ctx2, lb)
+end
+
 -- Rank 0, inside a main-state command: run parallel command `ctx2` on
 -- every rank (the others follow, see M.follow).  Same results as
 -- runner.parallel_command, the error naming the rank.
 function M.lead_parallel(ctx2)
   local runner = require("lbench.runner")
   if not M.active() then return runner.parallel_command(ctx2) end
+  M.check_leading("lbench.run_parallel")
+  ctx2.cluster = M.round_share(ctx2, ctx2.opt.threads)
   -- With the options as the command sees them: a scenario may pass its
   -- parallel command values through opt (TPC-C's load units).
   M.bcast("par " .. ctx2.command .. "\n" .. util.serialize(ctx2.opt), 0)
@@ -188,26 +239,50 @@ function M.lead_parallel(ctx2)
   return M.combine(ok, err)
 end
 
+-- The other ranks follow rank 0 only during a main-state command (M.lead):
+-- a round started anywhere else (a run's init() or done()) would wait
+-- forever for them.
+function M.check_leading(what)
+  if not M.leading then
+    util.fail("%s: under lbench-mpi only a main-state command (prepare, cleanup, a custom command) runs it, on "
+      .. "rank 0, with the other ranks following", what)
+  end
+end
+
 -- Rank 0: a main-state command `fn` (prepare, cleanup, a custom command)
 -- runs here once; the other ranks follow until it has ended, whatever
 -- way it ends (an error is raised again after they are released).
 function M.lead(fn)
   if not M.active() then return fn() end
+  M.leading = true
   local ok, err = pcall(fn)
+  M.leading = false
   M.bcast("end", 0)
   if not ok then error(err, 0) end
 end
 
 -- Ranks other than 0 during a main-state command: run each parallel
--- command rank 0 starts, with the job's thread numbers, until it ends.
-function M.follow(ctx)
+-- command and each measured round rank 0 starts, with the job's thread
+-- numbers, until it ends.  (A round's result is rank 0's to use; a
+-- failure in it is reported there, naming this rank.)
+function M.follow(ctx, lb)
   local runner = require("lbench.runner")
   while true do
     local msg = M.bcast("", 0)
-    local name, opt = msg:match("^par ([^\n]+)\n(.*)$")
-    if not name then return end
-    local ctx2 = setmetatable({ command = name, opt = assert(loadstring("return " .. opt))() }, { __index = ctx })
-    M.combine(runner.parallel_command(ctx2))
+    local kind, name, opt = msg:match("^(par) ([^\n]+)\n(.*)$")
+    if not kind then kind, opt = msg:match("^(run)\n(.*)$") end
+    if not kind then return end
+    local ctx2 = setmetatable({ opt = assert(loadstring("return " .. opt))() }, { __index = ctx })
+    -- This rank's share of the threads the command or round runs with
+    -- (a sweep's points and data steps have their own).
+    ctx2.cluster = M.round_share(ctx2, ctx2.opt.threads)
+    if kind == "par" then
+      ctx2.command = name
+      M.combine(runner.parallel_command(ctx2))
+    else
+      ctx2.command, ctx2.final_report = "run", false
+      runner.run(ctx2, lb)
+    end
   end
 end
 

@@ -172,6 +172,16 @@ local function merge_lanes(list)
   return f
 end
 
+-- Rank r's wall-clock offset to rank 0 and its round trip, in ms (0 and
+-- 0 without an estimate); its start time on rank 0's clock.
+local function clock_of(a, r)
+  local c = a.clocks
+  return c and c.offset_ms[r + 1] or 0, c and c.rtt_ms[r + 1] or 0
+end
+local function start_on_rank0_clock(a, h)
+  return h.start_wall - clock_of(a, h.rank) / 1000
+end
+
 -- Rank 0: merge every rank's part into `a`.
 local function merge_all(ctx, a, parts, counters, diff)
   local final, base = ffi.new("lb_stats"), ffi.new("lb_stats")
@@ -202,12 +212,15 @@ local function merge_all(ctx, a, parts, counters, diff)
     end
     local rs, rb = ffi.new("lb_stats"), ffi.new("lb_stats")
     add_stats(rs, blobs.final, {}); add_stats(rb, blobs.base, {})
-    ranks[#ranks + 1] = rank_entry(h, blobs, diff(counters(rs), counters(rb)), a.keys)
+    local entry = rank_entry(h, blobs, diff(counters(rs), counters(rb)), a.keys)
+    entry.clock_offset_ms, entry.clock_rtt_ms = clock_of(a, h.rank)
+    ranks[#ranks + 1] = entry
     for _, x in ipairs(h.thread_events) do evs[#evs + 1] = x end
     for _, x in ipairs(h.thread_busy) do busy[#busy + 1] = x end
     dur, warm = math.max(dur, h.duration_s), math.max(warm, h.warmup_s)
     wev, threads = wev + h.warmup_events, threads + h.threads
-    t0, t1 = math.min(t0, h.start_wall), math.max(t1, h.start_wall)
+    local start = start_on_rank0_clock(a, h)
+    t0, t1 = math.min(t0, start), math.max(t1, start)
     a.posted_by[h.rank] = h.posted or 0
     if h.status == "error" and not a.merged_error then
       a.merged_error = string.format("rank %d (%s): %s", h.rank, h.host, tostring(h.error))

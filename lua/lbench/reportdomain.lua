@@ -210,9 +210,17 @@ end
 
 -- ---- ranks of an lbench-mpi job ------------------------------------------------------
 
+-- A rank's clock against rank 0's: the estimated offset, +- its error
+-- bound (half the round trip it was measured over).
+local function clock_cell(rk)
+  local off, rtt = num(rk.clock_offset_ms), num(rk.clock_rtt_ms)
+  if not off then return "-" end
+  return fmt(off) .. (rtt and rtt > 0 and (" +- " .. fmt(rtt / 2)) or "")
+end
+
 local function ranks_table(r)
   local header = { "rank", "host", "threads", "status", "time s", "events", "events/s", "queries/s", "avg ms",
-                   "p95 ms", "p99 ms", "max ms", "client CPU s" }
+                   "p95 ms", "p99 ms", "max ms", "client CPU s", "clock offset ms" }
   local rows = {}
   for _, rk in ipairs(r.ranks) do
     local t = type(rk.totals) == "table" and rk.totals or {}
@@ -222,7 +230,8 @@ local function ranks_table(r)
       class = "bad" } or tostring(rk.status)
     rows[#rows + 1] = { fmt(num(rk.rank)), tostring(rk.host or ""), fmt(num(rk.threads)), status, fmt(num(rk.duration_s)),
       fmt(num(t.events)), fmt(num(t.events_per_sec)), fmt(num(t.queries_per_sec)), fmt(num(lat.avg)),
-      fmt(result.pct(lat, "95")), fmt(result.pct(lat, "99")), fmt(num(lat.max)), fmt(num(cpu.client_s)) }
+      fmt(result.pct(lat, "95")), fmt(result.pct(lat, "99")), fmt(num(lat.max)), fmt(num(cpu.client_s)),
+      clock_cell(rk) }
   end
   return html.table(header, rows, { class = "ranks-table" })
 end
@@ -234,7 +243,8 @@ function M.ranks_section(ctx)
   for _, run in ipairs(ctx.runs) do
     if type(run.r.ranks) == "table" and #run.r.ranks > 0 then
       parts[#parts + 1] = string.format("<h3>%s</h3>", esc(run.name))
-      parts[#parts + 1] = note(string.format("%d ranks (%s); start skew %s ms.", #run.r.ranks,
+      parts[#parts + 1] = note(string.format("%d ranks (%s); start skew %s ms (start times on rank 0's clock, " ..
+        "moved by each rank's clock offset).", #run.r.ranks,
         tostring(run.r.mpi_library or "MPI"), fmt(num(run.r.start_skew_ms))))
       parts[#parts + 1] = scroll(ranks_table(run.r))
     end

@@ -601,6 +601,9 @@ function M.run_measured(ctx, lb, metrics)
     local nt = C.lb_run_threads(run)
     C.lb_metrics_attach(metrics, run, nt, (opt.connections or 0) > 0 and math.ceil(opt.connections * nt / opt.threads) or nt)
   end
+  -- Several ranks: their wall clocks against rank 0's, so that the start
+  -- skew compares one clock (ranks.lua); off the measured period.
+  local clocks = ctx.cluster and cluster.clock_offsets()
   local open_t0, retries0 = C.lb_clock_ns(), C.lb_runtime_connect_retries(ctx.rt)
   if C.lb_run_start(run) ~= 0 then
     -- Nothing was measured (thread_init failed: no connection, no table):
@@ -643,7 +646,7 @@ function M.run_measured(ctx, lb, metrics)
     warmup_events = R.warmup_events, intervals = R.intervals, failed = failed, error = err,
     stop_reason = R:stop_reason(), paced = paced, threads = C.lb_run_threads(run), final_stats = R.snap.sum,
     base_stats = R.base_stats, worker_base = R.worker_base, cpu = cpu_sampler, type_names = R.tnames,
-    connect = connect, phases = R.phases and R.phases.done, stopped_by = R.stopped_by,
+    connect = connect, phases = R.phases and R.phases.done, stopped_by = R.stopped_by, clocks = clocks,
     phase_raw = R.phases and R.phases.raw,
   }
   if ctx.cluster then

@@ -125,6 +125,18 @@ local function command_names(lb)
   return names
 end
 
+-- The Ranks line's clause on clocks: the start skew compares start times
+-- moved onto rank 0's clock by each rank's estimated offset, known within
+-- half the round trip it was measured over.
+local function clock_note(ranks)
+  local off, bound = 0, 0
+  for _, e in ipairs(ranks or {}) do
+    if e.clock_offset_ms and math.abs(e.clock_offset_ms) >= math.abs(off) then off = e.clock_offset_ms end
+    if e.clock_rtt_ms then bound = math.max(bound, e.clock_rtt_ms / 2) end
+  end
+  return string.format(" (on rank 0's clock: largest clock offset %.3f ms, known within +-%.3f ms)", off, bound)
+end
+
 -- The final report of a run on stdout, in the --output format.
 local function final_report(rt, opt, lb, result)
   local hook = lb.hooks.report_cumulative
@@ -137,8 +149,8 @@ local function final_report(rt, opt, lb, result)
   elseif opt.output == "text" then
     out(rt, (opt.report_interval > 0 and "\n" or "") .. report.final_text(runner.text_view(result)) .. "\n")
     if result.nranks then
-      out(rt, string.format("Ranks: %d (%s), start skew between ranks: %.3f ms\n", result.nranks, result.mpi_library,
-        result.start_skew_ms or 0))
+      out(rt, string.format("Ranks: %d (%s), start skew between ranks: %.3f ms%s\n", result.nranks, result.mpi_library,
+        result.start_skew_ms or 0, clock_note(result.ranks)))
     end
     if opt.histogram then
       local bs = {}
@@ -247,9 +259,9 @@ end
 
 -- A command run by the main state: once for the job, on rank 0, while
 -- the other ranks take part in the parallel commands it starts.
-local function main_state_command(rt, ctx, cmd, fn)
+local function main_state_command(rt, ctx, lb, cmd, fn)
   if (ctx.rank or 0) ~= 0 then
-    cluster.follow(ctx)
+    cluster.follow(ctx, lb)
     return 0
   end
   cluster.lead(fn)
@@ -281,12 +293,12 @@ local function command(rtptr, cmd)
       if not ok and err ~= "interrupted" then C.lb_runtime_set_error(rt, err) return 1 end
       return command_status(rt, cmd)
     end
-    return main_state_command(rt, ctx, cmd, fn)
+    return main_state_command(rt, ctx, lb, cmd, fn)
   end
   if cmd == "run" then return command_run(rt, ctx, lb) end
   local g = scenario.fn(cmd)
   if g and (cmd == "prepare" or cmd == "cleanup" or cmd == "prewarm") then
-    return main_state_command(rt, ctx, cmd, g)
+    return main_state_command(rt, ctx, lb, cmd, g)
   end
   util.fail("unknown command '%s' for %s (available: %s)", cmd, S.name, table.concat(command_names(lb), ", "))
 end

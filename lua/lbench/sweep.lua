@@ -33,6 +33,7 @@ local runtime = require("lbench.runtime")
 local cmp = require("lbench.compare")
 local result = require("lbench.result")
 local sweep_data = require("lbench.sweep_data")
+local cluster = require("lbench.cluster")
 
 local M = {}
 
@@ -627,7 +628,8 @@ function Sweep:run_point(i, point)
   local ctx, lb = self.ctx1, self.lb1
   -- The data steps loaded the scenario for themselves: load it again.
   if i > 1 or self.data then ctx, lb = runtime.setup(self.rt, self.path, self:raw_for(point), "run", self.scen_argv) end
-  local res, failed, err = runner.run(ctx, lb)
+  -- lbench-mpi: the point is a run of the whole job (cluster.lua).
+  local res, failed, err = cluster.lead_run(ctx, lb)
   if not res then
     -- Nothing measured (the workers did not start): the sweep stops.
     self:stop_on_error(i, lbl, err)
@@ -729,14 +731,33 @@ function Sweep:report()
   return 0
 end
 
+-- The points, the server variables around them, the document.
+function Sweep:sweep()
+  self:new_doc()
+  self:banner()
+  self:start_server_vars()
+  local ok, e = pcall(self.run_points, self)
+  self:finish(ok, e)
+end
+
+-- lbench-mpi: the sweep is driven by rank 0 (its output, its server
+-- variables, its document), as a main-state command is; each point, and
+-- each data step's parallel commands and rounds, runs on every rank,
+-- which the other ranks follow (cluster.lua).
 function M.main(rt, argv)
   local sw = new_sweep(rt, argv)
   sw:load()
-  sw:new_doc()
-  sw:banner()
-  sw:start_server_vars()
-  local ok, e = pcall(sw.run_points, sw)
-  sw:finish(ok, e)
+  if not cluster.active() then
+    sw:sweep()
+    return sw:report()
+  end
+  cluster.check_same({ { "lbench version", sw.lb1.version }, { "scenario", sw.ctx1.script_hash },
+    { "sweep arguments", util.serialize(argv) } })
+  if cluster.rank() ~= 0 then
+    cluster.follow(sw.ctx1, sw.lb1)
+    return 0
+  end
+  cluster.lead(function() sw:sweep() end)
   return sw:report()
 end
 

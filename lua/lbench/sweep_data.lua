@@ -15,7 +15,6 @@ local C = require("lbench.ffi").C
 local json = require("lbench.json")
 local util = require("lbench.util")
 local runtime = require("lbench.runtime")
-local runner = require("lbench.runner")
 
 local M = {}
 
@@ -125,7 +124,8 @@ function Data:command(cmd, raw)
   local t0 = C.lb_clock_now()
   local ok, e = pcall(self.quietly, self, function()
     if parallel then
-      local done, err = runner.parallel_command(ctx)
+      -- lbench-mpi: on every rank (cluster.lua).
+      local done, err = require("lbench.cluster").lead_parallel(ctx)
       if not done and err ~= "interrupted" then error(err, 0) end
     else
       fn()

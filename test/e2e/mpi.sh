@@ -3,12 +3,15 @@
 # machine) as one run.  With the null driver and test scripts: the merged
 # counters, per-type counts and histogram against sums computed here from
 # the ranks' own documents, the job's thread numbering, --events split
-# exactly, the start skew, the intervals (the same on every rank), the
-# phases of a --rate schedule, the CPU and connection fairness of the job,
-# a failure on one rank, an option mismatch, plain lbench refusing.  Against a private MariaDB (port 3392): a 2-rank
-# OLTP prepare (each table once, all rows), a 2-rank run (the server's
-# CPU counted once), and a 2-rank
-# TPC-C prepare, run and check.  No timing assertions.
+# exactly, the start skew and clock offsets, the intervals (the same on
+# every rank), the phases of a --rate schedule, the CPU and connection
+# fairness of the job, measured rounds (lbench.run from a custom command,
+# fileio precondition, lbench sweep) as runs of the job, a failure on one
+# rank, an option mismatch, plain lbench refusing.  Against a private
+# MariaDB (port 3392): a 2-rank OLTP prepare (each table once, all rows),
+# a 2-rank run (the server's CPU counted once), a server error and a
+# killed connection on one rank, and a 2-rank TPC-C prepare, run and
+# check.  No timing assertions.
 cd "$(dirname "$0")/../.." || exit 1
 . test/lib.sh
 LBM=${LBM:-./lbench-mpi}
@@ -53,6 +56,16 @@ json_assert mpi_ranks_entries "$T/job.json" "r.ranks[1].rank == 0 and r.ranks[2]
 json_assert mpi_duration_slowest "$T/job.json" "r.duration_s == math.max(r.ranks[1].duration_s, r.ranks[2].duration_s)
   and math.abs(r.totals.events_per_sec - r.totals.events / r.duration_s) < 1e-6 * r.totals.events_per_sec"
 json_assert mpi_fairness_job "$T/job.json" "math.abs(r.fairness.events_avg - r.totals.events / 4) < 1e-6 * r.totals.events"
+# Clock offsets to rank 0 (one host: one clock, so each estimate lies
+# within its own error bound, half the round trip; the slack is the
+# estimate's integer-nanosecond rounding); rank 0's is 0.
+CLOCKS="(function() for i, e in ipairs(r.ranks) do
+    if type(e.clock_offset_ms) ~= 'number' or type(e.clock_rtt_ms) ~= 'number' then return false end
+    if i > 1 and (e.clock_rtt_ms <= 0 or math.abs(e.clock_offset_ms) > e.clock_rtt_ms / 2 + 2e-6) then return false end
+  end return r.ranks[1].clock_offset_ms == 0 and r.ranks[1].clock_rtt_ms == 0 end)()"
+json_assert mpi_clock_offsets "$T/job.json" "$CLOCKS"
+grep -Eq "start skew between ranks: [0-9.]+ ms \(on rank 0's clock: largest clock offset -?[0-9.]+ ms, known within" \
+  "$T/mpi_run.out" && pass mpi_clock_line || fail mpi_clock_line "$(grep 'start skew' "$T/mpi_run.out")"
 json_assert mpi_rank_doc "$T/rank1.json" "r.threads == 2 and r.status == 'ok' and r.nranks == nil"
 CHECK mpi_counters_are_sums counters "$T/job.json" "$T/rank0.json" "$T/rank1.json"
 CHECK mpi_histogram_is_bucket_sum histogram "$T/job.json" "$T/rank0.json" "$T/rank1.json"
@@ -137,7 +150,7 @@ run mpi_html $LB report "$T/iv.json" --out="$T/iv.html"
 [ "$rc" -eq 0 ] && [ -s "$T/iv.html" ] && pass mpi_html_report || fail mpi_html_report "exit $rc: $(head -c 300 "$T/mpi_html.err")"
 # ... and the page shows each rank's own figures beside the job's.
 n=$(sed -n '/<table class="lb-table ranks-table">/,/<\/table>/p' "$T/iv.html" | grep -c '^<tr>')
-[ "$n" = 2 ] && grep -q 'id="ranks"' "$T/iv.html" && pass mpi_html_ranks || fail mpi_html_ranks "$n rank rows"
+[ "$n" = 2 ] && grep -q 'id="ranks"' "$T/iv.html" && grep -q 'clock offset ms' "$T/iv.html" && pass mpi_html_ranks || fail mpi_html_ranks "$n rank rows"
 run mpi_intervals_json "${MPI[@]}" -np 2 "$LBM" $S/mpi_job.lua --threads=1 --time=1 --report-interval=0.5 --output=json run
 [ "$rc" -eq 0 ] && [ "$(grep -c '"events_per_sec"' "$T/mpi_intervals_json.out")" -eq 3 ] && pass mpi_intervals_json_lines \
   || fail mpi_intervals_json_lines "exit $rc: $(head -c 300 "$T/mpi_intervals_json.out")"
@@ -181,6 +194,7 @@ expect_ok mpi_events '' "${MPI[@]}" -np 4 "$LBM" $E --events=1001 --time=0 --res
   --rank-result-file="$T/ev%r.json" run
 json_assert mpi_events_exact "$T/ev.json" "r.totals.events == 1001 and #r.ranks == 4 and r.ranks[1].totals.events == 251
   and r.ranks[4].totals.events == 250"
+json_assert mpi_clock_offsets_4 "$T/ev.json" "$CLOCKS"
 CHECK mpi_events_sums counters "$T/ev.json" "$T/ev0.json" "$T/ev1.json" "$T/ev2.json" "$T/ev3.json"
 
 # ---- fileio: one file set prepared once, read and written by every rank ------------
@@ -190,6 +204,74 @@ expect_ok mpi_fileio_run 'Ranks: 2' "${MPI[@]}" -np 2 "$LBM" fileio $F --file-te
   --result-file="$T/fio.json" --rank-result-file="$T/fio%r.json" run
 CHECK mpi_fileio_sums counters "$T/fio.json" "$T/fio0.json" "$T/fio1.json"
 json_assert mpi_fileio_io "$T/fio.json" "r.io.reads > 0 and r.io.writes > 0 and r.nranks == 2"
+
+expect_ok mpi_fileio_precondition 'round +2:' "${MPI[@]}" -np 2 "$LBM" fileio $F --file-test-mode=rndrw \
+  --precondition=workload:2 --precondition-round-time=0.3 --result-file="$T/pre.json" --rank-result-file="$T/pre%r.json" \
+  precondition
+CHECK mpi_precondition_round_is_job precondition_round "$T/pre.json" "$T/pre0.json" "$T/pre1.json"
+if $LB $S/mpi_check.lua precondition_round --merged="$T/pre.json" --ranks="$T/pre0.json,$T/pre0.json" >/dev/null 2>&1; then
+  fail mpi_precondition_check_detects "a wrong sum passed"; else pass mpi_precondition_check_detects; fi
+
+# ---- measured rounds from a main-state command (lbench.run), sweeps ----------------
+# Each round is a run of the whole job: rank 0's script gets the merge of
+# every rank's figures, the threads are numbered over the job.
+R="$T/rounds"
+mkdir -p "$R"
+expect_ok mpi_rounds '^round 2: [0-9]+ events, 2 threads, 2 ranks, status ok' "${MPI[@]}" -np 2 "$LBM" $S/mpi_rounds.lua \
+  --threads=2 --job-threads=2 --round-time=0.5 --out-dir="$R" rounds
+[ "$(grep -c '^round ' "$T/mpi_rounds.out")" -eq 2 ] && grep -q '^round 1: [0-9]* events, 4 threads, 2 ranks, status ok' \
+  "$T/mpi_rounds.out" && pass mpi_rounds_on_rank0 || fail mpi_rounds_on_rank0 "$(head -c 400 "$T/mpi_rounds.out")"
+for i in 1 2; do
+  CHECK mpi_round${i}_counters_are_sums counters "$R/r$i.json" "$R/r$i.0.json" "$R/r$i.1.json"
+  CHECK mpi_round${i}_histogram_is_bucket_sum histogram "$R/r$i.json" "$R/r$i.0.json" "$R/r$i.1.json"
+done
+json_assert mpi_round_threads "$R/r2.json" "r.threads == 2 and r.nranks == 2 and r.ranks[1].threads == 1
+  and r.ranks[2].threads == 1"
+# Thread ids 0..JOB-1 of round N, each once, by the rank that owns it.
+round_tids_ok() { # ROUND JOB_THREADS
+  local t n rank threads per=$(($2 / 2))
+  for t in $(seq 0 $(($2 - 1))); do
+    n=$(wc -l < "$R/round$1/tid.$t" 2>/dev/null) && [ "$n" -eq 1 ] || return 1
+    read -r rank threads < "$R/round$1/tid.$t"
+    [ "$rank" -eq $((t / per)) ] && [ "$threads" -eq "$2" ] || return 1
+  done
+  [ "$(ls "$R/round$1" | wc -l)" -eq "$2" ]
+}
+check mpi_round1_thread_ids round_tids_ok 1 4
+check mpi_round2_thread_ids round_tids_ok 2 2
+# A failure on rank 1 inside a round stops the job's round, which the
+# command sees as failed (naming the rank); the round was cut short.
+R="$T/rounds_fail"
+mkdir -p "$R"
+run mpi_round_fail "${MPI[@]}" -np 2 "$LBM" $S/mpi_rounds.lua --threads=1 --round-time=60 --fail-rank=1 --out-dir="$R" rounds
+[ "$rc" -ne 0 ] && [ "$rc" -lt 124 ] && grep -q 'lbench-mpi: round 1: rank 1 (.*): injected failure on rank 1' \
+  "$T/mpi_round_fail.err" && [ ! -e "$R/r2.json" ] && pass mpi_round_fail_names_rank \
+  || fail mpi_round_fail_names_rank "exit $rc: $(head -c 400 "$T/mpi_round_fail.err")"
+json_assert mpi_round_fail_doc "$R/r1.json" "r.status == 'error' and r.error:match('^rank 1 %(') and r.ranks[2].status == 'error'
+  and r.ranks[1].stopped_by == 1 and r.duration_s < 50"
+run mpi_round_threads_odd "${MPI[@]}" -np 2 "$LBM" $S/mpi_rounds.lua --threads=1 --job-threads=3 --round-time=0.2 \
+  --out-dir="$R" rounds
+[ "$rc" -ne 0 ] && [ "$rc" -lt 124 ] && [ "$(grep -c '^lbench-mpi: ' "$T/mpi_round_threads_odd.err")" -eq 1 ] \
+  && grep -q "lbench.run threads=3: under lbench-mpi a round runs the job's threads, a multiple of its 2 ranks" \
+  "$T/mpi_round_threads_odd.err" && ! grep -q 'stack traceback' "$T/mpi_round_threads_odd.err" \
+  && pass mpi_round_threads_refused || fail mpi_round_threads_refused "exit $rc: $(head -c 400 "$T/mpi_round_threads_odd.err")"
+# A round started where the other ranks do not follow (a run's init())
+# is refused in one line instead of waiting for them forever.
+printf 'function init() lbench.run{ time = 0.1 } end\nfunction event() end\n' > "$T/init_round.lua"
+run mpi_round_outside "${MPI[@]}" -np 2 "$LBM" "$T/init_round.lua" --time=1 run
+[ "$rc" -ne 0 ] && [ "$rc" -lt 124 ] && grep -q '^lbench-mpi: lbench.run: under lbench-mpi only a main-state command' \
+  "$T/mpi_round_outside.err" && ! grep -q 'stack traceback' "$T/mpi_round_outside.err" && pass mpi_round_outside_refused \
+  || fail mpi_round_outside_refused "exit $rc: $(head -c 400 "$T/mpi_round_outside.err")"
+# lbench sweep: rank 0 drives it, each point is a run of the job.
+expect_ok mpi_sweep '^Sweep results' "${MPI[@]}" -np 2 "$LBM" sweep --threads=1,2 $S/mpi_job.lua --time=0.5 \
+  --result-file="$T/sw.json" --rank-result-file="$T/sw%r.json"
+[ "$(grep -c '^Sweep results' "$T/mpi_sweep.out")" -eq 1 ] && pass mpi_sweep_one_report || fail mpi_sweep_one_report \
+  "$(grep -c '^Sweep results' "$T/mpi_sweep.out") reports"
+json_assert mpi_sweep_points "$T/sw.json" "#r.points == 2 and r.points[1].nranks == 2 and r.points[1].threads == 2
+  and r.points[2].threads == 4 and r.points[2].ranks[1].threads == 2 and r.points[2].ranks[2].threads == 2"
+ALL="--merged=$T/sw.json --point=2 --ranks=$T/sw0.json,$T/sw1.json"
+$LB $S/mpi_check.lua counters $ALL >"$T/mpi_sweep.ck" 2>&1 && $LB $S/mpi_check.lua histogram $ALL >>"$T/mpi_sweep.ck" 2>&1 \
+  && pass mpi_sweep_point_is_sum || fail mpi_sweep_point_is_sum "$(head -c 400 "$T/mpi_sweep.ck")"
 
 # ---- failures ----------------------------------------------------------------
 run mpi_fail "${MPI[@]}" -np 2 "$LBM" $S/mpi_job.lua --threads=2 --time=60 --fail-rank=1 --result-file="$T/fail.json" run
@@ -259,6 +341,27 @@ json_assert mpi_oltp_server_cpu_once "$T/oltp.json" "r.cpu.server_s > 0 and r.cp
   and r.cpu.server_s < r.ranks[1].cpu.server_s + r.ranks[2].cpu.server_s"
 json_assert mpi_oltp_queries "$T/oltp.json" "r.totals.queries.total == 16 * r.totals.events and r.totals.events > 0 and r.threads == 2"
 $LB oltp_read_only $M $O cleanup >/dev/null 2>&1
+
+# A server error on one rank (rank 1 queries a missing table; rank 0 runs
+# normally): the job stops at once, long before --time, rank 0 writes the
+# document naming rank 1, its host and the server's error; mpirun exits 1.
+run mpi_db_error "${MPI[@]}" -np 2 "$LBM" $S/mpi_db.lua $M --mode=missing --threads=1 --time=60 \
+  --result-file="$T/dberr.json" --rank-result-file="$T/dberr%r.json" run
+[ "$rc" -eq 1 ] && grep -Eq "^lbench-mpi: rank 1 \([^)]+\): .*1146.*lbench_mpi_no_such_table' doesn't exist" \
+  "$T/mpi_db_error.err" && pass mpi_db_error_names_rank || fail mpi_db_error_names_rank "exit $rc: $(head -c 400 "$T/mpi_db_error.err")"
+json_assert mpi_db_error_doc "$T/dberr.json" "r.status == 'error' and r.error:match('^rank 1 %([^)]+%): .*1146')
+  and r.error:find(\"doesn't exist\", 1, true) and r.ranks[2].status == 'error' and r.ranks[1].stopped_by == 1
+  and r.ranks[1].totals.events > 0 and r.duration_s < 30"
+json_assert mpi_db_error_sums "$T/dberr.json" "r.totals.events == r.ranks[1].totals.events + r.ranks[2].totals.events"
+# One rank's connection killed by the server (KILL CONNECTION from a second
+# connection of rank 1): reconnected once, counted, the event restarted,
+# the run goes on; the job's count is the ranks' (0 + 1).
+expect_ok mpi_db_kill 'transactions:|events' "${MPI[@]}" -np 2 "$LBM" $S/mpi_db.lua $M --mode=kill --threads=1 --time=1 \
+  --result-file="$T/dbkill.json" --rank-result-file="$T/dbkill%r.json" run
+json_assert mpi_db_kill_rank1 "$T/dbkill1.json" "r.status == 'ok' and r.totals.reconnects == 1"
+json_assert mpi_db_kill_rank0 "$T/dbkill0.json" "r.status == 'ok' and r.totals.reconnects == 0"
+json_assert mpi_db_kill_job "$T/dbkill.json" "r.status == 'ok' and r.totals.reconnects == 1 and r.totals.errors == 1"
+CHECK mpi_db_kill_sums counters "$T/dbkill.json" "$T/dbkill0.json" "$T/dbkill1.json"
 
 W="--warehouses=2 --threads=1"
 $LB tpcc $M $W cleanup >/dev/null 2>&1

@@ -89,6 +89,10 @@ static void test_single_default(void)
     ok &= lb_cluster_gather_data("abc", 3, out, lens, missing, 0) == 0 && memcmp(out, "abc", 3) == 0;
     ok &= lb_cluster_notify_stop() == 0 && lb_cluster_poll_stop() == 0 && lb_cluster_in_flight() == 0 && !lb_cluster_abort_requested();
     check(ok, "cluster_single_default", "the single-process default is not one rank of one");
+    int64_t off[1] = {7}, rtt[1] = {7};
+    check(lb_cluster_clock_offsets(4, off, rtt) == 0 && off[0] == 0 && rtt[0] == 0 &&
+              lb_cluster_clock_offsets(0, off, rtt) == -EINVAL,
+          "cluster_single_clock_offsets", "one process: offset %lld, rtt %lld", (long long)off[0], (long long)rtt[0]);
 
     lb_cluster_ops partial = {.name = "partial", .rank = fake_rank};
     check(lb_cluster_register(&partial) == -EINVAL && lb_cluster_rank() == 0, "cluster_register_checks_ops",

@@ -6,6 +6,7 @@
 lbench.cmdline.options = {
   merged = { "the job's result document" },
   ranks = { "the ranks' result documents, in rank order", {}, type = "list" },
+  point = { "the merged document is a sweep's: compare its point N (0: a run's document)", 0 },
 }
 local json = require("lbench.json")
 local util = require("lbench.util")
@@ -21,7 +22,12 @@ local function docs()
   local ranks = {}
   for i, p in ipairs(lbench.opt.ranks) do ranks[i] = load(p) end
   if #ranks == 0 then error("no --ranks given", 0) end
-  return load(lbench.opt.merged), ranks
+  local m = load(lbench.opt.merged)
+  if lbench.opt.point > 0 then
+    m = m.points and m.points[lbench.opt.point]
+    if not m then error("the merged document has no point " .. lbench.opt.point, 0) end
+  end
+  return m, ranks
 end
 
 local function same(what, got, want)
@@ -238,5 +244,25 @@ function connections()
   near("fairness.events_stddev", m.fairness.events_stddev, math.sqrt(math.max(0, sumsq / n - (sum / n) ^ 2)))
 end
 
+-- fileio precondition's last workload round (a run of the job, merged):
+-- its duration is the slowest rank's and its IOPS the ranks' I/Os over it.
+function precondition_round()
+  local m, ranks = docs()
+  local steps = m.precondition and m.precondition.steps or {}
+  local step = steps[#steps]
+  local round = step and step.rounds and step.rounds[#step.rounds]
+  if not round then error("no workload round in the merged document", 0) end
+  local ios, dur = 0, 0
+  for _, r in ipairs(ranks) do
+    ios = ios + (r.io and (r.io.reads + r.io.writes) or 0)
+    dur = math.max(dur, r.duration_s)
+  end
+  same("round duration_s", round.duration_s, dur)
+  if ios == 0 or math.abs(round.iops * round.duration_s - ios) > 1e-9 * ios then
+    error(string.format("round iops: merged %.17g x %.17g s, ranks' I/Os %d", round.iops, round.duration_s, ios), 0)
+  end
+end
+
 lbench.cmdline.commands = { counters = { counters }, histogram = { histogram }, percentiles = { percentiles },
-  intervals = { intervals }, phases = { phases }, cpu = { cpu }, connections = { connections } }
+  intervals = { intervals }, phases = { phases }, cpu = { cpu }, connections = { connections },
+  precondition_round = { precondition_round } }
