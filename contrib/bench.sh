@@ -155,7 +155,6 @@ bench_oltp() {
     done
   done
   echo "   qps ratio = lbench/sysbench (higher is better); us/q = client CPU (user+sys) per query; lb/sb, lb/bare: CPU ratios (lower is better)"
-  echo "   user us/q: the client's CPU outside the kernel per query (the rest, the kernel's share of send/poll/recv, is the floor)"
   echo "   ratios are medians over rounds of the ratio within each round; the absolute columns are medians per tool"
   echo "   commands: lbench|sysbench <test> $M $D --threads=T --time=$SECS run; bare: build/bare_point_select -t T -T $SECS"
   contrib/mariadb-sandbox.sh stop

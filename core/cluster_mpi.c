@@ -175,59 +175,79 @@ static int mpi_post(const void *buf, int64_t len)
     return 0;
 }
 
-/* Rank 0's posted message being received.  Never a blocking MPI_Recv: a
- * message above the transport's eager limit (Open MPI's shared memory: 4
- * KB; an interval with its histograms is 5-20 KB) moves only when its
- * sender calls into MPI, which a rank's reporter does every 100 ms or so,
- * and not at all while its host stalls; MPI_Recv held rank 0's reporter,
- * and so its ticks, that long (measured: up to 90 ms per interval at 2
- * ranks on one host; 0.7 s behind a stopped rank).  So the message is
- * received with MPI_Irecv and handed over once MPI_Test says it is in. */
-static struct {
+/* Rank 0's posted messages being received, one slot per sender.  Never
+ * a blocking MPI_Recv: a message above the transport's eager limit (Open
+ * MPI's shared memory: 4 KB; an interval with its histograms is 5-20 KB)
+ * moves only when its sender calls into MPI, which a rank's reporter does
+ * every 100 ms or so, and not at all while its host stalls; MPI_Recv held
+ * rank 0's reporter, and so its ticks, that long (measured: up to 90 ms
+ * per interval at 2 ranks on one host; 0.7 s behind a stopped rank).  So
+ * each message is received with MPI_Irecv and handed over once MPI_Test
+ * says it is in; each sender has its own slot, so that one stalled
+ * sender's message in progress holds up no other sender's. */
+typedef struct incoming {
     MPI_Request req;
     char *buf;
     int64_t len;
-    int from, active, done;
-} g_in;
+    int active, done;
+} incoming;
+static incoming *g_in; /* g_size slots, rank 0 only */
 
+/* Start receiving sender r's next posted message, if one has come. */
+static void start_incoming(int r)
+{
+    incoming *in = &g_in[r];
+    int flag = 0, count = 0;
+    MPI_Status st;
+    if (MPI_Iprobe(r, TAG_POST, MPI_COMM_WORLD, &flag, &st) != MPI_SUCCESS || !flag)
+        return;
+    MPI_Get_count(&st, MPI_BYTE, &count);
+    char *buf = malloc(count > 0 ? (size_t)count : 1);
+    if (!buf)
+        return; /* asked again at the next poll */
+    /* The next message from this sender with this tag is the one probed:
+     * MPI keeps one sender's messages in order, and only this thread
+     * receives. */
+    if (MPI_Irecv(buf, count, MPI_BYTE, r, TAG_POST, MPI_COMM_WORLD, &in->req) != MPI_SUCCESS) {
+        free(buf);
+        return;
+    }
+    in->buf = buf, in->len = count, in->active = 1, in->done = 0;
+}
+
+/* A sender whose message has wholly arrived: its length, or -1. */
 static int64_t mpi_probe(int *from)
 {
-    if (!g_in.active) {
-        int flag = 0, count = 0;
-        MPI_Status st;
-        if (MPI_Iprobe(MPI_ANY_SOURCE, TAG_POST, MPI_COMM_WORLD, &flag, &st) != MPI_SUCCESS || !flag)
-            return -1;
-        MPI_Get_count(&st, MPI_BYTE, &count);
-        char *buf = malloc(count > 0 ? (size_t)count : 1);
-        if (!buf)
-            return -1; /* asked again at the next poll */
-        /* The next message from this sender with this tag is the one
-         * probed: MPI keeps one sender's messages in order, and only this
-         * thread receives. */
-        if (MPI_Irecv(buf, count, MPI_BYTE, st.MPI_SOURCE, TAG_POST, MPI_COMM_WORLD, &g_in.req) != MPI_SUCCESS) {
-            free(buf);
-            return -1;
+    if (!g_in)
+        return -1;
+    for (int r = 1; r < g_size; r++) {
+        incoming *in = &g_in[r];
+        if (!in->active)
+            start_incoming(r);
+        if (in->active && !in->done) {
+            int done = 0;
+            if (MPI_Test(&in->req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && done)
+                in->done = 1;
         }
-        g_in.buf = buf, g_in.len = count, g_in.from = st.MPI_SOURCE, g_in.active = 1, g_in.done = 0;
+        if (in->active && in->done) {
+            *from = r;
+            return in->len;
+        }
     }
-    if (!g_in.done) {
-        int done = 0;
-        if (MPI_Test(&g_in.req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || !done)
-            return -1;
-        g_in.done = 1;
-    }
-    *from = g_in.from;
-    return g_in.len;
+    return -1;
 }
 
 /* Take the message probe announced (its sender and length). */
 static int mpi_recv(int from, void *buf, int64_t len)
 {
-    if (!g_in.active || !g_in.done || from != g_in.from || len != g_in.len)
+    if (!g_in || from < 1 || from >= g_size)
         return -EINVAL;
-    memcpy(buf, g_in.buf, (size_t)len);
-    free(g_in.buf);
-    memset(&g_in, 0, sizeof(g_in));
+    incoming *in = &g_in[from];
+    if (!in->active || !in->done || len != in->len)
+        return -EINVAL;
+    memcpy(buf, in->buf, (size_t)len);
+    free(in->buf);
+    memset(in, 0, sizeof(*in));
     return 0;
 }
 
@@ -235,19 +255,23 @@ static int mpi_recv(int from, void *buf, int64_t len)
  * (MPI_Finalize wants no message pending). */
 static void drop_posted(void)
 {
-    for (;;) {
-        int from;
-        int64_t n = mpi_probe(&from);
-        if (n >= 0) {
-            free(g_in.buf);
-            memset(&g_in, 0, sizeof(g_in));
-            continue;
+    if (!g_in)
+        return;
+    for (int r = 1; r < g_size; r++) {
+        incoming *in = &g_in[r];
+        for (;;) {
+            if (!in->active)
+                start_incoming(r);
+            if (!in->active)
+                break;
+            if (!in->done)
+                MPI_Wait(&in->req, MPI_STATUS_IGNORE);
+            free(in->buf);
+            memset(in, 0, sizeof(*in));
         }
-        if (!g_in.active)
-            return;
-        MPI_Wait(&g_in.req, MPI_STATUS_IGNORE);
-        g_in.done = 1;
     }
+    free(g_in);
+    g_in = NULL;
 }
 
 static int mpi_drain(void)
@@ -259,12 +283,16 @@ static int mpi_drain(void)
 static int mpi_in_flight(void)
 {
     reap_posted(0);
-    int n = g_in.active && !g_in.done;
+    int n = 0;
+    for (int r = 1; g_in && r < g_size; r++)
+        n += g_in[r].active && !g_in[r].done;
     for (const posted *p = g_posted; p; p = p->next)
         n++;
     return n;
 }
 
+/* Nanoseconds since the epoch as an integer (lb_clock_wall's double of
+ * seconds resolves only about 0.2 us today, a round trip's size here). */
 static int64_t wall_ns(void)
 {
     struct timespec ts;
@@ -336,6 +364,8 @@ int lb_cluster_mpi_init(int *argc, char ***argv)
         n = sizeof(g_library) - 1;
     memcpy(g_library, lib, n);
     g_library[n] = 0;
+    if (g_rank == 0 && g_size > 1 && !(g_in = calloc((size_t)g_size, sizeof(*g_in))))
+        return -1;
     return lb_cluster_register(&mpi_ops) == 0 ? 0 : -1;
 }
 

@@ -119,6 +119,9 @@ end
 function M.server_pid(opt, lb)
   if opt.server_pid and opt.server_pid > 0 then
     if not M.seconds(opt.server_pid) then
+      -- lbench-mpi: every rank has the same options, and the server runs
+      -- on one host at most; the ranks elsewhere measure nothing.
+      if require("lbench.cluster").active() then return nil end
       util.fail("--server-pid=%d: no such process on this machine", opt.server_pid)
     end
     return opt.server_pid

@@ -166,8 +166,11 @@ local function cpu_section(out, c)
   line(out, "    client:                        %.2fs (%.2f us per %s)", c.client_s,
     c["client_us_per_" .. per] or 0, per)
   if c.server_s then
-    line(out, "    server:                        %.2fs (%.2f us per %s; pid %d)", c.server_s,
-      c["server_us_per_" .. per] or 0, per, c.server_pid)
+    -- One server (its pid), or several (lbench-mpi: one per client host).
+    local who = c.server_pid and string.format("pid %d", c.server_pid)
+      or string.format("%d servers", c.servers and #c.servers or 0)
+    line(out, "    server:                        %.2fs (%.2f us per %s; %s)", c.server_s,
+      c["server_us_per_" .. per] or 0, per, who)
   end
   line(out, "")
 end

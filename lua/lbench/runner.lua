@@ -274,13 +274,20 @@ end
 
 -- The "run" command.
 function M.run(ctx, lb)
-  if check_connections(ctx.opt) and type(rawget(_G, "thread_run")) == "function" then
-    util.fail("--connections=%d: %s defines its own thread_run(), an event loop per thread, which async mode cannot "
-      .. "share among virtual users; run it without --connections", ctx.opt.connections, ctx.scenario_name or ctx.script)
-  end
-  phases.check(ctx.opt)
-  local metrics = metrics_start(ctx)
-  local ok, result, failed, err = pcall(M.run_measured, ctx, lb, metrics)
+  local metrics
+  -- The checks inside the pcall too: under several ranks a rank that
+  -- fails one (its host's open-files limit, a metrics port taken by
+  -- another rank) must abort the job, not leave the others waiting.
+  local ok, result, failed, err = pcall(function()
+    if check_connections(ctx.opt) and type(rawget(_G, "thread_run")) == "function" then
+      util.fail("--connections=%d: %s defines its own thread_run(), an event loop per thread, which async mode "
+        .. "cannot share among virtual users; run it without --connections", ctx.opt.connections,
+        ctx.scenario_name or ctx.script)
+    end
+    phases.check(ctx.opt)
+    metrics = metrics_start(ctx)
+    return M.run_measured(ctx, lb, metrics)
+  end)
   -- The endpoint goes before the run it reads is freed.
   if metrics ~= nil then
     C.lb_metrics_attach(metrics, nil, 0, 0)

