@@ -526,7 +526,11 @@ function Reporter:loop(cpu_sampler)
       self:end_warmup(self.warm_end)
       cpu_sampler.start()
     end
-    if boundary and now >= boundary then self:phase_boundary(boundary) end
+    -- (Every boundary passed: a stall may have spanned a whole phase.)
+    while boundary and now >= boundary do
+      self:phase_boundary(boundary)
+      boundary = self.phases:next_boundary()
+    end
     -- (A tick the warm-up end or a phase boundary just made is not made twice.)
     if tick and now >= tick and tick > self.last_report.t + 1e6 then
       self:collect()

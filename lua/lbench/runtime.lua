@@ -134,6 +134,8 @@ local function clock_note(ranks)
     if e.clock_offset_ms and math.abs(e.clock_offset_ms) >= math.abs(off) then off = e.clock_offset_ms end
     if e.clock_rtt_ms then bound = math.max(bound, e.clock_rtt_ms / 2) end
   end
+  -- No estimate (the merge gave up on a rank, so no ranks[]): no clause.
+  if bound == 0 then return "" end
   return string.format(" (on rank 0's clock: largest clock offset %.3f ms, known within +-%.3f ms)", off, bound)
 end
 
