@@ -81,6 +81,12 @@ void *lb__worker_main(void *arg)
 int lb_worker_ready(lb_worker *w)
 {
     lb_run *r = w->run;
+    /* A worker that failed after the barrier calls this again on its way
+     * out (for the one that failed before it, so that the main thread is
+     * not left waiting): it must not zero what it measured. */
+    if (w->met_barrier)
+        return r->go && !atomic_load(&r->failed);
+    w->met_barrier = 1;
     /* What thread_init did (connects, prepares, reads of its own) is not
      * part of the run: the totals and the first interval count from the
      * barrier.  The reporter reads these counters only after it. */

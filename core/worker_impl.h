@@ -52,6 +52,7 @@ struct lb_worker {
 
     pthread_t thread;
     int thread_started;
+    int met_barrier;            /* lb_worker_ready has run (once per run) */
     _Atomic int finished;
     int64_t t_last_end;    /* end of the last recorded event */
 };

@@ -160,4 +160,19 @@ one_line phases_count '--phases: 3 name\(s\) for 2 --rate entries' $LB $S/empty.
 one_line phases_bad_entry "--rate=1000@x: entry 1 '1000@x': expected RATE@SECONDS" $LB $S/empty.lua run --rate=1000@x
 one_line phases_time_conflict "--time=5: --rate's schedule lasts 2 s" $LB $S/empty.lua run --rate=1@1,2@1 --time=5
 
+# A run that fails keeps what it measured: a script's error at its 200th
+# event after 199 recorded ones (the worker that failed once zeroed its
+# counters on its way out, so events read 0 beside 199 latencies).
+cat > "$T/fail_at.lua" <<'LUA'
+local n = 0
+function event()
+  n = n + 1
+  if n == 200 then error("failing on purpose at event 200") end
+end
+LUA
+run failed_run_keeps_events $LB "$T/fail_at.lua" run --threads=1 --time=10 --result-file="$T/fail_at.json"
+[ "$rc" -eq 1 ] && pass failed_run_exit_1 || fail failed_run_exit_1 "exit $rc"
+json_assert failed_run_counts "$T/fail_at.json" "r.status == 'error' and r.totals.events == 199
+  and r.latency_ms.count == 199 and r.duration_s < 10"
+
 rm -rf "$T"
