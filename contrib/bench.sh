@@ -34,6 +34,22 @@ bench_core() {
   echo "   commands: lbench empty.lua run --threads=T --time=$SECS   vs   sysbench empty.lua --threads=T --time=$SECS run"
 }
 
+# sandbox_up DIR PORT POOL: a private MariaDB for one section (the caller
+# may export more LB_SANDBOX_* first), stopped when the script ends, its
+# env sourced; sets M, the connection options (the caller declares M
+# local).  sandbox_down stops it at the section's end.
+sandbox_up() {
+  export LB_SANDBOX_DIR=$1 LB_SANDBOX_PORT=$2 LB_SANDBOX_BUFFER_POOL=$3
+  contrib/mariadb-sandbox.sh start
+  trap 'contrib/mariadb-sandbox.sh stop; rm -rf "$W"' EXIT
+  set -a; . "$LB_SANDBOX_DIR/env"; set +a
+  M="--mysql-host=127.0.0.1 --mysql-port=$LB_MYSQL_PORT --mysql-user=sbtest --mysql-password=sbtest --mysql-db=sbtest"
+}
+sandbox_down() {
+  contrib/mariadb-sandbox.sh stop
+  trap 'rm -rf "$W"' EXIT
+}
+
 # cpu_run OUTFILE CMD...: runs CMD; appends "<queries> <cpu seconds>" to OUTFILE
 # (client CPU = user + sys of the process and its threads, from bash's time).
 cpu_run() {
@@ -92,23 +108,16 @@ oltp_prepare() {
 
 # The OLTP load (section "load"): its own sandbox, 1 GiB buffer pool.
 bench_load() {
-  export LB_SANDBOX_DIR=/tmp/lbench-bench-load LB_SANDBOX_PORT=3328 LB_SANDBOX_BUFFER_POOL=1G
-  contrib/mariadb-sandbox.sh start
-  trap 'contrib/mariadb-sandbox.sh stop; rm -rf "$W"' EXIT
-  set -a; . "$LB_SANDBOX_DIR/env"; set +a
-  local M="--mysql-host=127.0.0.1 --mysql-port=$LB_MYSQL_PORT --mysql-user=sbtest --mysql-password=sbtest --mysql-db=sbtest"
+  local M
+  sandbox_up /tmp/lbench-bench-load 3328 1G
   oltp_prepare "$M" "--tables=4 --table-size=100000"
   $LB oltp_read_only $M --tables=4 cleanup >/dev/null
-  contrib/mariadb-sandbox.sh stop
-  trap 'rm -rf "$W"' EXIT
+  sandbox_down
 }
 
 bench_oltp() {
-  export LB_SANDBOX_DIR=/tmp/lbench-bench-sandbox LB_SANDBOX_PORT=3327 LB_SANDBOX_BUFFER_POOL=1G
-  contrib/mariadb-sandbox.sh start
-  trap 'contrib/mariadb-sandbox.sh stop; rm -rf "$W"' EXIT
-  set -a; . "$LB_SANDBOX_DIR/env"; set +a
-  local M="--mysql-host=127.0.0.1 --mysql-port=$LB_MYSQL_PORT --mysql-user=sbtest --mysql-password=sbtest --mysql-db=sbtest"
+  local M
+  sandbox_up /tmp/lbench-bench-sandbox 3327 1G
   local D="--tables=4 --table-size=100000"
   make --no-print-directory build/bare_point_select >/dev/null
   $LB oltp_read_only $M $D cleanup >/dev/null 2>&1 || true
@@ -157,8 +166,7 @@ bench_oltp() {
   echo "   qps ratio = lbench/sysbench (higher is better); us/q = client CPU (user+sys) per query; lb/sb, lb/bare: CPU ratios (lower is better)"
   echo "   ratios are medians over rounds of the ratio within each round; the absolute columns are medians per tool"
   echo "   commands: lbench|sysbench <test> $M $D --threads=T --time=$SECS run; bare: build/bare_point_select -t T -T $SECS"
-  contrib/mariadb-sandbox.sh stop
-  trap 'rm -rf "$W"' EXIT
+  sandbox_down
 }
 
 # ---- fileio: lbench vs fio and sysbench fileio on one file set ----------------
@@ -318,11 +326,8 @@ ratio_spread() {
 bench_tpcc() {
   local secs W2="--warehouses=2"
   secs=$(printenv SECS || echo 60)
-  export LB_SANDBOX_DIR=/tmp/lbench-bench-tpcc LB_SANDBOX_PORT=3377 LB_SANDBOX_BUFFER_POOL=1G
-  contrib/mariadb-sandbox.sh start
-  trap 'contrib/mariadb-sandbox.sh stop; rm -rf "$W"' EXIT
-  set -a; . "$LB_SANDBOX_DIR/env"; set +a
-  local M="--mysql-host=127.0.0.1 --mysql-port=$LB_MYSQL_PORT --mysql-user=sbtest --mysql-password=sbtest --mysql-db=sbtest"
+  local M
+  sandbox_up /tmp/lbench-bench-tpcc 3377 1G
   local spid=$LB_SANDBOX_PID
   srv_cpu() { awk '{print ($14 + $15) / 100}' "/proc/$spid/stat"; }
   echo "== TPC-C load of 2 warehouses (--threads=2), bulk (LOAD DATA) and --load-method=insert alternating, median of $ROUNDS"
@@ -369,8 +374,7 @@ bench_tpcc() {
   echo "   commands: lbench tpcc $M $W2 --threads=2 prepare; lbench tpcc ... $W2 --threads=4 --time=$secs run"
   echo "   tx = any of the five transactions; client/server CPU = user + sys of lbench / of mariadbd during the run"
   $LB tpcc $M cleanup >/dev/null
-  contrib/mariadb-sandbox.sh stop
-  trap 'rm -rf "$W"' EXIT
+  sandbox_down
 }
 
 # Many connections: 1,000 point-select connections at a fixed rate, as
@@ -380,12 +384,9 @@ bench_tpcc() {
 bench_async() {
   local conns=${CONNS:-1000} rate=${RATE:-5000} maxc=${MAX_CONNS:-10000}
   # The thread pool lets one small server hold 10,000 connections.
-  export LB_SANDBOX_DIR=/tmp/lbench-bench-async LB_SANDBOX_PORT=3387 LB_SANDBOX_BUFFER_POOL=512M
   export LB_SANDBOX_MAX_CONNECTIONS=$((maxc + 200)) LB_SANDBOX_THREAD_POOL=1
-  contrib/mariadb-sandbox.sh start
-  trap 'contrib/mariadb-sandbox.sh stop; rm -rf "$W"' EXIT
-  set -a; . "$LB_SANDBOX_DIR/env"; set +a
-  local M="--mysql-host=127.0.0.1 --mysql-port=$LB_MYSQL_PORT --mysql-user=sbtest --mysql-password=sbtest --mysql-db=sbtest"
+  local M
+  sandbox_up /tmp/lbench-bench-async 3387 512M
   local D="--tables=4 --table-size=100000"
   $LB oltp_point_select $M $D cleanup >/dev/null 2>&1 || true
   $LB oltp_point_select $M $D --threads=2 prepare >/dev/null
@@ -452,8 +453,7 @@ bench_async() {
     echo "   command: lbench oltp_point_select $M $D --threads=2 --connections=$maxc --rate=$rate --time=$msecs run"
   fi
   $LB oltp_point_select $M $D cleanup >/dev/null
-  contrib/mariadb-sandbox.sh stop
-  trap 'rm -rf "$W"' EXIT
+  sandbox_down
 }
 
 # ---- pgsql: lbench vs sysbench's pgsql driver, the bare libpq loop, pgbench --

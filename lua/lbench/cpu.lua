@@ -138,6 +138,13 @@ function M.server_pid(opt, lb)
   return nil
 end
 
+-- o.<who>_us_per_event and _per_query: `secs` of CPU over the counts
+-- (left out where the count is 0 or unknown).
+local function per_unit(o, who, secs, events, queries)
+  o[who .. "_us_per_event"] = events > 0 and secs / events * 1e6 or nil
+  o[who .. "_us_per_query"] = queries and queries > 0 and secs / queries * 1e6 or nil
+end
+
 -- A sampler: start() at the beginning of the measured period, stop() at
 -- its end; result(events, queries) builds the result's `cpu` section.
 function M.sampler(server_pid)
@@ -156,13 +163,11 @@ function M.sampler(server_pid)
     if not (c0 and c1) then return nil end
     local o = json.object()
     o.client_s = c1 - c0
-    o.client_us_per_event = events > 0 and (c1 - c0) / events * 1e6 or nil
-    o.client_us_per_query = queries and queries > 0 and (c1 - c0) / queries * 1e6 or nil
+    per_unit(o, "client", c1 - c0, events, queries)
     if s0 and s1 then
       o.server_pid = server_pid
       o.server_s = s1 - s0
-      o.server_us_per_event = events > 0 and (s1 - s0) / events * 1e6 or nil
-      o.server_us_per_query = queries and queries > 0 and (s1 - s0) / queries * 1e6 or nil
+      per_unit(o, "server", s1 - s0, events, queries)
     end
     o.clock_ticks_per_s = CLK_TCK
     return o
@@ -199,8 +204,7 @@ function M.merged(json, parts, events, queries)
   if not any then return nil end
   local o = json.object()
   o.client_s = client
-  o.client_us_per_event = events > 0 and client / events * 1e6 or nil
-  o.client_us_per_query = queries and queries > 0 and client / queries * 1e6 or nil
+  per_unit(o, "client", client, events, queries)
   if #order > 0 then
     local server = 0
     for _, s in ipairs(order) do server = server + s.server_s end
@@ -214,8 +218,7 @@ function M.merged(json, parts, events, queries)
       end
     end
     o.server_s = server
-    o.server_us_per_event = events > 0 and server / events * 1e6 or nil
-    o.server_us_per_query = queries and queries > 0 and server / queries * 1e6 or nil
+    per_unit(o, "server", server, events, queries)
   end
   o.clock_ticks_per_s = ticks
   return o

@@ -160,16 +160,11 @@ end
 
 -- The job's connection fairness figures from every rank's lane figures.
 local function merge_lanes(list)
-  local f = { count = 0, sum = 0, sumsq = 0, min = math.huge, max = 0, unused = 0 }
+  local f = result.lanes_new()
   for _, p in ipairs(list) do
-    local x = p.h.lanes
-    if x and x.count > 0 then
-      f.count, f.sum, f.sumsq, f.unused = f.count + x.count, f.sum + x.sum, f.sumsq + x.sumsq, f.unused + x.unused
-      f.min, f.max = math.min(f.min, x.min), math.max(f.max, x.max)
-    end
+    if p.h.lanes then result.lanes_add(f, p.h.lanes) end
   end
-  if f.count == 0 then f.min = 0 end
-  return f
+  return result.lanes_done(f)
 end
 
 -- Rank r's wall-clock offset to rank 0 and its round trip, in ms (0 and

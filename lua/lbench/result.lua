@@ -175,16 +175,26 @@ end
 -- squares, min, max, unused.  A merge of ranks (ranks.lua) gives the job's.
 function M.lane_figures(a)
   if a.lane_figures then return a.lane_figures end
-  local f = { count = 0, sum = 0, sumsq = 0, min = math.huge, max = 0, unused = 0 }
+  local f = M.lanes_new()
   for i = 0, C.lb_run_threads(a.run) - 1 do
     for j = 0, C.lb_run_lane_count(a.run, i) - 1 do
       local n = tonumber(C.lb_run_lane_events(a.run, i, j))
-      f.count, f.sum, f.sumsq = f.count + 1, f.sum + n, f.sumsq + n * n
-      if n < f.min then f.min = n end
-      if n > f.max then f.max = n end
-      if n == 0 then f.unused = f.unused + 1 end
+      M.lanes_add(f, { count = 1, sum = n, sumsq = n * n, min = n, max = n, unused = n == 0 and 1 or 0 })
     end
   end
+  return M.lanes_done(f)
+end
+
+-- Lane figures that add up: empty, `x` added into `f` (one lane's, or a
+-- rank's whole set: ranks.lua merges them with the same), and the
+-- finished set (no lanes: min 0).
+function M.lanes_new() return { count = 0, sum = 0, sumsq = 0, min = math.huge, max = 0, unused = 0 } end
+function M.lanes_add(f, x)
+  if x.count == 0 then return end
+  f.count, f.sum, f.sumsq, f.unused = f.count + x.count, f.sum + x.sum, f.sumsq + x.sumsq, f.unused + x.unused
+  f.min, f.max = math.min(f.min, x.min), math.max(f.max, x.max)
+end
+function M.lanes_done(f)
   if f.count == 0 then f.min = 0 end
   return f
 end
