@@ -510,27 +510,28 @@ pg_timed() {
   { TIMEFORMAT=%R; time "$@" > "$W/cmd.out" 2>&1; } 2>> "$f" || { echo "   failed: $*" >&2; tail -3 "$W/cmd.out" >&2; return 1; }
 }
 
-# pg_prepare_oltp: the 4 x 100k-row load by sysbench (1 and 2 threads) and
-# by lbench (2 threads), median of ROUNDS; lbench's load is the one kept.
+# pg_prepare_oltp: the 4 x 100k-row load by sysbench and by lbench at 1
+# and 2 threads each (the same thread count for both tools), alternating,
+# median of ROUNDS; lbench's last load is the one kept.
 pg_prepare_oltp() {
-  echo "== prepare of 4 x 100k rows (sysbench with 1 thread as in its docs and with 2; lbench with 2 threads), median of $ROUNDS; no pinning"
-  : > "$W/plb"; : > "$W/psb1"; : > "$W/psb2"
-  local t
-  for _ in $(seq "$ROUNDS"); do
-    for t in 1 2; do
+  echo "== prepare of 4 x 100k rows, same thread count for both tools, median of $ROUNDS alternating rounds; no pinning"
+  printf '%-8s %-10s %8s %10s %12s\n' threads tool "wall s" "rows/s" "vs sysbench"
+  local t r
+  for t in 1 2; do
+    : > "$W/plb$t"; : > "$W/psb$t"
+    for r in $(seq "$ROUNDS"); do
       sysbench oltp_read_only $P $D cleanup >/dev/null 2>&1 || true
       pg_timed "$W/psb$t" sysbench oltp_read_only $P $D --threads=$t prepare
+      sysbench oltp_read_only $P $D cleanup >/dev/null
+      pg_timed "$W/plb$t" $LB oltp_read_only $P $D --threads=$t prepare
+      [ $t = 2 ] && [ "$r" = "$ROUNDS" ] || $LB oltp_read_only $P $D cleanup >/dev/null
     done
-    sysbench oltp_read_only $P $D cleanup >/dev/null
-    pg_timed "$W/plb" $LB oltp_read_only $P $D --threads=2 prepare
+    local a b
+    a=$(median < "$W/plb$t"); b=$(median < "$W/psb$t")
+    printf '%-8s %-10s %8.2f %10.0f %12s\n' $t sysbench "$b" "$(awk -v t="$b" 'BEGIN{print 400000/t}')" 1.00
+    printf '%-8s %-10s %8.2f %10.0f %12s\n' $t lbench "$a" "$(awk -v t="$a" 'BEGIN{print 400000/t}')" "$(ratio "$b" "$a")"
   done
-  local a b1 b2
-  a=$(median < "$W/plb"); b1=$(median < "$W/psb1"); b2=$(median < "$W/psb2")
-  printf '   lbench %.2f s (%.0f rows/s)   sysbench 1 thread %.2f s (%.0f rows/s), 2 threads %.2f s (%.0f rows/s)\n' \
-    "$a" "$(awk -v t="$a" 'BEGIN{print 400000/t}')" "$b1" "$(awk -v t="$b1" 'BEGIN{print 400000/t}')" \
-    "$b2" "$(awk -v t="$b2" 'BEGIN{print 400000/t}')"
-  echo "   speed ratio lbench/sysbench: $(ratio "$b1" "$a") against 1 thread, $(ratio "$b2" "$a") against 2 threads"
-  echo "   commands: sysbench oltp_read_only $P $D [--threads=2] prepare; lbench oltp_read_only $P $D --threads=2 prepare"
+  echo "   commands: sysbench|lbench oltp_read_only $P $D --threads=T prepare; vs sysbench = its wall time / this one's"
 }
 
 # pg_oltp: point select and read-only at 1, 2, 8 threads: lbench, sysbench

@@ -48,7 +48,21 @@ $LB oltp_insert $P --tables=1 cleanup >/dev/null 2>&1
 run pg_chunked_prepare $LB oltp_read_only $P --tables=1 --table-size=3000 --load-chunk=1000 --threads=2 prepare
 [ "$rc" -eq 0 ] && [ "$(rows sbtest1)" = 3000 ] && [ "$(indexes sbtest1)" = "k_1,sbtest1_pkey" ] && pass pg_chunked_prepare \
   || fail pg_chunked_prepare "exit $rc, rows $(rows sbtest1), indexes $(indexes sbtest1): $(head -2 "$T/pg_chunked_prepare.err")"
+# A table loaded whole is one TRUNCATE + COPY FREEZE: its pages are written
+# all-frozen, so a VACUUM right after scans (about) none of them; ranges
+# loaded in parallel are ordinary COPYs, every page of which VACUUM scans.
+# vacuum_scanned: "<scanned> <pages>" from VACUUM VERBOSE's pages line.
+vacuum_scanned() {
+  "${PSQL[@]}" -c "VACUUM (VERBOSE) $1" 2>&1 | sed -n 's/.*pages: [0-9]* removed, \([0-9]*\) remain, \([0-9]*\) scanned.*/\2 \1/p'
+}
+read -r sc pg <<< "$(vacuum_scanned sbtest1)"
+[ "${sc:-0}" = "${pg:-x}" ] && pass pg_chunked_not_frozen || fail pg_chunked_not_frozen "scanned $sc of $pg pages"
 $LB oltp_read_only $P --tables=1 cleanup >/dev/null 2>&1
+run pg_whole_prepare $LB oltp_read_only $P --tables=2 --table-size=3000 --threads=2 prepare
+read -r sc pg <<< "$(vacuum_scanned sbtest2)"
+[ "$rc" -eq 0 ] && [ "$(rows sbtest2)" = 3000 ] && [ "${pg:-0}" -gt 10 ] && [ "${sc:-99}" -le 1 ] && pass pg_whole_frozen \
+  || fail pg_whole_frozen "exit $rc, rows $(rows sbtest2), VACUUM scanned $sc of $pg pages"
+$LB oltp_read_only $P --tables=2 cleanup >/dev/null 2>&1
 
 # client-side statements (--db-ps-mode=disable): values escaped by libpq
 run pg_ps_disable_prepare $LB oltp_read_write $P --tables=1 --table-size=1000 prepare
