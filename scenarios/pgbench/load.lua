@@ -37,9 +37,14 @@ end
 -- The load units { table, lo, hi }: the two small tables whole, then the
 -- accounts in ranges of UNIT_ROWS, smaller when that leaves a thread
 -- without work (a small scale over many threads still loads in parallel).
-function M.units(scale, threads)
+-- `whole`: the accounts as one unit (one thread's COPY ... FREEZE).
+function M.units(scale, threads, whole)
   local nb, nt, na = M.rows(scale)
   local units = { { "pgbench_branches", 1, nb }, { "pgbench_tellers", 1, nt } }
+  if whole then
+    units[3] = { "pgbench_accounts", 1, na }
+    return units
+  end
   local step = math.min(UNIT_ROWS, math.ceil(na / threads / LOAD_ROWS) * LOAD_ROWS)
   for lo = 1, na, step do
     units[#units + 1] = { "pgbench_accounts", lo, math.min(lo + step - 1, na) }
@@ -113,11 +118,19 @@ local COPY = {
   pgbench_accounts = { "pgbench_accounts (aid, bid, abalance, filler)", "%d\t%d\t0\t\n" },
 }
 
-local function copy_unit(con, u, pg)
+-- On PostgreSQL a unit that is a whole table (this prepare created it, and
+-- refused to start over existing tables) is TRUNCATE and COPY ... FREEZE
+-- in one transaction, as pgbench -i loads: the rows are written frozen and
+-- all-visible, so the VACUUM after the load has nothing to do.
+local function copy_unit(con, u, pg, freeze)
   local name, lo, hi = u[1], u[2], u[3]
   local per, fmt = TABLE[name][3], COPY[name][2]
   local format, floor = string.format, math.floor
-  con:load_begin(pg and "copy " .. COPY[name][1] .. " from stdin"
+  if freeze then
+    con:query("begin")
+    con:query("truncate " .. name)
+  end
+  con:load_begin(pg and "copy " .. COPY[name][1] .. " from stdin" .. (freeze and " (freeze)" or "")
     or string.format("LOAD DATA LOCAL INFILE '%s' INTO TABLE %s", name, COPY[name][1]))
   local buf, n = {}, 0
   local function flush()
@@ -135,6 +148,7 @@ local function copy_unit(con, u, pg)
   end
   if n > 0 then flush() end
   con:load_end()
+  if freeze then con:query("commit") end
   return not lbench.should_stop()
 end
 
@@ -145,10 +159,14 @@ function M.load_thread(opt, scale, tid, threads)
   local con = lbench.sql.driver():connect()
   local big = schema.big(scale)
   local copy = opt.load_method == "bulk" and con:can_load()
-  for i, u in ipairs(M.units(scale, threads)) do
+  local pg = schema.pg(opt)
+  -- One loader on PostgreSQL: every table is one COPY FREEZE (pgbench -i's
+  -- load); several: the accounts in ranges loaded side by side.
+  local whole = copy and pg and threads == 1
+  for i, u in ipairs(M.units(scale, threads, whole)) do
     if lbench.should_stop() then break end
     if (i - 1) % threads == tid and copy then
-      copy_unit(con, u, schema.pg(opt))
+      copy_unit(con, u, pg, whole)
     elseif (i - 1) % threads == tid then
       con:query(schema.pg(opt) and "begin" or "start transaction")
       if load_unit(con, u, big) then con:query("commit") else con:query("rollback") end

@@ -106,6 +106,14 @@ one_line pg_zero_weight 'total script weight must not be zero' $B --builtin=tpcb
 run pg_cleanup $B cleanup
 [ "$rc" -eq 0 ] && [ "$(pg_tables)" = 0 ] && pass pg_cleanup || fail pg_cleanup "exit $rc, tables left: $(pg_tables)"
 one_line pg_run_no_tables "table pgbench_branches does not exist in database 'sbtest': run prepare first" $B --time=1 run
+# One loader: each table one TRUNCATE + COPY FREEZE, as pgbench -i loads;
+# the accounts' pages are then all-frozen (a VACUUM scans about none).
+expect_ok pg_prepare_one_thread '^done in .*primary keys' $B --scale=2 --threads=1 prepare
+got="$(count pgbench_accounts) $(q "VACUUM (VERBOSE) pgbench_accounts" | sed -n 's/.*pages: [0-9]* removed, \([0-9]*\) remain, \([0-9]*\) scanned.*/\1 \2/p')"
+read -r n_acc pages scanned <<< "$got"
+[ "$n_acc" = 200000 ] && [ "${pages:-0}" -gt 100 ] && [ "${scanned:-99}" -le 1 ] && pass pg_prepare_one_thread_frozen \
+  || fail pg_prepare_one_thread_frozen "accounts, pages, scanned by VACUUM: $got"
+$B cleanup >/dev/null 2>&1
 one_line pg_check_no_tables "table pgbench_branches does not exist in database 'sbtest': run prepare first" $B check
 
 # ---- MariaDB -------------------------------------------------------------------------------
