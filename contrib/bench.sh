@@ -604,24 +604,28 @@ pgb_run() {
 # pg_pgbench_load HAVE_LB: scale 10 loaded by lbench (if HAVE_LB=1) and by
 # pgbench -i, median of ROUNDS; pgbench's load (run last) is the one kept.
 pg_pgbench_load() {
-  echo "== pgbench tables, scale 10 (1M accounts): lbench pgbench --scale=10 prepare vs pgbench -i -s 10, median of $ROUNDS; no pinning"
-  : > "$W/gl"; : > "$W/gp"
+  echo "== pgbench tables, scale 10 (1M accounts): lbench pgbench --scale=10 prepare (1 thread, as pgbench -i, and 2)" \
+    "vs pgbench -i -s 10, median of $ROUNDS alternating rounds; no pinning"
+  : > "$W/gl1"; : > "$W/gl2"; : > "$W/gp"
+  local t
   for _ in $(seq "$ROUNDS"); do
     if [ "$1" = 1 ]; then
+      for t in 1 2; do
+        $LB pgbench $P cleanup >/dev/null 2>&1 || true
+        pg_timed "$W/gl$t" $LB pgbench $P --scale=10 --threads=$t prepare || { echo "   (lbench pgbench prepare failed)"; : > "$W/gl$t"; }
+      done
       $LB pgbench $P cleanup >/dev/null 2>&1 || true
-      pg_timed "$W/gl" $LB pgbench $P --scale=10 --threads=2 prepare || { echo "   (lbench pgbench prepare failed)"; : > "$W/gl"; }
     fi
     pg_timed "$W/gp" env PGPASSWORD=sbtest "$PGB" $G -i -s 10 sbtest
   done
-  local a b
+  local b
   b=$(median < "$W/gp")
-  if [ -s "$W/gl" ]; then
-    a=$(median < "$W/gl")
-    printf '   lbench %.2f s   pgbench -i %.2f s   speed ratio lbench/pgbench %s\n' "$a" "$b" "$(ratio "$b" "$a")"
-  else
-    printf '   pgbench -i %.2f s (lbench: no figure)\n' "$b"
-  fi
-  echo "   commands: lbench pgbench $P --scale=10 --threads=2 prepare; $PGB $G -i -s 10 sbtest"
+  printf '   pgbench -i %.2f s\n' "$b"
+  for t in 1 2; do
+    [ -s "$W/gl$t" ] || { echo "   lbench $t thread(s): no figure"; continue; }
+    printf '   lbench %s thread(s) %.2f s   speed ratio lbench/pgbench %s\n' $t "$(median < "$W/gl$t")" "$(ratio "$b" "$(median < "$W/gl$t")")"
+  done
+  echo "   commands: lbench pgbench $P --scale=10 --threads=T prepare; $PGB $G -i -s 10 sbtest"
 }
 
 # pg_pgbench HAVE_LB: select-only and tpcb-like at 1, 2, 8 clients (one
