@@ -118,37 +118,34 @@ local COPY = {
   pgbench_accounts = { "pgbench_accounts (aid, bid, abalance, filler)", "%d\t%d\t0\t\n" },
 }
 
--- On PostgreSQL a unit that is a whole table (this prepare created it, and
--- refused to start over existing tables) is TRUNCATE and COPY ... FREEZE
--- in one transaction, as pgbench -i loads: the rows are written frozen and
--- all-visible, so the VACUUM after the load has nothing to do.
+-- `freeze`: a whole table on PostgreSQL (this prepare created it, and
+-- refused to start over existing tables), loaded frozen as pgbench -i
+-- loads (con:load_frozen): the VACUUM after the load has nothing to do.
 local function copy_unit(con, u, pg, freeze)
   local name, lo, hi = u[1], u[2], u[3]
   local per, fmt = TABLE[name][3], COPY[name][2]
   local format, floor = string.format, math.floor
-  if freeze then
-    con:query("begin")
-    con:query("truncate " .. name)
-  end
-  con:load_begin(pg and "copy " .. COPY[name][1] .. " from stdin" .. (freeze and " (freeze)" or "")
-    or string.format("LOAD DATA LOCAL INFILE '%s' INTO TABLE %s", name, COPY[name][1]))
-  local buf, n = {}, 0
-  local function flush()
-    con:load_data(table.concat(buf, "", 1, n))
-    lbench.progress.add(n)
-    n = 0
-  end
-  for id = lo, hi do
-    n = n + 1
-    buf[n] = per and format(fmt, id, floor((id - 1) / per) + 1) or format(fmt, id)
-    if n == COPY_ROWS then
-      flush()
-      if lbench.should_stop() then break end
+  local function load(clause)
+    con:load_begin(pg and "copy " .. COPY[name][1] .. " from stdin" .. clause
+      or string.format("LOAD DATA LOCAL INFILE '%s' INTO TABLE %s", name, COPY[name][1]))
+    local buf, n = {}, 0
+    local function flush()
+      con:load_data(table.concat(buf, "", 1, n))
+      lbench.progress.add(n)
+      n = 0
     end
+    for id = lo, hi do
+      n = n + 1
+      buf[n] = per and format(fmt, id, floor((id - 1) / per) + 1) or format(fmt, id)
+      if n == COPY_ROWS then
+        flush()
+        if lbench.should_stop() then break end
+      end
+    end
+    if n > 0 then flush() end
+    con:load_end()
   end
-  if n > 0 then flush() end
-  con:load_end()
-  if freeze then con:query("commit") end
+  if freeze then con:load_frozen(name, load) else load("") end
   return not lbench.should_stop()
 end
 
