@@ -16,8 +16,7 @@
 /* ---- errors ---------------------------------------------------------- */
 
 /* Async workers block in their event loop with no timeout when nothing
- * is timed: wake them when the reporter wants something (a histogram
- * swap, a stop). */
+ * is timed: wake them when the run stops. */
 void lb__run_wake_loops(lb_run *r)
 {
     for (int i = 0; i < r->cfg.threads; i++) {
@@ -87,6 +86,8 @@ lb_run *lb_run_new(lb_runtime *rt, const lb_run_config *cfg)
     pthread_mutex_init(&r->mu, NULL);
     pthread_cond_init(&r->cv, NULL);
     atomic_store(&r->deadline, INT64_MAX);
+    r->cuts.t0 = INT64_MAX;
+    r->rep_next_cut = INT64_MAX;
     lb_hist_config_default(&r->hcfg);
     r->w = calloc((size_t)cfg->threads, sizeof(*r->w));
     if (!r->boot || !r->w)
@@ -103,7 +104,7 @@ lb_run *lb_run_new(lb_runtime *rt, const lb_run_config *cfg)
         w->tid = i;
         w->lane0.cur_type = -1;
         w->lane = &w->lane0;
-        if (lb_stats_hists_init(&w->hists, &r->hcfg, &w->stats) != 0)
+        if (lb_stats_hists_init(&w->hists, &r->hcfg, &w->stats, cfg->rate > 0, &r->cuts) != 0)
             goto fail;
         /* Streams by the job's thread number: every thread of a cluster
          * job draws its own sequence from one --rand-seed. */
@@ -122,6 +123,39 @@ fail:
     lb_run_free(r);
     return NULL;
 }
+
+static void add_cut(lb_cuts *c, int64_t t)
+{
+    int i = c->n;
+    if (i == LB_MAX_CUTS)
+        return;
+    while (i > 0 && c->at[i - 1] > t)
+        i--;
+    if (i > 0 && c->at[i - 1] == t)
+        return;
+    memmove(&c->at[i + 1], &c->at[i], sizeof(c->at[0]) * (size_t)(c->n - i));
+    c->at[i] = t;
+    c->n++;
+}
+
+/* The periods of the run, once its start is known (before the workers go). */
+static void set_cuts(lb_run *r)
+{
+    lb_cuts *c = &r->cuts;
+    c->t0 = r->t_start;
+    c->grid_ns = r->cfg.cut_grid_s > 0 ? (int64_t)(r->cfg.cut_grid_s * 1e9) : 0;
+    c->n = 0;
+    if (r->warmup_end > r->t_start)
+        add_cut(c, r->warmup_end);
+    for (int i = 0; i < r->cfg.ncuts && i < LB_MAX_CUTS; i++)
+        if (r->cfg.cuts_after_warmup_s[i] > 0)
+            add_cut(c, r->warmup_end + (int64_t)(r->cfg.cuts_after_warmup_s[i] * 1e9));
+    r->rep_period = 0;
+    r->rep_next_cut = lb_cuts_next(c, c->t0);
+    r->last_collect = r->t_start;
+}
+
+int64_t lb_run_next_cut(const lb_run *r, int64_t after_ns) { return lb_cuts_next(&r->cuts, after_ns); }
 
 int lb_run_start(lb_run *r)
 {
@@ -169,6 +203,7 @@ int lb_run_start(lb_run *r)
                               r->cfg.time_s > 0 ? r->warmup_end + (int64_t)(r->cfg.time_s * 1e9)
                                                 : INT64_MAX,
                               memory_order_relaxed);
+        set_cuts(r);
         r->go = 1;
     }
     pthread_cond_broadcast(&r->cv);
@@ -209,71 +244,33 @@ int lb_run_wait(lb_run *r, int64_t until_ns)
     return all;
 }
 
-/* Merge the buffer a worker released with its latest acknowledgement, if
- * not merged yet.  Done before a new request: the worker flips back into
- * that buffer when it answers the next one. */
-static int take_released(lb_snapshot *dst, lb_stats_hists *sh, uint64_t ack)
-{
-    if (ack == sh->taken)
-        return 0;
-    sh->taken = ack;
-    return lb_stats_snapshot_take(dst, sh, (int)((ack - 1) & 1));
-}
-
-int lb_run_collect(lb_run *r, lb_snapshot *dst, int wait_ms)
+int lb_run_collect(lb_run *r, lb_snapshot *dst, int64_t cut_ns)
 {
     int n = r->cfg.threads;
-    int rc = 0, running = 0;
+    int rc = 0, running = 0, barrier_done = 0;
     lb_stats_snapshot_reset_hists(dst);
     memset(&dst->sum, 0, sizeof(dst->sum));
-    /* Ask every live worker to flip its histogram buffers, unless an
-     * earlier request is still unanswered (a worker stuck in a long event:
-     * its buffer is then collected by a later tick). */
-    for (int i = 0; i < n; i++) {
-        lb_stats_hists *sh = &r->w[i]->hists;
-        uint64_t ack = atomic_load_explicit(&sh->swap_ack, memory_order_acquire);
-        if (atomic_load_explicit(&sh->swap_req, memory_order_relaxed) != ack)
-            continue;
-        if (rc == 0)
-            rc = take_released(dst, sh, ack);
-        /* Release: our reset of the buffer the worker will flip to must be
-         * visible before it records into it. */
-        atomic_store_explicit(&sh->swap_req, ack + 1, memory_order_release);
+    uint64_t upto = UINT64_MAX;
+    if (cut_ns != INT64_MAX) {
+        while (r->rep_next_cut <= cut_ns) {
+            r->rep_period++;
+            r->rep_next_cut = lb_cuts_next(&r->cuts, r->rep_next_cut);
+        }
+        upto = r->rep_period;
     }
-    lb__run_wake_loops(r);
-    int64_t give_up = lb_clock_ns_inline() + (int64_t)wait_ms * 1000000LL;
     for (int i = 0; i < n; i++) {
         lb_worker *w = r->w[i];
-        lb_stats_hists *sh = &w->hists;
-        for (;;) {
-            if (atomic_load_explicit(&w->finished, memory_order_acquire)) {
-                /* The thread is gone: both buffers are quiescent.  It still
-                 * counts as running if it ran during this interval. */
-                for (int b = 0; b < 2 && rc == 0; b++)
-                    rc = lb_stats_snapshot_take(dst, sh, b);
-                if (w->t_last_end > r->last_collect)
-                    running++;
-                lb_stats_add(&dst->sum, &w->stats);
-                break;
-            }
-            uint64_t req = atomic_load_explicit(&sh->swap_req, memory_order_relaxed);
-            uint64_t ack = atomic_load_explicit(&sh->swap_ack, memory_order_acquire);
-            if (ack == req || lb_clock_ns_inline() >= give_up) {
-                /* Answered: its buffer and counters as of the flip.  Not
-                 * answered in time: its counters as of its last flip, which
-                 * match the buffers merged so far; the rest comes with a
-                 * later collection. */
-                if (ack == req && rc == 0)
-                    rc = take_released(dst, sh, ack);
-                running++;
-                lb_stats_add(&dst->sum, &sh->at_swap[sh->taken & 1]);
-                break;
-            }
-            lb_clock_sleep_ns(20000);
-        }
+        int done = atomic_load_explicit(&w->finished, memory_order_acquire);
+        int wrc = lb_stats_collect(&w->hists, dst, upto, done, &barrier_done);
+        rc = rc ? rc : wrc;
+        /* A thread that has ended still counts as running if it ran
+         * during this interval. */
+        if (!done || w->t_last_end > r->last_collect)
+            running++;
+        lb_stats_add(&dst->sum, &w->hists.collected);
     }
     dst->threads_running = running;
-    dst->t_ns = lb_clock_ns_inline();
+    dst->t_ns = cut_ns == INT64_MAX ? lb_clock_ns_inline() : cut_ns;
     r->last_collect = dst->t_ns;
     return rc;
 }
@@ -369,13 +366,7 @@ int lb_run_worker_collected(const lb_run *r, int tid, lb_stats *out)
 {
     if (tid < 0 || tid >= r->cfg.threads)
         return -EINVAL;
-    lb_worker *w = r->w[tid];
-    if (atomic_load_explicit(&w->finished, memory_order_acquire)) {
-        memset(out, 0, sizeof(*out));
-        lb_stats_add(out, &w->stats);
-    } else {
-        *out = w->hists.at_swap[w->hists.taken & 1];
-    }
+    *out = r->w[tid]->hists.collected;
     return 0;
 }
 

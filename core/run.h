@@ -45,6 +45,14 @@ typedef struct lb_run_config {
     /* 1: lb_run_start agrees with every rank (lb_cluster_min) once its own
      * workers are ready, so that all ranks start together or none does. */
     int32_t cluster_start;
+    /* Where the run's time is cut into periods (stats.h): every
+     * cut_grid_s from the start (0: no grid; the report interval), at the
+     * warm-up end, and at each of cuts_after_warmup_s (phase boundaries,
+     * s after the warm-up end).  Every event counts in the period in
+     * which it completed; the reporter collects at these instants. */
+    double cut_grid_s;
+    int32_t ncuts;
+    double cuts_after_warmup_s[LB_MAX_CUTS];
 } lb_run_config;
 
 lb_run *lb_run_new(lb_runtime *rt, const lb_run_config *cfg);
@@ -53,7 +61,13 @@ int  lb_run_start(lb_run *r);
  * are theirs alone (each clears them at the barrier). */
 int  lb_run_started(lb_run *r);
 int  lb_run_wait(lb_run *r, int64_t until_ns);
-int  lb_run_collect(lb_run *r, lb_snapshot *dst, int wait_ms);
+/* Merge into `dst` what every worker recorded in the periods that end at
+ * or before `cut_ns`, which is a cut (lb_run_next_cut) the clock has
+ * passed, or INT64_MAX once the workers have ended (everything).  dst->sum
+ * holds the counters as of that cut.  Never waits for an event to end. */
+int  lb_run_collect(lb_run *r, lb_snapshot *dst, int64_t cut_ns);
+/* The first cut after `after_ns` (INT64_MAX: none). */
+int64_t lb_run_next_cut(const lb_run *r, int64_t after_ns);
 void lb_run_stop(lb_run *r);
 int  lb_run_join(lb_run *r);
 const char *lb_run_error(const lb_run *r);
@@ -69,9 +83,9 @@ int64_t lb_run_last_end_ns(const lb_run *r);
  * failure, one that ran out of events when its last worker ended. */
 int64_t lb_run_end_ns(const lb_run *r);
 const lb_stats *lb_run_worker_stats(const lb_run *r, int tid);
-/* During the run (main thread): worker `tid`'s counters as of the last
- * lb_run_collect, consistent with what that collection merged (the live
- * block is being written).  0, or -EINVAL for a bad tid. */
+/* During the run (main thread): worker `tid`'s counters as of the cut of
+ * the last lb_run_collect, consistent with what that collection merged
+ * (the live block is being written).  0, or -EINVAL for a bad tid. */
 int lb_run_worker_collected(const lb_run *r, int tid, lb_stats *out);
 int lb_run_threads(const lb_run *r);
 /* After the join: events recorded per lane of worker `tid` (one lane in

@@ -1,28 +1,40 @@
 #include "stats.h"
 
 #include <errno.h>
+#include <linux/membarrier.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
-int lb_stats_hists_init(lb_stats_hists *sh, const lb_hist_config *cfg, const lb_stats *live)
+int lb_stats_hists_init(lb_stats_hists *sh, const lb_hist_config *cfg, const lb_stats *live, int paced,
+                        const lb_cuts *cuts)
 {
     memset(sh, 0, sizeof(*sh));
     sh->cfg = cfg;
     sh->live = live;
-    for (int b = 0; b < 2; b++) {
+    sh->cuts = cuts;
+    sh->next_cut = INT64_MAX;
+    sh->fence = !lb_stats_barrier_available();
+    for (int b = 0; b < LB_STATS_RING; b++) {
         sh->lat[b] = lb_hist_new(cfg);
-        sh->queue[b] = lb_hist_new(cfg);
-        if (!sh->lat[b] || !sh->queue[b]) {
+        if (paced)
+            sh->queue[b] = lb_hist_new(cfg);
+        if (!sh->lat[b] || (paced && !sh->queue[b])) {
             lb_stats_hists_free(sh);
             return -ENOMEM;
         }
+        lb_stats_ext_init(&sh->at_end[b].ext);
     }
+    lb_stats_ext_init(&sh->collected.ext);
     return 0;
 }
 
 void lb_stats_hists_free(lb_stats_hists *sh)
 {
-    for (int b = 0; b < 2; b++) {
+    for (int b = 0; b < LB_STATS_RING; b++) {
         lb_hist_free(sh->lat[b]);
         lb_hist_free(sh->queue[b]);
         sh->lat[b] = sh->queue[b] = NULL;
@@ -35,17 +47,204 @@ void lb_stats_hists_free(lb_stats_hists *sh)
 
 lb_hist *lb_stats_type_hist(lb_stats_hists *sh, int type)
 {
-    lb_hist *h = sh->type_lat[sh->cur][type];
+    lb_hist *h = sh->type_lat[sh->buf][type];
     if (!h) {
-        /* Only the buffer this worker owns: the reporter may be reading
-         * the other one's slot right now (a data race TSan reported when
-         * both were allocated here).  The release store in
-         * lb_stats_hists_poll publishes the pointer with the buffer. */
-        h = sh->type_lat[sh->cur][type] = lb_hist_new(sh->cfg);
+        /* Only in the buffer this worker records into; the reporter reads
+         * it once the period is sealed (release) or the worker is seen
+         * outside a record (release of seq). */
+        h = sh->type_lat[sh->buf][type] = lb_hist_new(sh->cfg);
     }
     return h;
 }
 
+/* ---- cuts ------------------------------------------------------------ */
+
+#define CUT_MERGE_NS 1000000LL
+
+static int near_listed(const lb_cuts *c, int64_t g)
+{
+    for (int i = 0; i < c->n; i++)
+        if (g - c->at[i] < CUT_MERGE_NS && c->at[i] - g < CUT_MERGE_NS)
+            return 1;
+    return 0;
+}
+
+int64_t lb_cuts_next(const lb_cuts *c, int64_t after)
+{
+    int64_t best = INT64_MAX;
+    for (int i = 0; i < c->n; i++)
+        if (c->at[i] > after) {
+            best = c->at[i];
+            break;
+        }
+    if (c->grid_ns <= 0 || c->t0 == INT64_MAX)
+        return best;
+    int64_t k = after < c->t0 ? 1 : (after - c->t0) / c->grid_ns + 1;
+    for (;; k++) {
+        if (k > (INT64_MAX - c->t0) / c->grid_ns)
+            return best;
+        int64_t g = c->t0 + k * c->grid_ns;
+        if (g >= best)
+            return best;
+        if (!near_listed(c, g))
+            return g;
+    }
+}
+
+/* ---- the worker's side of the periods -------------------------------- */
+
+void lb_stats_hists_start(lb_stats_hists *sh)
+{
+    sh->cur = sh->slot = 0;
+    sh->buf = 0;
+    sh->next_cut = lb_cuts_next(sh->cuts, sh->cuts->t0);
+}
+
+void lb_stats_cross(lb_stats_hists *sh, int64_t t)
+{
+    while (t >= sh->next_cut) {
+        sh->slot++;
+        sh->next_cut = lb_cuts_next(sh->cuts, sh->next_cut);
+    }
+    /* Acquire: the reporter cleared the buffers of the periods it took
+     * before it published `taken`; we may reuse them now. */
+    uint64_t taken = atomic_load_explicit(&sh->taken, memory_order_acquire);
+    uint64_t target = sh->slot;
+    int held = 0;
+    if (target > taken + LB_STATS_RING - 1) {
+        target = taken + LB_STATS_RING - 1;
+        held = 1;
+    }
+    if (target <= sh->cur) {
+        sh->held_w = held;
+        atomic_store_explicit(&sh->held, held, memory_order_relaxed);
+        return;
+    }
+    /* The counters as they stand end every period left; periods the
+     * reporter already closed itself (< taken) keep its figures. */
+    for (uint64_t q = sh->cur > taken ? sh->cur : taken; q < target; q++)
+        sh->at_end[q % LB_STATS_RING] = *sh->live;
+    sh->cur = target;
+    sh->buf = (int)(target % LB_STATS_RING);
+    sh->held_w = held;
+    atomic_store_explicit(&sh->held, held, memory_order_relaxed);
+    atomic_store_explicit(&sh->sealed, target, memory_order_release);
+}
+
+/* ---- the reporter's side --------------------------------------------- */
+
+static pthread_once_t barrier_once = PTHREAD_ONCE_INIT;
+static int barrier_ok;
+
+static void barrier_register(void)
+{
+    /* LB_NO_MEMBARRIER=1 takes the fallback (tests cover both). */
+    const char *off = getenv("LB_NO_MEMBARRIER");
+    if (off && *off == '1')
+        return;
+    barrier_ok = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+}
+
+int lb_stats_barrier_available(void)
+{
+    pthread_once(&barrier_once, barrier_register);
+    return barrier_ok;
+}
+
+void lb_stats_barrier(void)
+{
+    if (lb_stats_barrier_available() && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
+        return;
+#if defined(__SANITIZE_THREAD__)
+    static _Atomic int order; /* ThreadSanitizer has no fences */
+    atomic_fetch_add_explicit(&order, 0, memory_order_seq_cst);
+#else
+    atomic_thread_fence(memory_order_seq_cst);
+#endif
+}
+
+/* Wait until no record is in progress; returns the even sequence seen. */
+static uint64_t wait_no_record(lb_stats_hists *sh)
+{
+    for (int spins = 0;; spins++) {
+        uint64_t s = atomic_load_explicit(&sh->seq, memory_order_acquire);
+        if ((s & 1) == 0)
+            return s;
+        /* A record takes nanoseconds unless its thread was preempted. */
+        if (spins > 64)
+            sched_yield();
+    }
+}
+
+/* The live counters, consistent with the histogram buffers: read while no
+ * record was in progress (a seqlock read).  0, or -EAGAIN when a record
+ * began meanwhile. */
+static int read_live(lb_stats_hists *sh, uint64_t s1, lb_stats *out)
+{
+    memset(out, 0, sizeof(*out));
+    lb_stats_add(out, sh->live);
+    /* A release RMW keeps the loads above before the second look (it
+     * writes back the value it read: the worker loses no update). */
+    return atomic_fetch_add_explicit(&sh->seq, 0, memory_order_acq_rel) == s1 ? 0 : -EAGAIN;
+}
+
+static void set_collected(lb_stats_hists *sh, const lb_stats *src)
+{
+    memset(&sh->collected, 0, sizeof(sh->collected));
+    lb_stats_add(&sh->collected, src);
+}
+
+int lb_stats_collect(lb_stats_hists *sh, lb_snapshot *dst, uint64_t upto, int quiescent, int *barrier_done)
+{
+    int rc = 0;
+    uint64_t p = atomic_load_explicit(&sh->taken, memory_order_relaxed);
+    if (quiescent) {
+        /* The thread has ended (its stores are visible: the caller
+         * acquired its `finished` flag): its periods up to cur are final,
+         * later ones empty. */
+        uint64_t last = sh->cur, end = upto <= last ? upto : last + 1;
+        int took = p < end;
+        for (; p < end; p++)
+            rc = rc ? rc : lb_stats_snapshot_take(dst, sh, p);
+        if (upto > last)
+            set_collected(sh, sh->live);
+        else if (took)
+            set_collected(sh, &sh->at_end[(end - 1) % LB_STATS_RING]);
+        if (upto != UINT64_MAX && upto > p)
+            p = upto;
+        atomic_store_explicit(&sh->taken, p, memory_order_release);
+        return rc;
+    }
+    while (p < upto) {
+        uint64_t sealed = atomic_load_explicit(&sh->sealed, memory_order_acquire);
+        if (p < sealed) {
+            rc = rc ? rc : lb_stats_snapshot_take(dst, sh, p);
+            set_collected(sh, &sh->at_end[p % LB_STATS_RING]);
+            p++;
+            continue;
+        }
+        if (!*barrier_done) {
+            lb_stats_barrier();
+            *barrier_done = 1;
+            continue;
+        }
+        uint64_t s1 = wait_no_record(sh);
+        if (atomic_load_explicit(&sh->sealed, memory_order_acquire) > p)
+            continue;
+        if (atomic_load_explicit(&sh->held, memory_order_relaxed))
+            break; /* it still records into period p: taken when it moves on */
+        /* In an event, past the cut: whatever it records next completes
+         * after the cut and goes to a later period. */
+        lb_stats live;
+        if (read_live(sh, s1, &live) != 0)
+            continue;
+        rc = rc ? rc : lb_stats_snapshot_take(dst, sh, p);
+        set_collected(sh, &live);
+        p = upto;
+    }
+    atomic_store_explicit(&sh->taken, p, memory_order_release);
+    return rc;
+}
 static inline uint64_t ld(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
 
 /* Add a layer's counters: sums by position; codes by value, since each
@@ -168,13 +367,16 @@ int lb_stats_snapshot_merge_hists(lb_snapshot *dst, const lb_snapshot *src)
     return rc;
 }
 
-int lb_stats_snapshot_take(lb_snapshot *dst, lb_stats_hists *sh, int b)
+int lb_stats_snapshot_take(lb_snapshot *dst, lb_stats_hists *sh, uint64_t p)
 {
+    int b = (int)(p % LB_STATS_RING);
     int rc = lb_hist_merge(dst->lat, sh->lat[b]);
-    if (rc == 0)
-        rc = lb_hist_merge(dst->queue, sh->queue[b]);
     lb_hist_reset(sh->lat[b]);
-    lb_hist_reset(sh->queue[b]);
+    if (sh->queue[b]) {
+        if (rc == 0)
+            rc = lb_hist_merge(dst->queue, sh->queue[b]);
+        lb_hist_reset(sh->queue[b]);
+    }
     for (int t = 0; t < LB_MAX_TYPES; t++) {
         lb_hist *h = sh->type_lat[b][t];
         if (!h)

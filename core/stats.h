@@ -21,6 +21,8 @@
 
 /* FFI BEGIN */
 enum { LB_MAX_TYPES = 64 };
+/* Cuts of a run's time into periods beyond its report grid (run.h). */
+enum { LB_MAX_CUTS = 64 };
 
 /* Counters of a layer above the core, kept in each worker's block so that
  * they travel with it (flip copies, merges, reports) without the core
@@ -86,53 +88,128 @@ int lb_stats_snapshot_merge_hists(lb_snapshot *dst, const lb_snapshot *src);
 void lb_stats_add(lb_stats *dst, const lb_stats *src);
 /* FFI END */
 
-/* The double-buffered histograms of one worker. */
+/* The histograms of one worker, by period of completion.
+ *
+ * The run's time is cut into periods at known instants (report ticks, the
+ * warm-up end, phase boundaries: lb_run_next_cut), and every event counts
+ * in the period in which it completed, whatever it did while it ran.  The
+ * worker decides: when an event completes at or after the next cut, it
+ * closes its period (copies its counters as they stand into at_end[],
+ * publishes `sealed`) and records into the next period's buffer.  The
+ * reporter merges a period once it is sealed.  A worker still inside one
+ * long event (a blocking call, a database wait) has sealed nothing; the
+ * reporter then closes its period itself (run.c): it makes sure no record
+ * is in progress (`seq` odd while one is, with an asymmetric barrier on
+ * the reporter's side, so the worker's side costs two plain stores), after
+ * which any record reads a clock past the cut and goes to a later period.
+ * The reporter never waits for an event to end.
+ *
+ * LB_STATS_RING periods are buffered: the worker runs up to RING - 1
+ * periods ahead of the reporter.  Further ahead (a reporter stalled for
+ * that long) it stays in the last free period (`held`) until the reporter
+ * catches up; those events then count a period or more early. */
+enum { LB_STATS_RING = 3 };
+
+/* Where the periods end: every grid_ns from t0 (0: no grid) and at each
+ * of at[] (sorted, absolute); a grid instant within 1 ms of one of at[] is
+ * left out (the period would be too short to report).  Fixed at the start
+ * barrier, read-only after. */
+typedef struct lb_cuts {
+    int64_t t0;
+    int64_t grid_ns;
+    int n;
+    int64_t at[LB_MAX_CUTS];
+} lb_cuts;
+
+/* The first cut after `after` (INT64_MAX: none). */
+int64_t lb_cuts_next(const lb_cuts *c, int64_t after);
+
 typedef struct lb_stats_hists {
     const lb_hist_config *cfg;
-    lb_hist *lat[2];
-    lb_hist *queue[2];
-    lb_hist *type_lat[2][LB_MAX_TYPES];  /* NULL until the type is used */
-    int cur;                             /* buffer the worker writes */
-    _Atomic uint64_t swap_req;           /* written by the reporter */
-    _Atomic uint64_t swap_ack;           /* written by the worker */
-    /* The worker's counters at each flip, copied by the worker before it
-     * acknowledges (slot ack & 1): the reporter pairs them with the buffer
-     * released by that flip, so an interval's event count always equals
-     * its histogram count (counters read live would include events
-     * recorded into the new buffer after the flip).  Two slots, so the
-     * worker can acknowledge a newer request while the reporter still
-     * reads the older copy. */
-    const lb_stats *live;                /* the worker's own counters */
-    lb_stats at_swap[2];
-    uint64_t taken;                      /* reporter only: last ack whose buffer it merged */
+    lb_hist *lat[LB_STATS_RING];
+    lb_hist *queue[LB_STATS_RING];                  /* NULL when not paced */
+    lb_hist *type_lat[LB_STATS_RING][LB_MAX_TYPES]; /* NULL until the type is used */
+    const lb_stats *live;                           /* the worker's own counters */
+    const lb_cuts *cuts;                            /* the run's */
+    /* Worker side. */
+    uint64_t cur;                  /* period it records into */
+    int buf;                       /* cur % LB_STATS_RING */
+    int held_w;                    /* held (the worker's own copy) */
+    uint64_t slot;                 /* period its last record completed in (> cur when held) */
+    int64_t next_cut;              /* end of period `slot` (INT64_MAX: none) */
+    int fence;                     /* no asymmetric barrier: a full fence per record */
+    _Atomic int held;
+    _Atomic uint64_t seq;          /* odd while a record is in progress */
+    _Atomic uint64_t sealed;       /* periods < sealed are final */
+    lb_stats at_end[LB_STATS_RING];/* counters at the end of period p: at_end[p % RING] */
+    /* Reporter side. */
+    _Atomic uint64_t taken;        /* periods < taken are merged and their buffers cleared */
+    lb_stats collected;            /* the counters as of the last collection */
 } lb_stats_hists;
 
-/* Allocate the latency and queue buffers; -ENOMEM on failure.  `live`
- * (may be NULL) is the owner's counter block, copied at every flip. */
-int lb_stats_hists_init(lb_stats_hists *sh, const lb_hist_config *cfg, const lb_stats *live);
+/* Allocate the buffers (queue-time ones when `paced`); -ENOMEM on
+ * failure.  `live` is the owner's counter block. */
+int lb_stats_hists_init(lb_stats_hists *sh, const lb_hist_config *cfg, const lb_stats *live, int paced,
+                        const lb_cuts *cuts);
 void lb_stats_hists_free(lb_stats_hists *sh);
 
 /* Worker side: the type histogram of the current buffer, allocated on
  * first use.  NULL only when out of memory (the sample is then dropped). */
 lb_hist *lb_stats_type_hist(lb_stats_hists *sh, int type);
 
-/* Worker side: flip buffers when the reporter asked for it.  Cheap when
- * nothing is pending (one relaxed load). */
-static inline void lb_stats_hists_poll(lb_stats_hists *sh)
+/* Worker side: a record begins.  Before the clock is read: the reporter's
+ * barrier then orders that read after its own (run.c, seal_idle). */
+static inline void lb_stats_rec_enter(lb_stats_hists *sh)
 {
-    /* Acquire pairs with the reporter's release store of swap_req: its
-     * reset of the buffer we flip to happens before our next record into
-     * it.  (A plain load on x86.) */
-    uint64_t req = atomic_load_explicit(&sh->swap_req, memory_order_acquire);
-    if (req != atomic_load_explicit(&sh->swap_ack, memory_order_relaxed)) {
-        sh->cur ^= 1;
-        if (sh->live)
-            sh->at_swap[req & 1] = *sh->live;
-        /* Release: everything recorded into the old buffer is visible to
-         * the reporter once it sees the acknowledgement. */
-        atomic_store_explicit(&sh->swap_ack, req, memory_order_release);
-    }
+    uint64_t s = atomic_load_explicit(&sh->seq, memory_order_relaxed);
+#if defined(__SANITIZE_THREAD__)
+    /* ThreadSanitizer has no fences: the same order by a seq_cst write. */
+    atomic_exchange_explicit(&sh->seq, s + 1, memory_order_seq_cst);
+#else
+    atomic_store_explicit(&sh->seq, s + 1, memory_order_relaxed);
+    if (sh->fence)
+        atomic_thread_fence(memory_order_seq_cst);
+    else
+        atomic_signal_fence(memory_order_seq_cst);
+    /* The counter stores of the record stay after the odd mark (the
+     * reporter's seqlock read of the live counters). */
+    atomic_thread_fence(memory_order_release);
+#endif
 }
+
+static inline void lb_stats_rec_exit(lb_stats_hists *sh)
+{
+    uint64_t s = atomic_load_explicit(&sh->seq, memory_order_relaxed);
+    atomic_store_explicit(&sh->seq, s + 1, memory_order_release);
+}
+
+/* Worker side, inside a record: an event completed at `t` crossed the
+ * next cut (or the worker is held): close periods up to t's. */
+void lb_stats_cross(lb_stats_hists *sh, int64_t t);
+
+static inline void lb_stats_at(lb_stats_hists *sh, int64_t t)
+{
+    if (__builtin_expect(t >= sh->next_cut || sh->held_w, 0))
+        lb_stats_cross(sh, t);
+}
+
+/* Worker side, at the start barrier (t0 known): period 0 begins. */
+void lb_stats_hists_start(lb_stats_hists *sh);
+
+/* Reporter side: whether the asymmetric barrier is available (else every
+ * record pays a full fence: sh->fence), and the barrier itself: after it,
+ * a record not yet seen in progress reads the clock after the caller did. */
+int lb_stats_barrier_available(void);
+void lb_stats_barrier(void);
+
+/* Reporter side: merge worker set `sh`'s periods before `upto` into
+ * `dst` (only those of a worker held at one: see above) and set
+ * sh->collected to its counters as of that cut.  `quiescent`: the worker
+ * has ended (everything it recorded is final; upto UINT64_MAX takes all).
+ * *barrier_done: the caller's flag, so that one barrier serves every
+ * worker of a collection.  Called at or after the cut that ends period
+ * upto - 1.  0 or -ENOMEM. */
+int lb_stats_collect(lb_stats_hists *sh, lb_snapshot *dst, uint64_t upto, int quiescent, int *barrier_done);
 
 /* Bump a single-writer counter: a relaxed store of the new value is enough
  * for the reporter's relaxed loads and costs a plain add on x86 (no locked
@@ -148,7 +225,7 @@ static inline void lb_stats_bump(uint64_t *p, uint64_t by)
 void lb_stats_ext_init(lb_stats_ext *e);
 void lb_stats_count_code(lb_stats_ext *e, int32_t code);
 
-/* Merge buffer `b` of a worker's set into `dst` and clear that buffer. */
-int lb_stats_snapshot_take(lb_snapshot *dst, lb_stats_hists *sh, int b);
+/* Reporter side: merge period p's buffer into `dst` and clear it. */
+int lb_stats_snapshot_take(lb_snapshot *dst, lb_stats_hists *sh, uint64_t p);
 
 #endif

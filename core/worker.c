@@ -14,7 +14,7 @@
 #include "luart.h"
 
 /* A paced worker sleeps in slices no longer than this, so that it notices
- * stop requests and histogram swaps while it waits for its next start. */
+ * stop requests while it waits for its next start. */
 #define PACE_SLICE_NS 2000000LL
 
 void lb_worker_fail(lb_worker *w, const char *msg)
@@ -99,6 +99,8 @@ int lb_worker_ready(lb_worker *w)
         pthread_cond_wait(&r->cv, &r->mu);
     int go = r->go && !atomic_load(&r->failed);
     pthread_mutex_unlock(&r->mu);
+    if (go)
+        lb_stats_hists_start(&w->hists);
     /* Offsets by the job's thread number, so that the threads of every
      * rank interleave too (a lone process: tid_base 0, job = threads). */
     int job = r->cfg.job_threads > 0 ? r->cfg.job_threads : r->cfg.threads;
@@ -144,7 +146,6 @@ static int pace_until_deadline(lb_worker *w, int64_t deadline)
         int64_t now = lb_clock_ns_inline();
         if (now >= deadline || atomic_load_explicit(&w->run->stop, memory_order_relaxed))
             return 0;
-        lb_stats_hists_poll(&w->hists);
         lb_clock_sleep_until(deadline - now > PACE_SLICE_NS ? now + PACE_SLICE_NS : deadline);
     }
 }
@@ -184,7 +185,6 @@ static int pace_wait(lb_worker *w)
         }
         if (atomic_load_explicit(&r->stop, memory_order_relaxed))
             return 0;
-        lb_stats_hists_poll(&w->hists);
         int64_t wake = intended - now > PACE_SLICE_NS ? now + PACE_SLICE_NS : intended;
         lb_clock_sleep_until(wake);
     }
@@ -193,7 +193,6 @@ static int pace_wait(lb_worker *w)
 int lb_worker_ev_begin(lb_worker *w)
 {
     lb_run *r = w->run;
-    lb_stats_hists_poll(&w->hists);
     if (atomic_load_explicit(&r->stop, memory_order_relaxed))
         return 0;
     if (r->cfg.events &&
@@ -226,18 +225,21 @@ int lb_worker_ev_go(lb_worker *w)
     return 1;
 }
 
-/* Record the event that started at lane->t_start and ended at `now`. */
+/* Record the event that started at lane->t_start and ended at `now`, in
+ * the period in which it ended.  Inside lb_stats_rec_enter/exit, entered
+ * before `now` was read. */
 static inline void record_event(lb_worker *w, int64_t now)
 {
     lb_lane *ln = w->lane;
     int64_t lat = now - ln->t_start;
     lb_stats_hists *sh = &w->hists;
+    lb_stats_at(sh, now);
     w->t_last_end = now;
     ln->in_event = 0;
     ln->events++;
-    lb_hist_record(sh->lat[sh->cur], lat);
+    lb_hist_record(sh->lat[sh->buf], lat);
     if (w->paced)
-        lb_hist_record(sh->queue[sh->cur], ln->t_real - ln->t_start);
+        lb_hist_record(sh->queue[sh->buf], ln->t_real - ln->t_start);
     lb_stats_bump(&w->stats.events, 1);
     lb_stats_bump(&w->stats.busy_ns, (uint64_t)(lat > 0 ? lat : 0));
     int t = ln->cur_type;
@@ -264,8 +266,11 @@ void lb_worker_ev_start(lb_worker *w)
 
 void lb_worker_ev_end(lb_worker *w)
 {
-    if (w->lane->in_event)
-        record_event(w, lb_clock_ns_inline());
+    if (!w->lane->in_event)
+        return;
+    lb_stats_rec_enter(&w->hists);
+    record_event(w, lb_clock_ns_inline());
+    lb_stats_rec_exit(&w->hists);
 }
 
 int lb_worker_ev_next(lb_worker *w)
@@ -280,10 +285,11 @@ int lb_worker_ev_next(lb_worker *w)
     }
     lb_run *r = w->run;
     lb_lane *ln = w->lane;
+    lb_stats_rec_enter(&w->hists);
     int64_t now = lb_clock_ns_inline();
     if (ln->in_event)
         record_event(w, now);
-    lb_stats_hists_poll(&w->hists);
+    lb_stats_rec_exit(&w->hists);
     if (atomic_load_explicit(&r->stop, memory_order_relaxed))
         return 0;
     if (r->cfg.events &&
@@ -307,7 +313,11 @@ void lb_worker_ev_skip(lb_worker *w)
 void lb_worker_record(lb_worker *w, int32_t type, int64_t lat_ns)
 {
     lb_stats_hists *sh = &w->hists;
-    lb_hist_record(sh->lat[sh->cur], lat_ns);
+    /* Its own clock read, after the record is marked: the caller's
+     * completion time may be older than a cut the reporter has passed. */
+    lb_stats_rec_enter(sh);
+    lb_stats_at(sh, lb_clock_ns_inline());
+    lb_hist_record(sh->lat[sh->buf], lat_ns);
     lb_stats_bump(&w->stats.events, 1);
     lb_stats_bump(&w->stats.busy_ns, (uint64_t)(lat_ns > 0 ? lat_ns : 0));
     if (type >= 0 && type < LB_MAX_TYPES) {
@@ -316,6 +326,7 @@ void lb_worker_record(lb_worker *w, int32_t type, int64_t lat_ns)
             lb_hist_record(th, lat_ns);
         lb_stats_bump(&w->stats.types[type].events, 1);
     }
+    lb_stats_rec_exit(sh);
 }
 
 int lb_worker_set_lanes(lb_worker *w, int n)
@@ -351,8 +362,6 @@ void lb_worker_lane(lb_worker *w, int i)
     if (i >= 0 && i < w->nlanes)
         w->lane = &w->lanes[i];
 }
-
-void lb_worker_poll(lb_worker *w) { lb_stats_hists_poll(&w->hists); }
 
 int lb_worker_track(lb_worker *w, void *h, const lb_handle_ops *ops)
 {

@@ -52,8 +52,6 @@ void lb_worker_ev_skip(lb_worker *w);
 /* Record one operation measured by C code (an I/O) as an event of `type`
  * (-1: untyped) with latency `lat_ns`.  Worker thread only. */
 void lb_worker_record(lb_worker *w, int32_t type, int64_t lat_ns);
-/* Let the reporter's histogram swap through during a long C loop. */
-void lb_worker_poll(lb_worker *w);
 /* Connections (handles, handle.h) opened by a worker are tracked so that
  * a worker stuck on a server that does not answer can be cut loose at the
  * deadline or a stop.  lb_worker_close untracks and closes (ops->close)
@@ -73,9 +71,9 @@ void lb_worker_ev_rollback(lb_worker *w);
  * user waits for it in the event loop, then calls lb_worker_ev_go, which starts
  * the event (1) or reports that the run is stopping (0). */
 int  lb_worker_set_lanes(lb_worker *w, int n);
-/* The worker's event loop (NULL: none, before it is freed): the reporter
- * wakes it with lb_loop_wakeup when it asks for a histogram swap or stops
- * the run, since the loop may block without a timeout. */
+/* The worker's event loop (NULL: none, before it is freed): the run
+ * wakes it with lb_loop_wakeup when it stops, since the loop may block
+ * without a timeout. */
 void lb_worker_set_loop(lb_worker *w, struct lb_loop *l);
 /* The run's deadline (monotonic ns; INT64_MAX: none or not started). */
 int64_t lb_worker_deadline(const lb_worker *w);

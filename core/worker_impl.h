@@ -79,7 +79,10 @@ struct lb_run {
     int finished;                  /* workers whose thread has ended */
     int go;                        /* barrier released */
     int joined;
-    int64_t last_collect;          /* when lb_run_collect last ran */
+    int64_t last_collect;          /* the cut of the last lb_run_collect */
+    lb_cuts cuts;                  /* where periods end (fixed at the barrier) */
+    uint64_t rep_period;           /* reporter: periods before it are collected */
+    int64_t rep_next_cut;          /* reporter: end of period rep_period */
     char error[8192];
 };
 

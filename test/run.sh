@@ -99,6 +99,7 @@ suite unit bash -c unit_all
 suite spec ./lbench test/spec/run.lua
 suite cli env LB=./lbench bash test/cli/core.sh
 suite measure env LB=./lbench bash test/cli/measure.sh
+suite intervals env LB=./lbench bash test/cli/intervals.sh
 suite fileio env LB=./lbench bash test/cli/fileio.sh
 suite tools env LB=./lbench bash test/cli/tools.sh
 suite history env LB=./lbench bash test/cli/history.sh

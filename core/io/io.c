@@ -666,8 +666,6 @@ int lb_io_job_step(lb_io_job *j, lb_worker *w)
     int completed = 0;
 
     while (!j->failed) {
-        if (w)
-            lb_worker_poll(w);
         if (j->fsync_pending && j->inflight == 0 && !j->retry) {
             uint64_t before = st.fsyncs;
             do_fsyncs(j, w, &st, &now, 1);

@@ -137,21 +137,9 @@ local function add_clock(lb, ctx)
   -- worker's event loop, so the thread serves the other users meanwhile
   -- (and the sleep ends early once the run stops); otherwise the thread
   -- sleeps.
-  -- In a worker thread the sleep is sliced: the reporter's histogram swaps
-  -- are answered meanwhile, so the events before the sleep land in the
-  -- interval they completed in.
-  local SLEEP_SLICE_NS = 10e6
   function lb.sleep(ms)
     if async.active() then
       async.sleep_ns(ms * 1e6)
-    elseif ctx.W ~= nil then
-      local until_ns = C.lb_clock_ns() + ms * 1e6
-      while true do
-        C.lb_worker_poll(ctx.W)
-        local left = until_ns - C.lb_clock_ns()
-        if left <= 0 then break end
-        C.lb_clock_sleep_ns(left > SLEEP_SLICE_NS and SLEEP_SLICE_NS or left)
-      end
     else
       C.lb_clock_sleep_ns(ms * 1e6)
     end

@@ -42,29 +42,6 @@ function M.poll(R)
   end
 end
 
--- Reporter `R` (several ranks, interval reports on) is about to report up
--- to `t` (a late tick, the warm-up end, a phase boundary, the end of the
--- run): first every nominal tick before `t` it has not made yet, each its
--- own interval.  rankiv.lua matches the ranks' intervals by their nominal
--- end, so every rank must post the same ones: a reporter that was late
--- (a stalled host) and skipped a slot, or whose workers ended before it
--- woke for the last slot before the deadline, would otherwise send one
--- interval spanning two slots, which rank 0 would add to the others'
--- one-slot parts.  The slots made late hold what the collection found:
--- the first one all of it, the others next to nothing (as any late tick,
--- whose interval ends when the reporter could collect).  The same 1 ms
--- margins as the reporter's own: no tick within 1 ms after the last one,
--- nor within 1 ms of `t` or of the deadline.
-function M.catch_up(R, t)
-  if not R.agg or not R.next_report then return end
-  local last = R.deadline and R.deadline - 1e6
-  while R.next_report < t - 1e6 and not (last and R.next_report >= last) do
-    local k = R.next_report
-    if k > R.last_report.t + 1e6 then R:tick(k) end
-    R.next_report = k + R.interval_ns
-  end
-end
-
 -- After the run: this rank's own document (--rank-result-file), then rank
 -- 0 merges every rank's figures (ranks.lua); the others keep theirs.
 -- `fns`: the runner's counters, diff and new_snapshot.

@@ -18,6 +18,7 @@ local rankrun = require("lbench.rankrun")
 
 local M = {}
 
+local INT64_MAX = 9223372036854775807LL
 local summary, plain = result.summary, result.plain
 
 local function new_snapshot(hcfg)
@@ -362,7 +363,7 @@ local function new_reporter(ctx, lb, run, metrics, keys, paced)
   R.phases = phases.tracker(opt, keys, new_snapshot(hcfg), result.summary, warm_end, R.base,
     ctx.cluster and require("lbench.ranks").pack_hist or nil)
   R.last_report = { t = t0, c = counters(R.snap.sum) }
-  R.next_report = R.interval_ns > 0 and t0 + R.interval_ns or nil
+  R.next_cut = C.lb_run_next_cut(run, t0)
   R.warm_pending = R.has_warm
   if ctx.cluster and R.interval_ns > 0 then
     R.agg = require("lbench.rankiv").new(ctx.rt, R.interval_ns, function() return new_snapshot(hcfg) end)
@@ -372,18 +373,19 @@ local function new_reporter(ctx, lb, run, metrics, keys, paced)
   -- every second (a collection merges into the cumulative histograms
   -- exactly as a report tick does).
   R.metrics_ns = (metrics ~= nil and R.interval_ns == 0) and 1e9 or nil
-  R.next_metrics = R.metrics_ns and t0 + R.metrics_ns or nil
   return R
 end
 
-function Reporter:collect()
-  C.lb_run_collect(self.run, self.snap, 10)
+-- Collect the periods that end at cut `cut` (INT64_MAX after the join:
+-- everything): each event counts in the period in which it completed.
+function Reporter:collect(cut)
+  C.lb_run_collect(self.run, self.snap, cut)
   C.lb_stats_snapshot_merge_hists(self.acc, self.snap)
   if not self.has_warm or self.last_collect >= self.warm_end then
     C.lb_stats_snapshot_merge_hists(self.cum, self.snap)
     if self.phases then self.phases:merge(self.snap) end
   end
-  self.last_collect = self.snap.t_ns
+  self.last_collect = cut == INT64_MAX and self.snap.t_ns or cut
 end
 
 -- Report the interval from the last tick to `t` (`final`: the last one,
@@ -451,15 +453,11 @@ function Reporter:emit_ready(flush)
   end
 end
 
--- The warm-up is over (or the run ended inside it): what was counted so
--- far is the warm-up's; per-worker figures are kept for the fairness table.
+-- The warm-up is over (or the run ended inside it), and the collection at
+-- its end is made: what was counted so far is the warm-up's; per-worker
+-- figures are kept for the fairness table.
 function Reporter:end_warmup(t)
-  self:collect()
-  rankrun.catch_up(self, t)
-  if self.interval_ns > 0 and t > self.last_report.t then
-    self:tick(t)
-    while self.next_report and self.next_report <= t + 1e6 do self.next_report = self.next_report + self.interval_ns end
-  end
+  if self.interval_ns > 0 and t > self.last_report.t then self:tick(t) end
   self.base = counters(self.snap.sum)
   ffi.copy(self.base_stats, self.snap.sum, ffi.sizeof("lb_stats"))
   self.warmup_events = self.base.events
@@ -472,32 +470,50 @@ function Reporter:end_warmup(t)
   self.warm_pending = false
 end
 
--- A phase boundary at `b`: an interval ends there, and the phase.
+-- A phase boundary at `b` (collected): an interval ends there, and the phase.
 function Reporter:phase_boundary(b)
-  self:collect()
-  rankrun.catch_up(self, b)
-  if self.interval_ns > 0 and b > self.last_report.t + 1e6 then
-    self:tick(b)
-    while self.next_report and self.next_report <= b + 1e6 do self.next_report = self.next_report + self.interval_ns end
-  end
+  if self.interval_ns > 0 and b > self.last_report.t + 1e6 then self:tick(b) end
   self.phases:close(b, counters(self.snap.sum))
 end
 
--- Wait for the workers, ticking on time; returns when all have ended.
-function Reporter:loop(cpu_sampler)
+-- The run's time reached cut `c` (lb_run_next_cut): a report tick, the
+-- warm-up end, a phase boundary, or (no interval reports) a metrics
+-- interval.  One collection; every period is reported on its own, even
+-- when the reporter comes late, so intervals are the same on every rank.
+function Reporter:at_cut(c)
+  self:collect(c)
+  if self.warm_pending and c >= self.warm_end - 1e6 then
+    self:end_warmup(c)
+    self.cpu_sampler.start()
+  end
+  local b = not self.warm_pending and self.phases and self.phases:next_boundary()
+  if b and c >= b - 1e6 then self:phase_boundary(c) end
+  if self.interval_ns > 0 and c > self.last_report.t + 1e6 then self:tick(c) end
+  if self.metrics_ns then
+    metrics_publish(self.metrics, self.snap.lat, self.keys, tonumber(c - self.last_metrics) / 1e9)
+    self.last_metrics = c
+  end
+end
+
+-- Every cut before `t` not made yet, except the one due at the deadline
+-- (or within 1 ms before it): that interval ends at the end of the
+-- measured period, after the join.
+function Reporter:cuts_until(t)
+  local last = self.deadline and self.deadline - 1e6
+  while self.next_cut <= t and not (last and self.next_cut >= last) do
+    local c = self.next_cut
+    self:at_cut(c)
+    self.next_cut = C.lb_run_next_cut(self.run, c)
+  end
+end
+
+-- Wait for the workers, collecting at every cut; returns when all have ended.
+function Reporter:loop()
   local rt, run = self.ctx.rt, self.run
   while true do
     local now = C.lb_clock_ns()
     local wake = now + 1e9
-    local tick = self.next_report
-    -- The tick due at the deadline (or within 1 ms before it) is the last:
-    -- reported after the join.
-    if tick and self.deadline and tick >= self.deadline - 1e6 then tick = nil end
-    if tick and tick < wake then wake = tick end
-    if self.next_metrics and self.next_metrics < wake then wake = self.next_metrics end
-    if self.warm_pending and self.warm_end < wake then wake = self.warm_end end
-    local boundary = not self.warm_pending and self.phases and self.phases:next_boundary()
-    if boundary and boundary < wake then wake = boundary end
+    if self.next_cut < wake then wake = self.next_cut end
     if self.deadline and not self.aborted and self.deadline + 2e9 < wake then wake = self.deadline + 2e9 end
     if self.ctx.cluster then
       local ns = rankrun.poll_ns(self)
@@ -522,33 +538,7 @@ function Reporter:loop(cpu_sampler)
       self.cut = true
       C.lb_run_abort_connections(run)
     end
-    if self.warm_pending and now >= self.warm_end then
-      self:end_warmup(self.warm_end)
-      cpu_sampler.start()
-    end
-    -- (Every boundary passed: a stall may have spanned a whole phase.)
-    while boundary and now >= boundary do
-      self:phase_boundary(boundary)
-      boundary = self.phases:next_boundary()
-    end
-    -- (A tick the warm-up end or a phase boundary just made is not made twice.)
-    if tick and now >= tick and tick > self.last_report.t + 1e6 then
-      self:collect()
-      self:tick(tick)
-      self.next_report = tick + self.interval_ns
-      -- A late tick (stalled machine) skips missed slots instead of
-      -- bursting; several ranks make every slot (rankrun.catch_up).
-      if self.agg then rankrun.catch_up(self, C.lb_clock_ns())
-      else
-        while self.next_report <= C.lb_clock_ns() do self.next_report = self.next_report + self.interval_ns end
-      end
-    end
-    if self.next_metrics and now >= self.next_metrics then
-      self:collect()
-      metrics_publish(self.metrics, self.snap.lat, self.keys, tonumber(self.snap.t_ns - self.last_metrics) / 1e9)
-      self.last_metrics = self.snap.t_ns
-      self.next_metrics = now + self.metrics_ns
-    end
+    self:cuts_until(now)
     if self.deadline and not self.aborted and now >= self.deadline + 2e9 then
       -- Workers still inside an event 2 s past the deadline are stuck
       -- (a server that does not answer): cut their connections.
@@ -562,14 +552,14 @@ end
 -- After the join: the last collection, the last interval up to the end of
 -- the measured period, and that period's bounds.
 function Reporter:finish()
-  self:collect()
   local t_end = C.lb_run_end_ns(self.run)
+  self:cuts_until(t_end - 1e6)
+  self:collect(INT64_MAX)
   if self.warm_pending then
     -- The run ended inside the warm-up: nothing was measured.
     self:end_warmup(t_end)
     C.lb_stats_snapshot_reset_hists(self.cum)
   end
-  rankrun.catch_up(self, t_end)
   if self.interval_ns > 0 and t_end > self.last_report.t then
     local events = counters(self.snap.sum).events - self.last_report.c.events
     -- Several ranks: every rank sends a last interval, empty or not, so
@@ -593,12 +583,24 @@ function Reporter:stop_reason()
   return nil
 end
 
+-- Where the reporter collects (run.h): every report interval (or every
+-- second for a metrics endpoint alone), the warm-up end, phase boundaries.
+local function set_cuts(cfg, opt, metrics)
+  cfg.cut_grid_s = opt.report_interval > 0 and opt.report_interval or (metrics ~= nil and 1 or 0)
+  local list = phases.of(opt) or {}
+  for i = 1, math.min(#list - 1, C.LB_MAX_CUTS - 1) do
+    cfg.cuts_after_warmup_s[i - 1] = list[i].end_s
+    cfg.ncuts = i
+  end
+end
+
 function M.run_measured(ctx, lb, metrics)
   local opt = ctx.opt
   local keys = M.percentile_keys(opt)
   local paced = opt.rate > 0
   local boot = boot_chunk(ctx, "run")
   local cfg = make_config(opt, C.LB_RUN_EVENTS, boot, ctx.cluster)
+  set_cuts(cfg, opt, metrics)
 
   -- Main-state callbacks run once for the job: on rank 0.
   local init = rawget(_G, "init")
@@ -643,7 +645,8 @@ function M.run_measured(ctx, lb, metrics)
 
   local R = new_reporter(ctx, lb, run, metrics, keys, paced)
   if not R.has_warm then cpu_sampler.start() end
-  R:loop(cpu_sampler)
+  R.cpu_sampler = cpu_sampler
+  R:loop()
   C.lb_run_stop(run)
   C.lb_run_join(run)
   cpu_sampler.stop()

@@ -254,8 +254,8 @@ local function run_async(W, lb, tid, cfg)
     end
   end
 
-  -- The loop blocks without a timeout when nothing is timed: the
-  -- reporter wakes it for histogram swaps and stops (lb_worker_set_loop),
+  -- The loop blocks without a timeout when nothing is timed: the run
+  -- wakes it when it stops (lb_worker_set_loop),
   -- and the deadline is passed as the wait limit so that sleeping users
   -- are woken when the time is up.
   local function drive(done)
@@ -263,7 +263,6 @@ local function run_async(W, lb, tid, cfg)
       local dl = C.lb_worker_deadline(W)
       local n = C.lb_loop_run(loop, slots, masks, nvu, (stopping or dl == INT64_MAX) and -1 or dl)
       if n < 0 then error("event loop of worker " .. tid .. " failed", 0) end
-      C.lb_worker_poll(W)
       if not stopping and C.lb_worker_should_stop(W) ~= 0 then
         -- Cut sleeps short: the run is over (or failed).
         stopping = true

@@ -100,4 +100,21 @@ if kill -0 $bg 2>/dev/null; then fail async_time_honoured_sigstop "still running
 fi
 kill -CONT "$LB_SANDBOX_PID"
 wait $bg 2>/dev/null
+# Figures over time against known answers (test/cli/intervals.sh has the
+# cases without a server): a server-side wait, SELECT SLEEP(0.03), in
+# thread mode (the worker blocks in the client library) and in async mode
+# (virtual users wait in the event loop); each interval and the warm-up
+# hold the events that completed in them (ends_check.lua), one per thread
+# or user of slack.
+for mode in threads async; do
+  extra="--threads=2"; slack=2
+  [ "$mode" = async ] && { extra="--threads=2 --connections=8"; slack=8; }
+  mkdir -p "$T/sleep_$mode.log"
+  run "sql_sleep_$mode" $LB test/cli/scripts/timed.lua --kind=sql --ms=30 $M $extra --time=3 --warmup-time=1 \
+    --report-interval=1 --log="$T/sleep_$mode.log" --result-file="$T/sleep_$mode.json" run
+  if [ "$rc" -ne 0 ]; then fail "sql_sleep_${mode}_intervals" "exit $rc: $(head -3 "$T/sql_sleep_$mode.err")"
+  elif $LB test/cli/scripts/ends_check.lua check --file="$T/sleep_$mode.json" --log="$T/sleep_$mode.log" --slack=$slack \
+       >"$T/sleep_$mode.check" 2>&1; then pass "sql_sleep_${mode}_intervals"
+  else fail "sql_sleep_${mode}_intervals" "$(tr '\n' ' ' < "$T/sleep_$mode.check" | head -c 400)"; fi
+done
 $LB oltp_point_select $M $D cleanup >/dev/null 2>&1

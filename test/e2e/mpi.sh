@@ -42,6 +42,18 @@ ALLOW_STDOUT=1 expect_fail mpi_plain_refuses '^lbench: started as one of 2 MPI r
 [ "$(grep -c 'use lbench-mpi' "$T/mpi_plain_refuses.err")" -eq 2 ] && ! grep -q 'stack traceback' "$T/mpi_plain_refuses.err" \
   && pass mpi_plain_refuses_one_line_each || fail mpi_plain_refuses_one_line_each "$(head -c 400 "$T/mpi_plain_refuses.err")"
 
+# ---- figures over time, 2 ranks: a blocking C call in every thread ----------
+# Each interval and the warm-up of the job hold the events that completed
+# in them on every rank (ends_check.lua against the events' own end times;
+# one host, one clock), one per thread of slack.
+mkdir -p "$T/ends"
+run mpi_intervals_known "${MPI[@]}" -np 2 "$LBM" test/cli/scripts/timed.lua --kind=usleep --ms=30 --threads=4 --time=3 \
+  --warmup-time=1 --report-interval=1 --log="$T/ends" --result-file="$T/ends.json" run
+if [ "$rc" -ne 0 ]; then fail mpi_intervals_known "exit $rc: $(head -3 "$T/mpi_intervals_known.err")"
+elif $LB test/cli/scripts/ends_check.lua check --file="$T/ends.json" --log="$T/ends" --slack=4 >"$T/ends.check" 2>&1; then
+  pass mpi_intervals_known
+else fail mpi_intervals_known "$(tr '\n' ' ' < "$T/ends.check" | head -c 400)"; fi
+
 # ---- 2 ranks x 2 threads, null driver: merge, numbering ------------------------
 mkdir -p "$T/tids"
 expect_ok mpi_run 'start skew between ranks: [0-9.]+ ms' "${MPI[@]}" -np 2 "$LBM" $S/mpi_job.lua --threads=2 --time=1 \
