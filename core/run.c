@@ -362,6 +362,17 @@ int lb_run_open_connections(lb_run *r)
     return n;
 }
 
+int lb_run_stuck_worker(lb_run *r)
+{
+    for (int i = 0; i < r->cfg.threads; i++) {
+        lb_worker *w = r->w[i];
+        if (!atomic_load_explicit(&w->finished, memory_order_acquire) &&
+            !atomic_load_explicit(&w->events_over, memory_order_acquire))
+            return r->cfg.tid_base + i;
+    }
+    return -1;
+}
+
 int lb_run_worker_collected(const lb_run *r, int tid, lb_stats *out)
 {
     if (tid < 0 || tid >= r->cfg.threads)

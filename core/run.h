@@ -94,6 +94,10 @@ int lb_run_lane_count(const lb_run *r, int tid);
 uint64_t lb_run_lane_events(const lb_run *r, int tid, int lane);
 /* Connections currently open (tracked) over all workers; any thread. */
 int lb_run_open_connections(lb_run *r);
+/* A worker still inside its events (not past lb_worker_events_over, not
+ * ended): its job thread number, or -1.  After the deadline and its grace,
+ * such a worker is stuck in one event. */
+int lb_run_stuck_worker(lb_run *r);
 void lb_run_free(lb_run *r);
 /* Abort every open connection (worker.h's tracked handles) of the still
  * running workers; returns how many. */

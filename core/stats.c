@@ -310,6 +310,7 @@ void lb_stats_add(lb_stats *dst, const lb_stats *src)
     dst->io_fsyncs += ld(&src->io_fsyncs);
     dst->io_bytes_read += ld(&src->io_bytes_read);
     dst->io_bytes_written += ld(&src->io_bytes_written);
+    dst->not_started += ld(&src->not_started);
     add_ext(&dst->ext, &src->ext);
     for (int t = 0; t < LB_MAX_TYPES; t++) {
         dst->types[t].events += ld(&src->types[t].events);

@@ -62,6 +62,8 @@ typedef struct lb_stats {
     uint64_t busy_ns;      /* sum of event latencies: sysbench's "execution time" */
     uint64_t io_reads, io_writes, io_fsyncs;
     uint64_t io_bytes_read, io_bytes_written;
+    uint64_t not_started;  /* --rate: intended starts before the deadline not begun by it */
+    uint64_t pad0;
     lb_stats_ext ext;      /* a layer's counters (db/: lb_db_stats) */
     lb_type_counts types[LB_MAX_TYPES];
 } lb_stats;

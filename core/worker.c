@@ -150,6 +150,19 @@ static int pace_until_deadline(lb_worker *w, int64_t deadline)
     }
 }
 
+/* Behind schedule at the deadline: the run ends there (a backlog never
+ * prolongs it).  The intended starts it did not begin, this one and the
+ * rest of the schedule before the deadline, are counted (the report's
+ * backlog). */
+static int pace_backlog(lb_worker *w, int64_t deadline)
+{
+    uint64_t n = 1;
+    while (lb_pace_next(&w->pace) < deadline)
+        n++;
+    lb_stats_bump(&w->stats.not_started, n);
+    return 0;
+}
+
 static int pace_wait(lb_worker *w)
 {
     lb_run *r = w->run;
@@ -158,6 +171,8 @@ static int pace_wait(lb_worker *w)
     int64_t deadline = atomic_load_explicit(&r->deadline, memory_order_relaxed);
     if (intended >= deadline)
         return pace_until_deadline(w, deadline);
+    if (lb_clock_ns_inline() >= deadline)
+        return pace_backlog(w, deadline);
     ln->t_start = intended;
     if (w->async) {
         /* One schedule per worker, shared by its virtual users: an idle
@@ -217,9 +232,14 @@ int lb_worker_ev_go(lb_worker *w)
     if (!ln->waiting)
         return ln->in_event;
     ln->waiting = 0;
-    /* Woken early because the run stops (or late, past the deadline). */
-    if (lb_worker_should_stop(w))
+    /* Woken early because the run stops (or late, past the deadline: its
+     * intended start is part of the backlog not begun). */
+    if (lb_worker_should_stop(w)) {
+        if (w->paced && ln->t_start < atomic_load_explicit(&w->run->deadline, memory_order_relaxed) &&
+            !atomic_load_explicit(&w->run->stop, memory_order_relaxed))
+            lb_stats_bump(&w->stats.not_started, 1);
         return 0;
+    }
     ln->t_real = lb_clock_ns_inline();
     ln->in_event = 1;
     return 1;
@@ -410,3 +430,5 @@ void lb_worker_ev_restart(lb_worker *w)
 }
 
 void lb_worker_ev_rollback(lb_worker *w) { w->lane->rolled_back = 1; }
+
+void lb_worker_events_over(lb_worker *w) { atomic_store_explicit(&w->events_over, 1, memory_order_release); }

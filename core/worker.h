@@ -60,6 +60,10 @@ void lb_worker_record(lb_worker *w, int32_t type, int64_t lat_ns);
 int  lb_worker_track(lb_worker *w, void *h, const lb_handle_ops *ops);
 void lb_worker_close(lb_worker *w, void *h);
 void lb_worker_ev_restart(lb_worker *w);
+/* The worker has left its event loop (every virtual user's, in async
+ * mode): what remains is thread_done and closing connections, which the
+ * run waits for without calling the worker stuck (lb_run_stuck_worker). */
+void lb_worker_events_over(lb_worker *w);
 void lb_worker_ev_rollback(lb_worker *w);
 
 /* Async mode (many virtual users per worker).  lb_worker_set_lanes gives

@@ -54,6 +54,7 @@ struct lb_worker {
     int thread_started;
     int met_barrier;            /* lb_worker_ready has run (once per run) */
     _Atomic int finished;
+    _Atomic int events_over;    /* it will start no more events (lb_worker_events_over) */
     int64_t t_last_end;    /* end of the last recorded event */
 };
 

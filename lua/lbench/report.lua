@@ -138,6 +138,9 @@ local function queue_section(out, q)
   line(out, "         avg:                              %11.2f", q.avg)
   line(out, "         max:                              %11.2f", q.max)
   pct_lines(out, q.pct_list)
+  if (q.not_started or 0) > 0 then
+    line(out, "         not started (backlog at the end): %11d", q.not_started)
+  end
   line(out, "")
 end
 
@@ -216,7 +219,7 @@ end
 local function status_section(out, r)
   if r.status == "interrupted" then
     line(out, "Run interrupted (%s) after %.4fs of measurement: the figures above cover that period.",
-      r.stop_reason == "signal" and "signal" or "workers stuck past the deadline were cut off", r.duration_s)
+      require("lbench.result").stop_words(r), r.duration_s)
     line(out, "")
   elseif r.status ~= "ok" then
     line(out, "Run stopped on error: %s", (r.error or ""):match("^[^\n]*"))

@@ -58,6 +58,15 @@ local function summary(h, keys, with_standard)
   end, __json = s })
 end
 
+-- Why an interrupted run stopped, in words (text report and error line).
+function M.stop_words(r)
+  if r.stop_reason == "signal" then return "signal" end
+  if r.stuck_thread then
+    return string.format("thread %d stuck past the deadline inside one event (2 s of grace); its connections were cut", r.stuck_thread)
+  end
+  return "workers stuck past the deadline were cut off"
+end
+
 local function plain(summary_)
   return getmetatable(summary_).__json
 end
@@ -254,13 +263,20 @@ function M.build(ctx, lb, a)
   r.duration_s = a.duration_s
   r.warmup_s = a.warmup_s
   r.warmup_events = a.warmup_events
+  if a.stuck_thread then r.stuck_thread = a.stuck_thread end
   local d = a.d
   local secs = a.duration_s > 0 and a.duration_s or 1
   local q
   r.totals, q = totals(ctx, a, d, secs)
   if a.cpu then r.cpu = a.cpu.result(json, d.events, q > 0 and q or nil) end
   r.latency_ms = summary(a.cum.lat, a.keys, true)
-  if a.paced then r.queue_ms = summary(a.cum.queue, a.keys, true) end
+  if a.paced then
+    r.queue_ms = summary(a.cum.queue, a.keys, true)
+    -- The backlog at the end: intended starts before the deadline that the
+    -- run did not begin (it ends at --time, behind schedule or not).
+    r.queue_ms.not_started = d.not_started or 0
+    plain(r.queue_ms).not_started = r.queue_ms.not_started
+  end
   r.io = io_totals(d, secs)
   local types, order = type_table(a, d)
   r.types = types

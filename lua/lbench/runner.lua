@@ -61,6 +61,7 @@ local function counters(sum)
     reconnects = tonumber(db.reconnects),
     io_reads = tonumber(sum.io_reads), io_writes = tonumber(sum.io_writes), io_fsyncs = tonumber(sum.io_fsyncs),
     io_bytes_read = tonumber(sum.io_bytes_read), io_bytes_written = tonumber(sum.io_bytes_written),
+    not_started = tonumber(sum.not_started),
   }
 end
 
@@ -357,6 +358,7 @@ local function new_reporter(ctx, lb, run, metrics, keys, paced)
     last_collect = t0, base_stats = ffi.new("lb_stats"), tnames = type_names(ctx.rt),
     last_types = ffi.new("lb_stats"), intervals = json.array(), warmup_events = 0,
     deadline = opt.time > 0 and warm_end + opt.time * 1e9 or nil, aborted = false,
+    stuck_check = opt.time > 0 and warm_end + opt.time * 1e9 + 2e9 or nil,
     worker_base = {}, last_metrics = t0 }, Reporter)
   R.base = counters(R.snap.sum)  -- counters at the warm-up end
   -- Several ranks: each phase's raw figures and packed histogram too, for rank 0's merge.
@@ -514,7 +516,7 @@ function Reporter:loop()
     local now = C.lb_clock_ns()
     local wake = now + 1e9
     if self.next_cut < wake then wake = self.next_cut end
-    if self.deadline and not self.aborted and self.deadline + 2e9 < wake then wake = self.deadline + 2e9 end
+    if self.stuck_check and not self.aborted and self.stuck_check < wake then wake = self.stuck_check end
     if self.ctx.cluster then
       local ns = rankrun.poll_ns(self)
       if now + ns < wake then wake = now + ns end
@@ -539,12 +541,18 @@ function Reporter:loop()
       C.lb_run_abort_connections(run)
     end
     self:cuts_until(now)
-    if self.deadline and not self.aborted and now >= self.deadline + 2e9 then
-      -- Workers still inside an event 2 s past the deadline are stuck
-      -- (a server that does not answer): cut their connections.
-      self.aborted = true
-      C.lb_run_stop(run)
-      self.cut_at_deadline = C.lb_run_abort_connections(run) > 0
+    if self.stuck_check and not self.aborted and now >= self.stuck_check then
+      -- A worker still inside an event 2 s past the deadline is stuck (a
+      -- server that does not answer): cut its connections.  One that is
+      -- only closing connections (thousands of them) is not: the measured
+      -- period ended with its last event.
+      local stuck = C.lb_run_stuck_worker(run)
+      if stuck >= 0 then
+        self.aborted = true
+        C.lb_run_stop(run)
+        if C.lb_run_abort_connections(run) > 0 then self.cut_at_deadline = stuck end
+      end
+      self.stuck_check = now + 1e8
     end
   end
 end
@@ -661,7 +669,7 @@ function M.run_measured(ctx, lb, metrics)
     stop_reason = R:stop_reason(), paced = paced, threads = C.lb_run_threads(run), final_stats = R.snap.sum,
     base_stats = R.base_stats, worker_base = R.worker_base, cpu = cpu_sampler, type_names = R.tnames,
     connect = connect, phases = R.phases and R.phases.done, stopped_by = R.stopped_by, clocks = clocks,
-    phase_raw = R.phases and R.phases.raw,
+    phase_raw = R.phases and R.phases.raw, stuck_thread = R.cut_at_deadline,
   }
   if ctx.cluster then
     a = rankrun.merge(ctx, lb, a, R, { counters = counters, diff = diff, new_snapshot = new_snapshot })

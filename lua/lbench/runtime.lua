@@ -203,7 +203,7 @@ local function command_run(rt, ctx, lb)
   end
   if result.status == "interrupted" then
     C.lb_runtime_set_error(rt, string.format("run interrupted (%s) after %.2f s measured; the report%s hold%s what was measured",
-      result.stop_reason == "signal" and "signal" or "workers stuck past the deadline were cut off", result.duration_s,
+      require("lbench.result").stop_words(result), result.duration_s,
       opt.result_file and " and " .. opt.result_file or "", opt.result_file and "" or "s"))
     return 1
   end

@@ -145,6 +145,8 @@ local function vu_main(W, inst, tid, phase, i)
     vu_events(W, inst, tid)
     phase[i] = nil
   end
+  phase.left = phase.left - 1
+  if phase.left == 0 then C.lb_worker_events_over(W) end
   local thread_done = inst.fn("thread_done")
   if thread_done then thread_done(tid) end
 end
@@ -207,7 +209,7 @@ local function run_async(W, lb, tid, cfg)
     C.lb_worker_ready(W)
     return
   end
-  local phase = {}
+  local phase = { left = nvu }  -- VUs that have not left their events yet
   local loop, cos, hooks = async_setup(W, lb, tid, cfg, nvu, first, phase)
   local slots, masks = ffi.new("int32_t[?]", nvu), ffi.new("int32_t[?]", nvu)
   local alive, parked = nvu, {}
@@ -316,6 +318,7 @@ function M.main(wptr, boot, rtptr)
       local thread_run = scenario.fn("thread_run")
       if thread_run then run_own_loop(W, thread_run, tid) else run_events(W, lb, tid) end
     end
+    C.lb_worker_events_over(W)
     local thread_done = scenario.fn("thread_done")
     if thread_done then thread_done(tid) end
   end, traceback)

@@ -50,4 +50,18 @@ known rate_above 2 --kind=usleep --ms=30 --threads=2 --time=3 --rate=200
 # Phases of a rate schedule: each phase's events are those that completed in it.
 known phases 2 --kind=usleep --ms=5 --threads=2 --rate=100@1.5,300@1.5 --phases=low,high --warmup-time=1
 
+# Overload, the standard saturation test: --rate at 3x and 30x what two
+# threads of 30 ms events can do.  The run ends at --time (plus the events
+# in flight), status ok, exit 0, and reports the intended starts it did not
+# begin: with constant spacing, begun + not begun = rate x time exactly.
+for x in 3 30; do
+  rate=$((x * 200 / 3))
+  run "overload_${x}x" $LB $S/timed.lua run --log="$T" --kind=usleep --ms=30 --threads=2 --time=3 --rate=$rate \
+    --rate-mode=constant --result-file="$T/over$x.json"
+  [ "$rc" -eq 0 ] && grep -q 'not started (backlog at the end)' "$T/overload_${x}x.out" && pass "overload_${x}x_exit_ok" \
+    || fail "overload_${x}x_exit_ok" "exit $rc: $(tail -2 "$T/overload_${x}x.err")"
+  json_assert "overload_${x}x_backlog" "$T/over$x.json" "r.status == 'ok' and r.duration_s < 3.5
+    and r.totals.events + r.queue_ms.not_started == $((rate * 3)) and r.queue_ms.max > 500"
+done
+
 rm -rf "$T"

@@ -124,7 +124,7 @@ kill -STOP $(server_procs | sort -u) 2>/dev/null
 for _ in $(seq 30); do kill -0 $bg 2>/dev/null || break; sleep 0.5; done
 if kill -0 $bg 2>/dev/null; then fail pg_time_honoured_sigstop "still running 15 s after a 3 s run"; kill -9 $bg; else
   el=$(( $(date +%s) - start ))
-  if [ "$(cat "$T/pg_stop.rc")" = 1 ] && grep -q 'transactions:' "$T/pg_stop.out" && grep -q 'workers stuck past the deadline' "$T/pg_stop.err" \
+  if [ "$(cat "$T/pg_stop.rc")" = 1 ] && grep -q 'transactions:' "$T/pg_stop.out" && grep -q 'stuck past the deadline' "$T/pg_stop.err" \
      && [ "$el" -le 12 ]; then pass pg_time_honoured_sigstop
   else fail pg_time_honoured_sigstop "rc=$(cat "$T/pg_stop.rc") after ${el}s: $(head -3 "$T/pg_stop.err")"; fi
 fi
