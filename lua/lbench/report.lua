@@ -62,6 +62,23 @@ end
 -- section below appends its lines to `out` and is skipped by final_text
 -- when the run has nothing of that kind (no SQL, no I/O, no --rate ...).
 
+-- Every error count of the document (sysbench has only the two lines
+-- above): failed queries and their codes, and, when a connection was
+-- lost, the reconnect attempts and the outage.
+local function errors_lines(out, t, secs)
+  line(out, "    errors:                              %-6d (%.2f per sec.)", t.errors or 0, (t.errors or 0) / secs)
+  local codes = {}
+  if t.errors_by_code then
+    for code, n in json.pairs(t.errors_by_code) do codes[#codes + 1] = code .. ": " .. n end
+  end
+  if #codes > 0 then line(out, "    errors by code:                      %s", table.concat(codes, ", ")) end
+  if (t.connections_lost or 0) > 0 or (t.reconnect_attempts or 0) > 0 then
+    line(out, "    reconnect attempts:                  %-6d (%d failed)", t.reconnect_attempts, t.reconnects_failed)
+    line(out, "    connections lost:                    %-6d (outage %.3fs over all connections, %d not reconnected)",
+      t.connections_lost, t.outage_s, t.not_reconnected)
+  end
+end
+
 -- sysbench's "SQL statistics" block (rates over the measured duration).
 local function sql_section(out, t, secs)
   local q = t.queries
@@ -75,11 +92,7 @@ local function sql_section(out, t, secs)
   line(out, "    queries:                             %-6d (%.2f per sec.)", q.total, q.total / secs)
   line(out, "    ignored errors:                      %-6d (%.2f per sec.)", t.ignored_errors, t.ignored_errors / secs)
   line(out, "    reconnects:                          %-6d (%.2f per sec.)", t.reconnects, t.reconnects / secs)
-  if t.errors_by_code and next(t.errors_by_code) then
-    local codes = {}
-    for code, n in json.pairs(t.errors_by_code) do codes[#codes + 1] = code .. ": " .. n end
-    line(out, "    errors by code:                      %s", table.concat(codes, ", "))
-  end
+  errors_lines(out, t, secs)
   line(out, "")
 end
 
@@ -220,6 +233,10 @@ local function status_section(out, r)
     line(out, "")
   elseif r.status ~= "ok" then
     line(out, "Run stopped on error: %s", (r.error or ""):match("^[^\n]*"))
+    if (r.totals.not_reconnected or 0) > 0 then
+      line(out, "A connection was lost and not reconnected: the figures above cover the %.4fs until the last event completed.",
+        r.duration_s)
+    end
     line(out, "")
   end
 end

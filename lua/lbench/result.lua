@@ -102,8 +102,34 @@ local function totals(ctx, a, d, secs)
     t.reconnects = d.reconnects
     t.errors = d.db_errors
     t.errors_by_code = M.error_codes(a.final_stats, a.base_stats)
+    M.outage_totals(t, a.final_stats, a.base_stats)
   end
   return t, q
+end
+
+-- The measured period of a run that failed because a connection was lost
+-- and never came back: it ends when the last event completed (`last_s`,
+-- from the start of the measured period), not when the run gave up
+-- waiting at its deadline; otherwise `total_s`.
+function M.duration_to_failure(total_s, failed, final, base, last_s)
+  if not failed then return total_s end
+  local f, b = ffi.cast("lb_db_stats *", final.ext), ffi.cast("lb_db_stats *", base.ext)
+  if f.gave_up <= b.gave_up then return total_s end
+  return math.max(0, math.min(total_s, last_s))
+end
+
+-- Connections lost and reconnects tried (lb_db_stats, core/db/db.h)
+-- between two lb_stats: every attempt, the failed ones, the losses, their
+-- outage time (summed over connections: from the loss to a reconnect, or
+-- to the end) and the outages that ended without a reconnect.
+function M.outage_totals(t, final, base)
+  local f, b = ffi.cast("lb_db_stats *", final.ext), ffi.cast("lb_db_stats *", base.ext)
+  local function d(k) return tonumber(f[k] - b[k]) end
+  t.reconnects_failed = d("reconnect_failed")
+  t.reconnect_attempts = d("reconnects") + t.reconnects_failed
+  t.connections_lost = d("lost")
+  t.outage_s = d("outage_ns") / 1e9
+  t.not_reconnected = d("gave_up")
 end
 
 local function io_totals(d, secs)
