@@ -28,15 +28,22 @@ M.time_label = time_label
 
 -- One interval line, sysbench's layout:
 -- [ 10s ] thds: 8 tps: 1234.56 qps: 24691.20 (r/w/o: 17283.84/4938.24/2469.12) lat (ms,95%): 8.43 err/s: 0.00 reconn/s: 0.00
+-- Its shape is the run's, whatever the interval's counts: an SQL run
+-- (result.sql_run) always shows tps/qps and err/s, an I/O run (M.io_run,
+-- below) its rates, anything else eps.
+local NO_IO = { reads_per_sec = 0, writes_per_sec = 0, fsyncs_per_sec = 0, read_mib_per_sec = 0, written_mib_per_sec = 0 }
+
 function M.interval_line(iv)
   local parts = {}
   parts[#parts + 1] = string.format("[ %gs ]%s thds: %d", iv.time_s, iv.warmup and " (warm-up)" or "", iv.threads)
   if iv.sql then
     parts[#parts + 1] = string.format("tps: %.2f qps: %.2f (r/w/o: %.2f/%.2f/%.2f)", iv.events_per_sec,
       iv.queries_per_sec, iv.reads_per_sec, iv.writes_per_sec, iv.other_per_sec)
-  elseif iv.io then
+  elseif iv.io or M.io_run then
+    -- An I/O run keeps its layout in an interval without I/O (M.io_run below).
+    local io = iv.io or NO_IO
     parts[#parts + 1] = string.format("reads/s: %.2f writes/s: %.2f fsyncs/s: %.2f read: %.2f MiB/s written: %.2f MiB/s",
-      iv.io.reads_per_sec, iv.io.writes_per_sec, iv.io.fsyncs_per_sec, iv.io.read_mib_per_sec, iv.io.written_mib_per_sec)
+      io.reads_per_sec, io.writes_per_sec, io.fsyncs_per_sec, io.read_mib_per_sec, io.written_mib_per_sec)
   else
     parts[#parts + 1] = string.format("eps: %.2f", iv.events_per_sec)
   end

@@ -85,12 +85,19 @@ function M.header(ctx, lb, started_at, status, stop_reason, err)
   return r
 end
 
+-- Whether the run uses SQL (so that every report has the SQL layout):
+-- some state of this process loaded lbench.sql (a worker's, in a scenario
+-- that leaves the main state without it), or queries were counted.
+function M.sql_run(ctx, queries)
+  return queries > 0 or ctx.sql_used or (ctx.rt ~= nil and C.lb_runtime_sql_used(ctx.rt) ~= 0)
+end
+
 local function totals(ctx, a, d, secs)
   local t = json.object()
   t.events = d.events
   t.events_per_sec = d.events / secs
   local q = d.reads + d.writes + d.other
-  if q > 0 or ctx.sql_used then
+  if M.sql_run(ctx, q) then
     local qo = json.object()
     qo.read, qo.write, qo.other, qo.total = d.reads, d.writes, d.other, q
     t.queries = qo
