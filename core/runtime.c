@@ -33,6 +33,7 @@ struct lb_runtime {
     volatile sig_atomic_t stop;   /* set from signal handlers */
     _Atomic uint64_t progress_done, progress_total; /* prepare progress, from every worker */
     _Atomic uint64_t connect_retries; /* transient connect failures retried, from every worker */
+    _Atomic int sql_used;             /* some state of this runtime loaded the SQL API */
     pthread_mutex_t types_mu;     /* event types are registered from every worker state */
     pthread_mutex_t out_mu;       /* workers and the reporter write output */
     int bar_shown;                /* a progress line without its newline is on screen (under out_mu) */
@@ -155,6 +156,8 @@ uint64_t lb_runtime_progress_total(lb_runtime *rt) { return atomic_load(&rt->pro
 
 void lb_runtime_count_connect_retry(lb_runtime *rt) { atomic_fetch_add(&rt->connect_retries, 1); }
 uint64_t lb_runtime_connect_retries(lb_runtime *rt) { return atomic_load(&rt->connect_retries); }
+void lb_runtime_mark_sql(lb_runtime *rt) { atomic_store(&rt->sql_used, 1); }
+int lb_runtime_sql_used(lb_runtime *rt) { return atomic_load(&rt->sql_used); }
 
 int lb_runtime_files_limit(uint64_t need, uint64_t *soft, uint64_t *hard)
 {

@@ -40,6 +40,11 @@ uint64_t lb_runtime_progress_total(lb_runtime *rt);
  * live here. */
 void lb_runtime_count_connect_retry(lb_runtime *rt);
 uint64_t lb_runtime_connect_retries(lb_runtime *rt);
+/* Some Lua state of this runtime (the main one, a worker's, a virtual
+ * user's) loaded the SQL API: the reports then keep the SQL layout (tps,
+ * qps, SQL statistics) in every interval, also one without a query. */
+void lb_runtime_mark_sql(lb_runtime *rt);
+int lb_runtime_sql_used(lb_runtime *rt);
 /* Raise this process's open-files limit to `need` as far as the hard limit
  * allows: 0 when the limit is now at least `need`, else -1; the limits
  * are in *soft and *hard either way. */

@@ -5,6 +5,7 @@
  * installing/dropping the driver connection against lb_db_conn_abort. */
 #include "conn.h"
 #include "account.h"
+#include "../clock.h"
 #include "op.h"
 #include "debug.h"
 #include "driver.h"
@@ -157,6 +158,34 @@ void lb__db_close_server(lb_db_conn *c)
     c->last_ds = NULL;
 }
 
+void lb__db_outage_begin(lb_db_conn *c)
+{
+    if (c->lost_ns)
+        return;
+    int64_t now = lb_clock_ns_inline();
+    c->lost_ns = now > 0 ? now : 1;
+    if (c->st)
+        lb__db_st_add(&c->st->lost, 1);
+}
+
+/* The outage under way (if any) ends now: by a reconnect, or because the
+ * owner gives up (`gave_up`).  Its length in ns, 0 when there was none. */
+static int64_t outage_end(lb_db_conn *c, int gave_up)
+{
+    if (!c->lost_ns)
+        return 0;
+    int64_t d = lb_clock_ns_inline() - c->lost_ns;
+    c->lost_ns = 0;
+    if (d < 0)
+        d = 0;
+    if (c->st) {
+        lb__db_st_add(&c->st->outage_ns, (uint64_t)d);
+        if (gave_up)
+            lb__db_st_add(&c->st->gave_up, 1);
+    }
+    return d;
+}
+
 void lb__db_reconnect_begin(lb_db_conn *c)
 {
     lb__db_close_server(c);
@@ -176,13 +205,24 @@ void lb__db_conn_attach(lb_db_conn *c, void *d, int reconnect)
     pthread_mutex_unlock(&c->lock);
     if (reconnect && c->st)
         lb__db_st_add(&c->st->reconnects, 1);
+    outage_end(c, 0);
 }
 
-int lb__db_connect_failed(lb_db_conn *c)
+int lb__db_connect_failed(lb_db_conn *c, int reconnect)
 {
     if (c->err.code <= 0)
         lb__db_error_set(&c->err, LB_DB_E_UNKNOWN, "HY000", "connect failed");
+    if (reconnect) {
+        if (c->st)
+            lb__db_st_add(&c->st->reconnect_failed, 1);
+        lb__db_outage_begin(c);
+    }
     return lb__db_fail(c, NULL, 0, 0);
+}
+
+int64_t lb_db_conn_outage_end(lb_db_conn *c)
+{
+    return c ? outage_end(c, 1) : 0;
 }
 
 int lb_db_reconnect(lb_db_conn *c)
@@ -196,6 +236,7 @@ void lb_db_disconnect(lb_db_conn *c)
         return;
     if (c->opts.debug)
         lb__db_debugf(c, "disconnect");
+    outage_end(c, 1);
     lb__db_close_server(c);
     lb__db_op_abandon(c);
     lb_db_stmt *s = c->stmts;

@@ -19,7 +19,12 @@ void lb__db_reconnect_begin(lb_db_conn *c);
  * it. */
 void lb__db_conn_attach(lb_db_conn *c, void *d, int reconnect);
 
-/* A connect failed (reason in c->err): record it, uncounted; -code. */
-int lb__db_connect_failed(lb_db_conn *c);
+/* A connect failed (reason in c->err): record it, uncounted; -code.  A
+ * failed reconnect counts in reconnect_failed and begins an outage. */
+int lb__db_connect_failed(lb_db_conn *c, int reconnect);
+
+/* The connection is lost (a failure with a lost-connection code): its
+ * outage begins, unless one is under way. */
+void lb__db_outage_begin(lb_db_conn *c);
 
 #endif

@@ -63,7 +63,13 @@ enum { LB_DB_ERRSLOTS = LB_STATS_EXT_CODES };
  * `errors` and in err[] (so attempts = sum(queries) + errors).
  * err[] slots are claimed in order: a slot with count 0 is unused; a slot's
  * code is written before its count becomes non-zero.  The last slot holds
- * code -1 and counts every code that did not get a slot of its own. */
+ * code -1 and counts every code that did not get a slot of its own.
+ * Connections lost: `lost` counts the losses (a query or execute failing
+ * with a lost-connection code, or a reconnect failing on a connection that
+ * was up); the outage of each lasts until a reconnect succeeds or the
+ * owner ends it (lb_db_conn_outage_end, a disconnect), and `outage_ns`
+ * adds the outages that ended.  Reconnect attempts = reconnects +
+ * reconnect_failed.  `gave_up` counts outages ended without a reconnect. */
 typedef union lb_db_stats {
     lb_stats_ext ext;
     struct {
@@ -72,7 +78,11 @@ typedef union lb_db_stats {
         uint64_t reconnects;       /* successful reconnects */
         uint64_t rows;             /* rows returned to the client */
         uint64_t writes_other;     /* writes of no known class, counted by a script (sysbench's SB_CNT_WRITE) */
-        uint64_t spare[LB_STATS_EXT_SUMS - LB_DB_Q_NTYPES - 4];
+        uint64_t reconnect_failed; /* reconnect attempts that failed */
+        uint64_t lost;             /* connections lost (outages begun) */
+        uint64_t outage_ns;        /* time of the outages ended, summed over connections */
+        uint64_t gave_up;          /* outages ended without a reconnect */
+        uint64_t spare[LB_STATS_EXT_SUMS - LB_DB_Q_NTYPES - 8];
         lb_code_count err[LB_DB_ERRSLOTS];
     };
 } lb_db_stats;
@@ -238,6 +248,12 @@ extern const lb_handle_ops lb_db_conn_handle;
 /* Last error recorded on the connection; meaningful after a call returned
  * a negative value.  Never NULL for a non-NULL `c`. */
 const lb_db_error *lb_db_conn_error(lb_db_conn *c);
+
+/* The owner gives up on a lost connection (the run ends before a
+ * reconnect succeeded): its outage ends now, counted in outage_ns and
+ * gave_up.  Nothing when the connection is not in an outage.  Returns
+ * the outage's length in ns (0: none). */
+int64_t lb_db_conn_outage_end(lb_db_conn *c);
 
 /* Driver name ("mysql", "null"). */
 const char *lb_db_driver_name(lb_db_conn *c);

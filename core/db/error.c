@@ -2,6 +2,7 @@
  * failure path every API call shares, and which codes mean "reconnect". */
 #include "error.h"
 #include "account.h"
+#include "conn.h"
 #include "debug.h"
 
 #include <stdio.h>
@@ -104,8 +105,11 @@ int lb__db_fail(lb_db_conn *c, const char *sql, size_t len, int counted)
     if (q)
         memcpy(e->query, sql, q);
     e->query[q] = '\0';
-    if (counted)
+    if (counted) {
         lb__db_count_error(c->st, e->code);
+        if (lb_db_error_is_connection_lost(e->code))
+            lb__db_outage_begin(c);
+    }
     if (c->opts.debug)
         lb__db_debugf(c, "error %d (%s): %s; query: %.*s", e->code, e->sqlstate, e->message,
                       lb__db_dlen(len), sql ? sql : "");

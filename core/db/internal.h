@@ -81,6 +81,7 @@ struct lb_db_conn {
     lb_db_stmt *aprepared;      /* last completed prepare */
     int afound;                 /* last next_result found a result */
     void *adrv;                 /* connect: the driver connection being set up */
+    int64_t lost_ns;            /* when the connection was lost (0: it is not in an outage) */
 };
 
 /* Operations (c->aop). */

@@ -283,7 +283,7 @@ static int connect_done(lb_db_conn *c, int op, int rc)
     if (rc < 0 || !d) {
         if (d)
             c->ops->disconnect(d);
-        return lb__db_connect_failed(c);
+        return lb__db_connect_failed(c, op == LB__DB_AOP_RECONNECT);
     }
     lb__db_conn_attach(c, d, op == LB__DB_AOP_RECONNECT);
     return 0;

@@ -334,6 +334,7 @@ function M.new(ctx)
       -- Reports use the SQL layout (tps/qps, SQL statistics) even for an
       -- interval in which no query completed.
       ctx.sql_used = true
+      if ctx.rt ~= nil then C.lb_runtime_mark_sql(ctx.rt) end
       return sql
     end
   end })

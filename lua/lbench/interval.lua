@@ -20,7 +20,7 @@ function M.make(ctx, t_rel, secs, d, h, threads, warm, keys, with_queue)
   iv.events = d.events
   iv.events_per_sec = d.events / secs
   local q = d.reads + d.writes + d.other
-  iv.sql = q > 0 or ctx.sql_used
+  iv.sql = result.sql_run(ctx, q)
   iv.queries_per_sec = q / secs
   iv.reads_per_sec = d.reads / secs
   iv.writes_per_sec = d.writes / secs

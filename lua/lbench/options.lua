@@ -39,6 +39,13 @@ local function check_error_codes(list)
   return list
 end
 
+-- The longest --time and --warmup-time: the run's instants are int64
+-- nanoseconds of the monotonic clock (up to 9.2e18, about 292 years), and
+-- the deadline is the start plus both; 4e9 s (about 126 years) each keeps
+-- their sum with the clock's own value within that range.
+local TIME_MAX = 4e9
+M.TIME_MAX = TIME_MAX
+
 -- --rate's value goes in as a number or a schedule (phases.lua).
 local function store_rate(into, v, r, raw) require("lbench.phases").store(into, v, r, raw) end
 
@@ -49,14 +56,15 @@ M.core = {
     .. "(0: thread mode, one per thread)", min = 0, max = MAX_CONNECTIONS },
   { "connect-concurrency", "int", 64, "virtual users opening their connection at once in async mode (the others "
     .. "wait their turn, so that the server's listen backlog is not overrun)", min = 1 },
-  { "time", "double", 10, "limit for total execution time in seconds (0: no limit)", min = 0 },
+  { "time", "double", 10, "limit for total execution time in seconds (0: no limit)", min = 0, max = TIME_MAX },
   { "events", "int", 0, "limit for the total number of events (0: no limit)", min = 0 },
   { "rate", "rate", 0, "target events per second over all threads (0: unlimited), or a schedule: "
     .. "RATE@SECONDS and ramp:FROM-TO@SECONDS entries (e.g. 1000@60,ramp:1000-5000@120)", min = 0,
     store = store_rate },
   { "phases", "list", {}, "names of the --rate schedule's entries (phases), one per entry" },
   { "rate-mode", "enum", "poisson", "arrival process under --rate", choices = { "poisson", "constant" } },
-  { "warmup-time", "double", 0, "run events this many seconds before measuring; excluded from all statistics", min = 0 },
+  { "warmup-time", "double", 0, "run events this many seconds before measuring; excluded from all statistics", min = 0,
+    max = TIME_MAX },
   { "report-interval", "double", 0, "print an interval report every N seconds (0: off)", min = 0, nonzero_min = 0.001 },
   { "percentile", "double", 95, "latency percentile to report (sysbench's single form)", min = 0, max = 100 },
   { "percentiles", "list", nil, "latency percentiles to report, e.g. 50,95,99,99.9 (overrides --percentile)",

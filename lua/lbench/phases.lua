@@ -86,6 +86,11 @@ function M.store(into, v, raw_value, raw)
   local peak, total = 0, 0
   for _, s in ipairs(segs) do peak = math.max(peak, s.rate0, s.rate1); total = total + s.dur_s end
   into.rate, into.rate_schedule = peak, segs
+  local max = require("lbench.options").TIME_MAX
+  if total > max then
+    util.fail("--rate=%s: the schedule lasts %g s; expected at most %d s (the longest --time)", tostring(raw_value),
+      total, max)
+  end
   if raw.time ~= nil and tonumber(raw.time) ~= total then
     util.fail("--time=%s: --rate's schedule lasts %g s; leave --time out (the run lasts the schedule)",
       tostring(raw.time), total)

@@ -28,15 +28,22 @@ M.time_label = time_label
 
 -- One interval line, sysbench's layout:
 -- [ 10s ] thds: 8 tps: 1234.56 qps: 24691.20 (r/w/o: 17283.84/4938.24/2469.12) lat (ms,95%): 8.43 err/s: 0.00 reconn/s: 0.00
+-- Its shape is the run's, whatever the interval's counts: an SQL run
+-- (result.sql_run) always shows tps/qps and err/s, an I/O run (M.io_run,
+-- below) its rates, anything else eps.
+local NO_IO = { reads_per_sec = 0, writes_per_sec = 0, fsyncs_per_sec = 0, read_mib_per_sec = 0, written_mib_per_sec = 0 }
+
 function M.interval_line(iv)
   local parts = {}
   parts[#parts + 1] = string.format("[ %gs ]%s thds: %d", iv.time_s, iv.warmup and " (warm-up)" or "", iv.threads)
   if iv.sql then
     parts[#parts + 1] = string.format("tps: %.2f qps: %.2f (r/w/o: %.2f/%.2f/%.2f)", iv.events_per_sec,
       iv.queries_per_sec, iv.reads_per_sec, iv.writes_per_sec, iv.other_per_sec)
-  elseif iv.io then
+  elseif iv.io or M.io_run then
+    -- An I/O run keeps its layout in an interval without I/O (M.io_run below).
+    local io = iv.io or NO_IO
     parts[#parts + 1] = string.format("reads/s: %.2f writes/s: %.2f fsyncs/s: %.2f read: %.2f MiB/s written: %.2f MiB/s",
-      iv.io.reads_per_sec, iv.io.writes_per_sec, iv.io.fsyncs_per_sec, iv.io.read_mib_per_sec, iv.io.written_mib_per_sec)
+      io.reads_per_sec, io.writes_per_sec, io.fsyncs_per_sec, io.read_mib_per_sec, io.written_mib_per_sec)
   else
     parts[#parts + 1] = string.format("eps: %.2f", iv.events_per_sec)
   end
@@ -62,6 +69,23 @@ end
 -- section below appends its lines to `out` and is skipped by final_text
 -- when the run has nothing of that kind (no SQL, no I/O, no --rate ...).
 
+-- Every error count of the document (sysbench has only the two lines
+-- above): failed queries and their codes, and, when a connection was
+-- lost, the reconnect attempts and the outage.
+local function errors_lines(out, t, secs)
+  line(out, "    errors:                              %-6d (%.2f per sec.)", t.errors or 0, (t.errors or 0) / secs)
+  local codes = {}
+  if t.errors_by_code then
+    for code, n in json.pairs(t.errors_by_code) do codes[#codes + 1] = code .. ": " .. n end
+  end
+  if #codes > 0 then line(out, "    errors by code:                      %s", table.concat(codes, ", ")) end
+  if (t.connections_lost or 0) > 0 or (t.reconnect_attempts or 0) > 0 then
+    line(out, "    reconnect attempts:                  %-6d (%d failed)", t.reconnect_attempts, t.reconnects_failed)
+    line(out, "    connections lost:                    %-6d (outage %.3fs over all connections, %d not reconnected)",
+      t.connections_lost, t.outage_s, t.not_reconnected)
+  end
+end
+
 -- sysbench's "SQL statistics" block (rates over the measured duration).
 local function sql_section(out, t, secs)
   local q = t.queries
@@ -75,11 +99,7 @@ local function sql_section(out, t, secs)
   line(out, "    queries:                             %-6d (%.2f per sec.)", q.total, q.total / secs)
   line(out, "    ignored errors:                      %-6d (%.2f per sec.)", t.ignored_errors, t.ignored_errors / secs)
   line(out, "    reconnects:                          %-6d (%.2f per sec.)", t.reconnects, t.reconnects / secs)
-  if t.errors_by_code and next(t.errors_by_code) then
-    local codes = {}
-    for code, n in json.pairs(t.errors_by_code) do codes[#codes + 1] = code .. ": " .. n end
-    line(out, "    errors by code:                      %s", table.concat(codes, ", "))
-  end
+  errors_lines(out, t, secs)
   line(out, "")
 end
 
@@ -223,6 +243,10 @@ local function status_section(out, r)
     line(out, "")
   elseif r.status ~= "ok" then
     line(out, "Run stopped on error: %s", (r.error or ""):match("^[^\n]*"))
+    if (r.totals.not_reconnected or 0) > 0 then
+      line(out, "A connection was lost and not reconnected: the figures above cover the %.4fs until the last event completed.",
+        r.duration_s)
+    end
     line(out, "")
   end
 end

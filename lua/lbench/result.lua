@@ -94,12 +94,19 @@ function M.header(ctx, lb, started_at, status, stop_reason, err)
   return r
 end
 
+-- Whether the run uses SQL (so that every report has the SQL layout):
+-- some state of this process loaded lbench.sql (a worker's, in a scenario
+-- that leaves the main state without it), or queries were counted.
+function M.sql_run(ctx, queries)
+  return queries > 0 or ctx.sql_used or (ctx.rt ~= nil and C.lb_runtime_sql_used(ctx.rt) ~= 0)
+end
+
 local function totals(ctx, a, d, secs)
   local t = json.object()
   t.events = d.events
   t.events_per_sec = d.events / secs
   local q = d.reads + d.writes + d.other
-  if q > 0 or ctx.sql_used then
+  if M.sql_run(ctx, q) then
     local qo = json.object()
     qo.read, qo.write, qo.other, qo.total = d.reads, d.writes, d.other, q
     t.queries = qo
@@ -111,8 +118,34 @@ local function totals(ctx, a, d, secs)
     t.reconnects = d.reconnects
     t.errors = d.db_errors
     t.errors_by_code = M.error_codes(a.final_stats, a.base_stats)
+    M.outage_totals(t, a.final_stats, a.base_stats)
   end
   return t, q
+end
+
+-- The measured period of a run that failed because a connection was lost
+-- and never came back: it ends when the last event completed (`last_s`,
+-- from the start of the measured period), not when the run gave up
+-- waiting at its deadline; otherwise `total_s`.
+function M.duration_to_failure(total_s, failed, final, base, last_s)
+  if not failed then return total_s end
+  local f, b = ffi.cast("lb_db_stats *", final.ext), ffi.cast("lb_db_stats *", base.ext)
+  if f.gave_up <= b.gave_up then return total_s end
+  return math.max(0, math.min(total_s, last_s))
+end
+
+-- Connections lost and reconnects tried (lb_db_stats, core/db/db.h)
+-- between two lb_stats: every attempt, the failed ones, the losses, their
+-- outage time (summed over connections: from the loss to a reconnect, or
+-- to the end) and the outages that ended without a reconnect.
+function M.outage_totals(t, final, base)
+  local f, b = ffi.cast("lb_db_stats *", final.ext), ffi.cast("lb_db_stats *", base.ext)
+  local function d(k) return tonumber(f[k] - b[k]) end
+  t.reconnects_failed = d("reconnect_failed")
+  t.reconnect_attempts = d("reconnects") + t.reconnects_failed
+  t.connections_lost = d("lost")
+  t.outage_s = d("outage_ns") / 1e9
+  t.not_reconnected = d("gave_up")
 end
 
 local function io_totals(d, secs)

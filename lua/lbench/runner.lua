@@ -664,7 +664,9 @@ function M.run_measured(ctx, lb, metrics)
   report.json_close(ctx.rt)  -- the intervals' report_json series is over
   local a = {
     run = run, keys = keys, cum = R.cum, d = diff(counters(R.snap.sum), R.base), started_at = started_at,
-    duration_s = total_s, warmup_s = R.has_warm and tonumber(R.warm_end - R.t0) / 1e9 or 0,
+    duration_s = result.duration_to_failure(total_s, failed, R.snap.sum, R.base_stats,
+      tonumber(C.lb_run_last_end_ns(run) - (R.has_warm and R.warm_end or R.t0)) / 1e9),
+    warmup_s = R.has_warm and tonumber(R.warm_end - R.t0) / 1e9 or 0,
     warmup_events = R.warmup_events, intervals = R.intervals, failed = failed, error = err,
     stop_reason = R:stop_reason(), paced = paced, threads = C.lb_run_threads(run), final_stats = R.snap.sum,
     base_stats = R.base_stats, worker_base = R.worker_base, cpu = cpu_sampler, type_names = R.tnames,

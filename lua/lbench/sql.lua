@@ -268,6 +268,47 @@ local function hook_ignores(lb, err)
   return type(hook) == "function" and hook(err) and true or false
 end
 
+-- A lost connection (error `err` on `con`): reconnect (every attempt
+-- counted by the DB layer, failed ones too, with the outage's time), then
+-- restart the event; while the server is away keep trying until it
+-- answers or the run stops.  When the run stops first, the outage ends
+-- there, and:
+--  - the error was not to be ignored and a reconnect was tried and
+--    failed: the server did not come back, which fails the run with the
+--    server's error and the last attempt's, in one line (raised so that
+--    the worker reports it although the run is stopping);
+--  - otherwise (a signal, or the connection cut at the deadline before
+--    any attempt, or --db-ignore-errors listing the code) the event is
+--    abandoned quietly.
+-- With the code ignored, every failed attempt also counts as an ignored
+-- error, so that the outage shows in the intervals' err/s.
+local function build_lost(E, reconnect, restart)
+  local ctx, lb, W, ignore_all, ignore = E.ctx, E.lb, E.W, E.ignore_all, E.ignore
+  local function give_up(con, err, ignored, tries)
+    local c = con.c
+    C.lb_db_conn_outage_end(c)
+    if ignored or tries == 0 or W == nil or C.lb_runtime_stop_requested(ctx.rt) ~= 0 then error(err, 0) end
+    local last = C.lb_db_conn_error(c)
+    local msg = string.format("%s%s; not reconnected before the end of the run (%d attempt%s, the last: error %s: %s)",
+      caller_position(), tostring(err), tries, tries == 1 and "" or "s", code_text(last.code),
+      ffi.string(last.message))
+    error(setmetatable({ lbench_message = msg:gsub("\n", " "), lbench_fatal = true, sql_errno = err.sql_errno,
+      sql_state = err.sql_state, sql_errmsg = err.sql_errmsg, query = err.query }, fatal_mt), 0)
+  end
+  return function(con, err)
+    local ignored = ignore_all or ignore(err.sql_errno)
+    local delay, tries = 0.01, 0
+    while true do
+      if lb.should_stop() then give_up(con, err, ignored, tries) end
+      if reconnect(con.c) == 0 then restart(err) end
+      tries = tries + 1
+      if ignored and W ~= nil then C.lb_worker_ev_restart(W) end
+      lb.sleep(delay * 1000)
+      delay = math.min(delay * 2, 0.5)
+    end
+  end
+end
+
 -- Connections: connect (host/port rotation, options), queries, errors.
 local function build_connections(E, finish, reconnect, wrap_rs, conn_result)
   local ctx, lb, opt, W, RESTART, rand, stats = E.ctx, E.lb, E.opt, E.W, E.RESTART, E.rand, E.stats
@@ -283,6 +324,7 @@ local function build_connections(E, finish, reconnect, wrap_rs, conn_result)
 
   local function restart(err) raise_restart(W, RESTART, err) end
   local function script_ignores(err) return hook_ignores(lb, err) end
+  local on_lost = build_lost(E, reconnect, restart)
 
   local function raise(con, query)
     local e = C.lb_db_conn_error(con.c)
@@ -292,18 +334,7 @@ local function build_connections(E, finish, reconnect, wrap_rs, conn_result)
     -- Kept for callers that catch a fatal error (raised as a string) and
     -- explain it: a stock scenario turns 1146 into "run prepare".
     con.last_error = err
-    if C.lb_db_error_is_connection_lost(e.code) ~= 0 then
-      -- Reconnect (counted by the DB layer), then restart the event; while
-      -- the server is away keep trying until it answers or the run stops.
-      local delay = 0.01
-      while true do
-        if lb.should_stop() then error(err, 0) end
-        if reconnect(con.c) == 0 then break end
-        lb.sleep(delay * 1000)
-        delay = math.min(delay * 2, 0.5)
-      end
-      restart(err)
-    end
+    if C.lb_db_error_is_connection_lost(e.code) ~= 0 then on_lost(con, err) end
     if ignore_all or ignore(e.code) then
       if rollback_on_retry then finish(con.c, C.lb_db_query_start(con.c, "ROLLBACK", 8)) end
       restart(err)

@@ -72,6 +72,12 @@ local function keep_trace(e)
   return { lbench_trace = script_trace(e) }
 end
 
+-- An error that fails the run even when raised while it stops: a server
+-- that did not come back before the end (sql.lua).
+local function fatal_at_stop(e)
+  return type(e) == "table" and e.lbench_fatal == true
+end
+
 -- Run the event loop (of a thread or a virtual user: `next_event`) under
 -- one pcall, re-entering it after each restart error: the restart is
 -- counted, the scenario's before_restart_event hook runs, and the
@@ -91,7 +97,7 @@ local function with_restarts(next_event, W, event, tid, hooks)
       local hook = hooks.before_restart_event
       if hook then hook(err) end
       resumed = true
-    elseif C.lb_worker_should_stop(W) ~= 0 then
+    elseif C.lb_worker_should_stop(W) ~= 0 and not fatal_at_stop(err) then
       -- The run was stopping (deadline or signal) and the in-flight
       -- event was abandoned, e.g. a hung query cut off at the deadline.
       return
@@ -115,7 +121,7 @@ end
 -- ends the worker quietly, as in the default loop.
 local function run_own_loop(W, thread_run, tid)
   local ok, err = xpcall(thread_run, keep_trace, tid)
-  if ok or C.lb_worker_should_stop(W) ~= 0 then return end
+  if ok or (C.lb_worker_should_stop(W) ~= 0 and not fatal_at_stop(err)) then return end
   error(err, 0)
 end
 

@@ -128,4 +128,13 @@ expect_fail bad_result_file "--result-file=/nonexistent/x.json: cannot write the
 for name in unknown_option bad_value missing_script syntax_error unknown_command; do
   if [ "$(wc -l < "$T/$name.err")" -ne 1 ]; then fail "${name}_one_line" "stderr has $(wc -l < "$T/$name.err") lines"; else pass "${name}_one_line"; fi
 done
+# Interval lines keep the run's shape whatever their counts (issue 27): an
+# SQL scenario's line is tps/qps/(r/w/o)/err/s also in an interval without
+# an event or a query, so that `grep tps:` finds every interval.
+run sql_line_shape $LB $S/sql_late.lua run --db-driver=null --time=4 --report-interval=1
+n_all=$(grep -c '^\[' "$T/sql_line_shape.out"); n_sql=$(grep -Ec '^\[ [0-9.]+s \] thds: [0-9]+ tps: [0-9.]+ qps: [0-9.]+ \(r/w/o: [0-9./]+\) lat \(ms,95%\): [0-9.]+ err/s: [0-9.]+ reconn/s: [0-9.]+$' "$T/sql_line_shape.out")
+if [ "$rc" -eq 0 ] && [ "$n_all" -ge 4 ] && [ "$n_all" -eq "$n_sql" ] && grep -q 'tps: 0.00 qps: 0.00' "$T/sql_line_shape.out"; then
+  pass sql_line_shape; else fail sql_line_shape "exit $rc, $n_sql of $n_all lines in the SQL layout: $(grep -v 'tps:' "$T/sql_line_shape.out" | grep '^\[' | head -2)"; fi
+expect_ok sql_final_layout 'SQL statistics:' $LB $S/sql_late.lua run --db-driver=null --time=1
+
 rm -rf "$T"

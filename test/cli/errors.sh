@@ -140,6 +140,15 @@ else fail thread_init_user_frame_first "$(head -c 400 "$T/thread_init_error.err"
 expect_fail main_state_error "init_error.lua:4: prepare failed here" $LB "$T/init_error.lua" prepare
 if sed -n 3p "$T/main_state_error.err" | grep -q "init_error.lua:4: in function"; then pass main_state_user_frame_first
 else fail main_state_user_frame_first "$(head -c 400 "$T/main_state_error.err")"; fi
+# ---- 12. --time past what the int64 ns clock holds: refused, the bound named ----
+one_line time_past_clock "^lbench: --time=9300000000: expected a number <= 4000000000$" \
+  $LB oltp_point_select --db-driver=null --time=9300000000 run
+one_line warmup_past_clock "^lbench: --warmup-time=1e10: expected a number <= 4000000000$" \
+  $LB $S/empty.lua run --warmup-time=1e10
+one_line rate_schedule_past_clock "^lbench: --rate=1000@10000000000: the schedule lasts 1e\+10 s; expected at most 4000000000 s" \
+  $LB $S/empty.lua run --rate=1000@10000000000
+expect_ok time_at_bound 'total number of events: +100$' $LB $S/empty.lua run --time=4000000000 --events=100
+
 # random bytes as a script: a syntax error line, no traceback
 head -c 300 /dev/urandom | tr -d '\000' > "$T/noise.lua"; printf '\n)(' >> "$T/noise.lua"
 one_line noise_script "^lbench: .*noise\.lua" $LB "$T/noise.lua" run

@@ -149,6 +149,10 @@ int main(void)
     OFF(sql_bind, max_len);
     OFF(sql_bind, is_null);
     OFF(lb_db_stats, writes_other);
+    OFF(lb_db_stats, reconnect_failed);
+    OFF(lb_db_stats, lost);
+    OFF(lb_db_stats, outage_ns);
+    OFF(lb_db_stats, gave_up);
     lua_close(L);
     return check_exit();
 }
