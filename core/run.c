@@ -362,6 +362,11 @@ int lb_run_open_connections(lb_run *r)
     return n;
 }
 
+uint64_t lb_run_worker_warm_busy(const lb_run *r, int tid)
+{
+    return tid >= 0 && tid < r->cfg.threads ? r->w[tid]->warm_busy : 0;
+}
+
 int lb_run_stuck_worker(lb_run *r)
 {
     for (int i = 0; i < r->cfg.threads; i++) {

@@ -98,6 +98,8 @@ int lb_run_open_connections(lb_run *r);
  * ended): its job thread number, or -1.  After the deadline and its grace,
  * such a worker is stuck in one event. */
 int lb_run_stuck_worker(lb_run *r);
+/* After the join: worker `tid`'s busy time (stats.busy_ns) in the warm-up. */
+uint64_t lb_run_worker_warm_busy(const lb_run *r, int tid);
 void lb_run_free(lb_run *r);
 /* Abort every open connection (worker.h's tracked handles) of the still
  * running workers; returns how many. */

@@ -59,7 +59,7 @@ typedef struct lb_stats {
     uint64_t events;       /* completed, recorded events */
     uint64_t restarts;     /* event restarts after ignored errors */
     uint64_t failures;     /* events that raised a run-stopping error */
-    uint64_t busy_ns;      /* sum of event latencies: sysbench's "execution time" */
+    uint64_t busy_ns;      /* wall time with an event in flight (worker.c): sysbench's "execution time" in thread mode */
     uint64_t io_reads, io_writes, io_fsyncs;
     uint64_t io_bytes_read, io_bytes_written;
     uint64_t not_started;  /* --rate: intended starts before the deadline not begun by it */

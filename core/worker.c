@@ -130,6 +130,28 @@ int lb_worker_should_stop(const lb_worker *w)
 
 /* ---- the hot path ---------------------------------------------------- */
 
+/* Busy time (stats.busy_ns, the fairness table's): wall time with at least
+ * one event of this worker in flight.  In thread mode that is the sum of
+ * the events' run times from their actual starts; virtual users and the
+ * I/Os of a batch overlap, and count once. */
+static inline void lane_begins(lb_worker *w, lb_lane *ln, int64_t t)
+{
+    ln->in_event = 1;
+    if (w->inflight++ == 0)
+        w->busy_since = t;
+}
+
+static inline void lane_ends(lb_worker *w, lb_lane *ln, int64_t t)
+{
+    ln->in_event = 0;
+    if (ln->idle) {
+        ln->idle = 0;
+        return;
+    }
+    if (--w->inflight == 0 && t > w->busy_since)
+        lb_stats_bump(&w->stats.busy_ns, (uint64_t)(t - w->busy_since));
+}
+
 /* A paced worker whose next intended start lies past the deadline is
  * still part of the run until the deadline: it waits for it (or a stop),
  * so the run ends when its measured period does and the last interval is
@@ -182,7 +204,7 @@ static int pace_wait(lb_worker *w)
         int64_t now = lb_clock_ns_inline();
         if (now >= intended) {
             ln->t_real = now;
-            ln->in_event = 1;
+            lane_begins(w, ln, now);
             return 1;
         }
         ln->waiting = 1;
@@ -195,7 +217,7 @@ static int pace_wait(lb_worker *w)
              * counts from `intended`, so a backlog shows up as latency and
              * queue time instead of disappearing (coordinated omission). */
             ln->t_real = now;
-            ln->in_event = 1;
+            lane_begins(w, ln, now);
             return 1;
         }
         if (atomic_load_explicit(&r->stop, memory_order_relaxed))
@@ -220,7 +242,7 @@ int lb_worker_ev_begin(lb_worker *w)
         return 0;
     lb_lane *ln = w->lane;
     ln->t_start = ln->t_real = now;
-    ln->in_event = 1;
+    lane_begins(w, ln, now);
     return 1;
 }
 
@@ -241,8 +263,23 @@ int lb_worker_ev_go(lb_worker *w)
         return 0;
     }
     ln->t_real = lb_clock_ns_inline();
-    ln->in_event = 1;
+    lane_begins(w, ln, ln->t_real);
     return 1;
+}
+
+/* The first record past the warm-up end (no other record came between):
+ * the busy time up to that end, with the part of a span open across it,
+ * is the warm-up's (the fairness table's base). */
+static void busy_at_warmup(lb_worker *w, int64_t now)
+{
+    int64_t we = w->run->warmup_end;
+    if (w->warm_busy_set || we <= w->run->t_start || now < we)
+        return;
+    uint64_t b = w->stats.busy_ns;
+    if (w->inflight > 0 && we > w->busy_since)
+        b += (uint64_t)(we - w->busy_since);
+    w->warm_busy = b;
+    w->warm_busy_set = 1;
 }
 
 /* Record the event that started at lane->t_start and ended at `now`, in
@@ -253,15 +290,16 @@ static inline void record_event(lb_worker *w, int64_t now)
     lb_lane *ln = w->lane;
     int64_t lat = now - ln->t_start;
     lb_stats_hists *sh = &w->hists;
+    if (__builtin_expect(now >= sh->next_cut, 0))
+        busy_at_warmup(w, now);
     lb_stats_at(sh, now);
     w->t_last_end = now;
-    ln->in_event = 0;
+    lane_ends(w, ln, now);
     ln->events++;
     lb_hist_record(sh->lat[sh->buf], lat);
     if (w->paced)
         lb_hist_record(sh->queue[sh->buf], ln->t_real - ln->t_start);
     lb_stats_bump(&w->stats.events, 1);
-    lb_stats_bump(&w->stats.busy_ns, (uint64_t)(lat > 0 ? lat : 0));
     int t = ln->cur_type;
     if (t >= 0) {
         lb_hist *th = lb_stats_type_hist(sh, t);
@@ -279,9 +317,12 @@ void lb_worker_ev_start(lb_worker *w)
 {
     lb_lane *ln = w->lane;
     int64_t now = lb_clock_ns_inline();
-    if (!ln->in_event || !w->paced)
+    if (!ln->in_event) {
         ln->t_start = ln->t_real = now;
-    ln->in_event = 1;
+        lane_begins(w, ln, now);
+    } else if (!w->paced) {
+        ln->t_start = ln->t_real = now;
+    }
 }
 
 void lb_worker_ev_end(lb_worker *w)
@@ -318,7 +359,7 @@ int lb_worker_ev_next(lb_worker *w)
     if (now >= atomic_load_explicit(&r->deadline, memory_order_relaxed))
         return 0;
     ln->t_start = ln->t_real = now;
-    ln->in_event = 1;
+    lane_begins(w, ln, now);
     return 1;
 }
 
@@ -326,8 +367,19 @@ int lb_worker_ev_next(lb_worker *w)
  * operations through lb_worker_record and are skipped themselves). */
 void lb_worker_ev_skip(lb_worker *w)
 {
-    w->lane->in_event = 0;
-    w->t_last_end = lb_clock_ns_inline();
+    int64_t now = lb_clock_ns_inline();
+    if (w->lane->in_event)
+        lane_ends(w, w->lane, now);
+    w->t_last_end = now;
+}
+
+void lb_worker_ev_idle(lb_worker *w)
+{
+    lb_lane *ln = w->lane;
+    if (!ln->in_event || ln->idle)
+        return;
+    lane_ends(w, ln, lb_clock_ns_inline());
+    ln->in_event = ln->idle = 1;
 }
 
 void lb_worker_record(lb_worker *w, int32_t type, int64_t lat_ns)
@@ -336,10 +388,18 @@ void lb_worker_record(lb_worker *w, int32_t type, int64_t lat_ns)
     /* Its own clock read, after the record is marked: the caller's
      * completion time may be older than a cut the reporter has passed. */
     lb_stats_rec_enter(sh);
-    lb_stats_at(sh, lb_clock_ns_inline());
+    int64_t now = lb_clock_ns_inline();
+    lb_stats_at(sh, now);
     lb_hist_record(sh->lat[sh->buf], lat_ns);
+    /* Busy time of overlapping operations: the part of [now - lat, now]
+     * past the latest end recorded so far (their union when they end in
+     * order of start, as I/Os at one depth nearly do). */
+    int64_t from = now - lat_ns > w->io_busy_until ? now - lat_ns : w->io_busy_until;
+    if (now > from)
+        lb_stats_bump(&w->stats.busy_ns, (uint64_t)(now - from));
+    if (now > w->io_busy_until)
+        w->io_busy_until = now;
     lb_stats_bump(&w->stats.events, 1);
-    lb_stats_bump(&w->stats.busy_ns, (uint64_t)(lat_ns > 0 ? lat_ns : 0));
     if (type >= 0 && type < LB_MAX_TYPES) {
         lb_hist *th = lb_stats_type_hist(sh, type);
         if (th)
@@ -431,4 +491,17 @@ void lb_worker_ev_restart(lb_worker *w)
 
 void lb_worker_ev_rollback(lb_worker *w) { w->lane->rolled_back = 1; }
 
-void lb_worker_events_over(lb_worker *w) { atomic_store_explicit(&w->events_over, 1, memory_order_release); }
+void lb_worker_events_over(lb_worker *w)
+{
+    /* Events abandoned at the stop (a sleep cut short, a query cut at the
+     * deadline) never ended: the busy span ends with the last one that did. */
+    if (w->inflight > 0 && w->t_last_end > w->busy_since)
+        lb_stats_bump(&w->stats.busy_ns, (uint64_t)(w->t_last_end - w->busy_since));
+    w->inflight = 0;
+    if (!w->warm_busy_set && w->run->warmup_end > w->run->t_start) {
+        /* Nothing ended after the warm-up: all of it was the warm-up's. */
+        w->warm_busy = w->stats.busy_ns;
+        w->warm_busy_set = 1;
+    }
+    atomic_store_explicit(&w->events_over, 1, memory_order_release);
+}

@@ -49,6 +49,9 @@ void lb_worker_ev_start(lb_worker *w);
 /* The current event was bookkeeping only (e.g. a batch of I/Os recorded
  * one by one with lb_worker_record): do not record it. */
 void lb_worker_ev_skip(lb_worker *w);
+/* The current event is a wait (think time), to be skipped when it ends:
+ * from now on it is not busy time either. */
+void lb_worker_ev_idle(lb_worker *w);
 /* Record one operation measured by C code (an I/O) as an event of `type`
  * (-1: untyped) with latency `lat_ns`.  Worker thread only. */
 void lb_worker_record(lb_worker *w, int32_t type, int64_t lat_ns);

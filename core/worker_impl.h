@@ -24,6 +24,7 @@ typedef struct lb_lane {
     int rolled_back;
     int in_event;          /* between lb_worker_ev_next/lb_worker_ev_begin and the end of that event */
     int waiting;           /* async + paced: took an intended start, waits for it */
+    int idle;              /* the current event is a wait (lb_worker_ev_idle): not busy time */
     uint64_t events;       /* events recorded on this lane (fairness); read after the join */
 } lb_lane;
 
@@ -56,6 +57,11 @@ struct lb_worker {
     _Atomic int finished;
     _Atomic int events_over;    /* it will start no more events (lb_worker_events_over) */
     int64_t t_last_end;    /* end of the last recorded event */
+    int inflight;          /* lanes inside an event (busy time: stats.busy_ns) */
+    int64_t busy_since;    /* when inflight last rose from 0 */
+    int64_t io_busy_until; /* lb_worker_record: the latest end counted as busy */
+    uint64_t warm_busy;    /* busy_ns of the warm-up (read after the join) */
+    int warm_busy_set;
 };
 
 struct lb_run {

@@ -358,6 +358,7 @@ function event()
   if thinking then
     -- Think time after the previous transaction, then keying time of the
     -- next one: an event of its own that is not recorded (lb_worker_ev_skip).
+    C.lb_worker_ev_idle(Wp)
     pending = pending or draw()
     local mean = THINK[pending]
     local r = lbench.rand.uniform_double()

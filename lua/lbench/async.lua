@@ -21,7 +21,7 @@ local M = {
   yields = 0,      -- waits so far (the scheduler's fairness check reads it)
   go = false,      -- the barrier's answer, read by VUs after M.park()
   -- Yield kinds understood by the scheduler.
-  WAIT = 1, PASS = 2, PARK = 3,
+  WAIT = 1, PASS = 2, PARK = 3, HOLD = 4,
   -- Wait masks (LB_LOOP_* = LB_DB_WAIT_*), and STOP: a sleep cut short
   -- because the run stops.
   READ = 1, WRITE = 2, TIMEOUT = 8, STOP = 16,
@@ -73,6 +73,13 @@ end
 function M.park()
   co_yield(M.PARK)
   return M.go
+end
+
+-- Done with events: wait until every user of this worker is, so that no
+-- user closes its connection while another still has a query in flight
+-- (closing thousands of them would hold up those queries' completion).
+function M.hold()
+  co_yield(M.HOLD)
 end
 
 return M

@@ -207,7 +207,7 @@ function M.thread_figures(a)
     local st = C.lb_run_worker_stats(a.run, i)
     local b = a.worker_base and a.worker_base[i] or { events = 0, busy_ns = 0 }
     evs[#evs + 1] = tonumber(st.events) - b.events
-    busy[#busy + 1] = (tonumber(st.busy_ns) - b.busy_ns) / 1e9
+    busy[#busy + 1] = (tonumber(st.busy_ns) - tonumber(C.lb_run_worker_warm_busy(a.run, i))) / 1e9
   end
   return evs, busy
 end

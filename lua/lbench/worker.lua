@@ -152,7 +152,7 @@ local function vu_main(W, inst, tid, phase, i)
     phase[i] = nil
   end
   phase.left = phase.left - 1
-  if phase.left == 0 then C.lb_worker_events_over(W) end
+  if phase.left <= 0 then C.lb_worker_events_over(W) else async.hold() end
   local thread_done = inst.fn("thread_done")
   if thread_done then thread_done(tid) end
 end
@@ -222,6 +222,11 @@ local function run_async(W, lb, tid, cfg)
   local nparked = 0
   local gate = init_gate(loop, nvu, math.max(1, math.ceil(cfg.opt.connect_concurrency / cfg.opt.threads)))
   local sleeping = {}   -- VUs in a pure timer wait (sleep, intended start)
+  local held = {}       -- VUs done with events, waiting for the others (async.hold)
+  local function release_held()
+    for _, j in ipairs(held) do C.lb_loop_ready(loop, j, 0) end
+    held = {}
+  end
   local stopping = false
   local resume, status = coroutine.resume, coroutine.status
 
@@ -237,7 +242,12 @@ local function run_async(W, lb, tid, cfg)
       C.lb_loop_forget(loop, i)
       C.lb_worker_fail(W, error_text(kind) or debug.traceback(co, tostring(kind), 0))
       -- A failed thread_init fails the run: the VUs not started yet never are.
-      if not phase[i] then alive = alive - gate.drop() end
+      local dropped = 0
+      if not phase[i] then dropped = gate.drop() end
+      alive = alive - dropped
+      -- Neither it nor those will leave events: the held ones must not wait for them.
+      phase.left = phase.left - 1 - dropped
+      if phase.left <= 0 then release_held() end
       return
     end
     if status(co) == "dead" then
@@ -259,7 +269,10 @@ local function run_async(W, lb, tid, cfg)
       parked[i] = true
       nparked = nparked + 1
       gate.next()
+    elseif kind == async.HOLD then
+      held[#held + 1] = i
     end
+    if phase.left <= 0 then release_held() end
   end
 
   -- The loop blocks without a timeout when nothing is timed: the run

@@ -35,6 +35,11 @@ LB_NO_MEMBARRIER=1 known blocking_call_fenced 2 --kind=usleep --ms=30 --threads=
 # lbench.sleep in threads, and in virtual users (async mode: one per user).
 known sleep_threads 2 --kind=sleep --ms=30 --threads=2 --time=3 --warmup-time=1
 known sleep_async 12 --kind=sleep --ms=30 --threads=2 --connections=12 --time=3 --warmup-time=1
+# Threads fairness in async mode: each thread's busy time is wall time with
+# an event in flight (its 6 users overlap), not the sum of their latencies
+# (about 6 x 3 s); the text calls it busy time.
+json_assert sleep_async_busy_time "$T/sleep_async.json" 'r.fairness.exec_time_avg_s > 2.5 and r.fairness.exec_time_avg_s <= r.duration_s + 0.01'
+grep -q 'busy time (avg/stddev)' "$T/sleep_async.out" && pass sleep_async_busy_label || fail sleep_async_busy_label "$(grep -A2 'Threads fairness' "$T/sleep_async.out")"
 # Events longer than the interval: 1.3 s events, 1 s intervals.  Completions
 # at 1.3, 2.6, 3.9, 5.2 (and 6.5, in flight at the deadline): 0, N, N, N, 0,
 # then the last interval to the end of the measured period.
