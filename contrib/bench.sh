@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make bench: lbench side by side with sysbench (and later fio) on the same
 # machine, alternating runs, medians printed with ratios.  Not a test: the
-# figures go into README.md.  Sections can be chosen: contrib/bench.sh core oltp
+# figures go into docs/benchmarks.md.  Sections can be chosen: contrib/bench.sh core oltp
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LB=./lbench

@@ -216,7 +216,7 @@ int lb_run_start(lb_run *r)
  * waiting for I/O.  10 ms, the period of fio's main loop, so that a side-by-
  * side run wakes the CPU as often as fio does: on a virtual machine a vCPU
  * that wakes more often completes queue-depth-1 I/O measurably faster
- * (README, "Benchmarks"), and at 50 ms lbench's QD1 writes ran 1-8 % behind
+ * (docs/benchmarks.md), and at 50 ms lbench's QD1 writes ran 1-8 % behind
  * fio's.  The cost is 100 wake-ups a second. */
 #define SUPERVISOR_SLICE_NS 10000000LL
 

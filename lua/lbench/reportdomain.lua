@@ -453,7 +453,7 @@ function M.files_section(ctx)
       tostring(d.scenario or "-"), tostring(d.started_at or "-"),
       ok and "valid" or { text = "not the documented schema: " .. tostring(why), class = "warn" } }
   end
-  local body = note("The result files this page was made from, checked against README's result schema.") ..
+  local body = note("The result files this page was made from, checked against the result schema (docs/results.md).") ..
     scroll(html.table({ "name", "file", "kind", "scenario", "started (UTC)", "schema" }, rows, { id = "files-table" }))
   return { id = "files", title = "Files", body = body }
 end

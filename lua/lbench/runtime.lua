@@ -343,7 +343,7 @@ function M.usage()
     "General options:",
     options.help(options.core_specs()),
     "",
-    "See README.md for the scenario API and the result file schema.",
+    "See README.md and docs/ for the scenario API (docs/scenarios.md) and the result file schema (docs/results.md).",
   }, "\n") .. "\n"
 end
 
