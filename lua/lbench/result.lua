@@ -205,7 +205,7 @@ function M.thread_figures(a)
   local evs, busy = {}, {}
   for i = 0, C.lb_run_threads(a.run) - 1 do
     local st = C.lb_run_worker_stats(a.run, i)
-    local b = a.worker_base and a.worker_base[i] or { events = 0, busy_ns = 0 }
+    local b = a.worker_base and a.worker_base[i] or { events = 0 }
     evs[#evs + 1] = tonumber(st.events) - b.events
     busy[#busy + 1] = (tonumber(st.busy_ns) - tonumber(C.lb_run_worker_warm_busy(a.run, i))) / 1e9
   end
@@ -542,7 +542,7 @@ local function validate_run(r, where)
   need(h, "buckets", "table", where .. "histogram.")
 end
 
--- Check a result document against the schema of README's "Results" table:
+-- Check a result document against the schema of docs/results.md's table:
 -- the header every document carries (whatever wrote it), then the measured
 -- part of a run or of each sweep point.  Returns true, or nil and a reason.
 function M.validate(doc)

@@ -467,7 +467,7 @@ function Reporter:end_warmup(t)
   local st = ffi.new("lb_stats")
   for i = 0, C.lb_run_threads(self.run) - 1 do
     C.lb_run_worker_collected(self.run, i, st)
-    self.worker_base[i] = { events = tonumber(st.events), busy_ns = tonumber(st.busy_ns) }
+    self.worker_base[i] = { events = tonumber(st.events) }
   end
   self.warm_pending = false
 end
