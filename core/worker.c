@@ -389,6 +389,8 @@ void lb_worker_record(lb_worker *w, int32_t type, int64_t lat_ns)
      * completion time may be older than a cut the reporter has passed. */
     lb_stats_rec_enter(sh);
     int64_t now = lb_clock_ns_inline();
+    if (__builtin_expect(now >= sh->next_cut, 0))
+        busy_at_warmup(w, now);
     lb_stats_at(sh, now);
     lb_hist_record(sh->lat[sh->buf], lat_ns);
     /* Busy time of overlapping operations: the part of [now - lat, now]

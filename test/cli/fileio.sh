@@ -302,3 +302,14 @@ for mode in single:1 parallel:2; do
   $LB fileio --target-dir="$T/stop_$name" cleanup >/dev/null 2>&1
   check "prepare_sigterm_cleanup_$name" test ! -e "$T/stop_$name/test_file.0"
 done
+
+# Threads fairness at depth: each thread's busy time is wall time with an
+# I/O in flight (16 overlapping I/Os count once), after the warm-up; it
+# was the sum of their latencies, many times the run's length.
+BT=$T/busy
+run busy_prepare $LB fileio --target-dir="$BT" --file-num=1 --file-total-size=8M prepare
+run busy_depth $LB fileio --target-dir="$BT" --file-num=1 --file-total-size=8M --file-test-mode=rndrd \
+  --file-io-mode=async --file-async-backlog=16 --time=2 --warmup-time=1 --result-file="$T/busy.json" run
+[ "$rc" -eq 0 ] && grep -q 'busy time (avg/stddev)' "$T/busy_depth.out" && pass busy_depth_label \
+  || fail busy_depth_label "exit $rc: $(grep -A2 'Threads fairness' "$T/busy_depth.out" | tr '\n' ' ')"
+json_assert busy_depth_time "$T/busy.json" 'r.fairness.exec_time_avg_s > 1 and r.fairness.exec_time_avg_s <= r.duration_s + 0.01'
