@@ -7,10 +7,15 @@
 #ifndef LB_HANDLE_H
 #define LB_HANDLE_H
 
+#include <stddef.h>
+
 /* FFI BEGIN */
 typedef struct lb_handle_ops {
     void (*abort)(void *h);   /* thread-safe; must not free anything */
     void (*close)(void *h);   /* the owner's close: frees the handle */
+    /* thread-safe: what the handle has waited for more than a second, in
+     * words, into buf (size n); "" when nothing */
+    void (*waiting)(void *h, char *buf, size_t n);
 } lb_handle_ops;
 /* FFI END */
 

@@ -378,6 +378,26 @@ int lb_run_stuck_worker(lb_run *r)
     return -1;
 }
 
+int lb_run_worker_waiting(lb_run *r, int tid, char *buf, int n)
+{
+    tid -= r->cfg.tid_base;
+    if (!buf || n <= 0)
+        return 0;
+    buf[0] = '\0';
+    if (tid < 0 || tid >= r->cfg.threads)
+        return 0;
+    lb_worker *w = r->w[tid];
+    pthread_mutex_lock(&w->conn_mu);
+    for (int j = 0; j < w->nconns && !buf[0]; j++)
+        if (w->conns[j].ops->waiting)
+            w->conns[j].ops->waiting(w->conns[j].h, buf, (size_t)n);
+    pthread_mutex_unlock(&w->conn_mu);
+    /* Virtual users wait in the worker's event loop, not in a blocking call. */
+    if (!buf[0] && w->async)
+        snprintf(buf, (size_t)n, "virtual users' operations in the event loop");
+    return (int)strlen(buf);
+}
+
 int lb_run_worker_collected(const lb_run *r, int tid, lb_stats *out)
 {
     if (tid < 0 || tid >= r->cfg.threads)

@@ -12,6 +12,7 @@
 #include "error.h"
 #include "stmt.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -259,9 +260,19 @@ void lb_db_conn_abort(lb_db_conn *c)
     pthread_mutex_unlock(&c->lock);
 }
 
+void lb_db_conn_waiting(lb_db_conn *c, char *buf, size_t n)
+{
+    if (!c || n == 0)
+        return;
+    pthread_mutex_lock(&c->lock);
+    snprintf(buf, n, "%s", c->waiting);
+    pthread_mutex_unlock(&c->lock);
+}
+
 static void handle_abort(void *h) { lb_db_conn_abort(h); }
 static void handle_close(void *h) { lb_db_disconnect(h); }
-const lb_handle_ops lb_db_conn_handle = { handle_abort, handle_close };
+static void handle_waiting(void *h, char *buf, size_t n) { lb_db_conn_waiting(h, buf, n); }
+const lb_handle_ops lb_db_conn_handle = { handle_abort, handle_close, handle_waiting };
 
 const lb_db_error *lb_db_conn_error(lb_db_conn *c)
 {

@@ -241,6 +241,10 @@ void lb_db_disconnect(lb_db_conn *c);
  * (e.g. the engine aborts only connections it knows are still open). */
 void lb_db_conn_abort(lb_db_conn *c);
 
+/* Thread-safe: the operation that has waited on the server for more than a
+ * second, in words ("query: SELECT ..."), into buf; "" when none. */
+void lb_db_conn_waiting(lb_db_conn *c, char *buf, size_t n);
+
 /* A connection as a worker tracks it (core/handle.h): abort is
  * lb_db_conn_abort, close is lb_db_disconnect. */
 extern const lb_handle_ops lb_db_conn_handle;

@@ -24,6 +24,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <string.h>
 
 static int op_done(lb_db_conn *c, int rc, lb__db_async *out);
@@ -406,8 +407,36 @@ static int ready_mask(short revents)
     return m;
 }
 
+/* Under c->lock: what the operation in progress waits for, in words, for a
+ * watchdog on another thread (lb_db_conn_waiting). */
+static void note_long_wait(lb_db_conn *c)
+{
+    static const char *const what[] = { "nothing", "connect", "reconnect", "query", "next result", "prepare",
+                                        "re-prepare", "execute", "load", "load", "load", "load" };
+    const char *sql = c->aop == LB__DB_AOP_QUERY ? c->asql : c->astmt ? c->astmt->sql : NULL;
+    size_t len = c->aop == LB__DB_AOP_QUERY ? c->alen : c->astmt ? c->astmt->len : 0;
+    int w = len > 120 ? 120 : (int)len;
+    pthread_mutex_lock(&c->lock);
+    snprintf(c->waiting, sizeof c->waiting, "%s%s%.*s%s", what[c->aop], sql ? ": " : "", sql ? w : 0,
+             sql ? sql : "", len > 120 ? "..." : "");
+    pthread_mutex_unlock(&c->lock);
+}
+
+static void clear_long_wait(lb_db_conn *c)
+{
+    pthread_mutex_lock(&c->lock);
+    c->waiting[0] = '\0';
+    pthread_mutex_unlock(&c->lock);
+}
+
+/* Waits are first polled for LONG_WAIT_MS: one that lasts longer is noted
+ * for the watchdog (a worker stuck past the deadline is named with what it
+ * waits for); a short wait costs nothing more than the poll it makes. */
+#define LONG_WAIT_MS 1000
+
 int lb_db_wait(lb_db_conn *c, int rc)
 {
+    int noted = 0;
     while (rc > 0) {
         struct pollfd p = { lb_db_conn_fd(c), poll_events(rc), 0 };
         int timeout = (rc & LB_DB_WAIT_TIMEOUT) ? lb_db_conn_timeout_ms(c) : -1;
@@ -417,7 +446,16 @@ int lb_db_wait(lb_db_conn *c, int rc)
             c->aop = LB__DB_AOP_NONE;
             return lb__db_fail_code(c, LB_DB_E_INVALID, "the driver waits without a socket or a timeout", NULL, 0, 0);
         }
-        int n = poll(&p, p.fd >= 0 ? 1 : 0, timeout);
+        int probe = !noted && (timeout < 0 || timeout > LONG_WAIT_MS);
+        if (noted == 1 && timeout > 0)
+            timeout -= LONG_WAIT_MS; /* the probe's part of this same wait */
+        int n = poll(&p, p.fd >= 0 ? 1 : 0, probe ? LONG_WAIT_MS : timeout);
+        noted += noted == 1;
+        if (n == 0 && probe) {
+            note_long_wait(c);
+            noted = 1;
+            continue;
+        }
         int ready;
         if (n > 0) {
             ready = ready_mask(p.revents);
@@ -433,6 +471,8 @@ int lb_db_wait(lb_db_conn *c, int rc)
         }
         rc = lb_db_cont(c, ready);
     }
+    if (noted)
+        clear_long_wait(c);
     return rc;
 }
 

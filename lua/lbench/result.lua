@@ -62,7 +62,10 @@ end
 function M.stop_words(r)
   if r.stop_reason == "signal" then return "signal" end
   if r.stuck_thread then
-    return string.format("thread %d stuck past the deadline inside one event (2 s of grace); its connections were cut", r.stuck_thread)
+    local doing = r.stuck_waiting and r.stuck_waiting ~= "" and "waiting for the server: " .. r.stuck_waiting
+      or "in a call of the script's own (no query waiting)"
+    return string.format("thread %d stuck past the deadline inside one event (2 s of grace), %s; its connections were cut",
+      r.stuck_thread, doing)
   end
   return "workers stuck past the deadline were cut off"
 end
@@ -296,7 +299,7 @@ function M.build(ctx, lb, a)
   r.duration_s = a.duration_s
   r.warmup_s = a.warmup_s
   r.warmup_events = a.warmup_events
-  if a.stuck_thread then r.stuck_thread = a.stuck_thread end
+  if a.stuck_thread then r.stuck_thread, r.stuck_waiting = a.stuck_thread, a.stuck_waiting end
   local d = a.d
   local secs = a.duration_s > 0 and a.duration_s or 1
   local q

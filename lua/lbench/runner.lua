@@ -549,8 +549,13 @@ function Reporter:loop()
       local stuck = C.lb_run_stuck_worker(run)
       if stuck >= 0 then
         self.aborted = true
+        -- What it waits for is read before its connections are cut.
+        local buf = ffi.new("char[200]")
+        C.lb_run_worker_waiting(run, stuck, buf, 200)
         C.lb_run_stop(run)
-        if C.lb_run_abort_connections(run) > 0 then self.cut_at_deadline = stuck end
+        if C.lb_run_abort_connections(run) > 0 then
+          self.cut_at_deadline, self.stuck_waiting = stuck, ffi.string(buf)
+        end
       end
       self.stuck_check = now + 1e8
     end
@@ -672,6 +677,7 @@ function M.run_measured(ctx, lb, metrics)
     base_stats = R.base_stats, worker_base = R.worker_base, cpu = cpu_sampler, type_names = R.tnames,
     connect = connect, phases = R.phases and R.phases.done, stopped_by = R.stopped_by, clocks = clocks,
     phase_raw = R.phases and R.phases.raw, stuck_thread = R.cut_at_deadline,
+    stuck_waiting = R.stuck_waiting,
   }
   if ctx.cluster then
     a = rankrun.merge(ctx, lb, a, R, { counters = counters, diff = diff, new_snapshot = new_snapshot })

@@ -80,6 +80,10 @@ run deadline_abort $LB test/e2e/scripts/sleep_query.lua $M --ms=20000 --threads=
 [ "$rc" -eq 1 ] && grep -q 'stuck past the deadline' "$T/deadline_abort.err" && pass deadline_abort_exit \
   || fail deadline_abort_exit "exit $rc: $(tail -2 "$T/deadline_abort.err")"
 json_assert deadline_abort_status "$T/da.json" 'r.status == "interrupted" and r.stop_reason == "deadline_abort" and (r.stuck_thread == 0 or r.stuck_thread == 1)'
+# ... and says what it was doing: the query it waits for.
+grep -q 'waiting for the server: query: SELECT SLEEP' "$T/deadline_abort.err" && pass deadline_abort_names_query \
+  || fail deadline_abort_names_query "$(tail -2 "$T/deadline_abort.err")"
+json_assert deadline_abort_waiting "$T/da.json" 'r.stuck_waiting:find("^query: SELECT SLEEP") ~= nil'
 
 # A sweep over the buffer pool size stopped by a signal puts the server
 # back without a false "could not restore" warning.
