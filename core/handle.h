@@ -13,8 +13,8 @@
 typedef struct lb_handle_ops {
     void (*abort)(void *h);   /* thread-safe; must not free anything */
     void (*close)(void *h);   /* the owner's close: frees the handle */
-    /* thread-safe: what the handle has waited for more than a second, in
-     * words, into buf (size n); "" when nothing */
+    /* thread-safe: what an operation cut off by abort was waiting for, in
+     * words, into buf (size n); "" when nothing was cut */
     void (*waiting)(void *h, char *buf, size_t n);
 } lb_handle_ops;
 /* FFI END */

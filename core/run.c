@@ -388,6 +388,7 @@ int lb_run_worker_waiting(lb_run *r, int tid, char *buf, int n)
         return 0;
     lb_worker *w = r->w[tid];
     pthread_mutex_lock(&w->conn_mu);
+    snprintf(buf, (size_t)n, "%s", w->cut_waiting);
     for (int j = 0; j < w->nconns && !buf[0]; j++)
         if (w->conns[j].ops->waiting)
             w->conns[j].ops->waiting(w->conns[j].h, buf, (size_t)n);

@@ -98,10 +98,11 @@ int lb_run_open_connections(lb_run *r);
  * ended): its job thread number, or -1.  After the deadline and its grace,
  * such a worker is stuck in one event. */
 int lb_run_stuck_worker(lb_run *r);
-/* What worker `tid` (as lb_run_stuck_worker gives it) waits for, in words,
- * into buf: the first of its connections in a wait of more than a second;
- * for virtual users, that they wait in the event loop; "" when none (the
- * event is in a call of the script's own).  Returns the length. */
+/* What worker `tid` (as lb_run_stuck_worker gives it) was waiting for when
+ * lb_run_abort_connections cut it off, in words, into buf: the operation
+ * of the first cut connection (read it after lb_run_join); for virtual
+ * users, that they wait in the event loop; "" when none (the event was in
+ * a call of the script's own).  Returns the length. */
 int lb_run_worker_waiting(lb_run *r, int tid, char *buf, int n);
 /* After the join: worker `tid`'s busy time (stats.busy_ns) in the warm-up. */
 uint64_t lb_run_worker_warm_busy(const lb_run *r, int tid);

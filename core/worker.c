@@ -42,6 +42,19 @@ static void pin(lb_worker *w)
         lb_worker_fail(w, msg);
     }
 }
+/* Under conn_mu: close tracked handle i.  What a handle cut off by the
+ * watchdog was waiting for is kept first (lb_run_worker_waiting): the
+ * report is written after the worker, and its connections, are gone.  The
+ * lock also keeps the watchdog from aborting a handle being freed. */
+static void close_tracked(lb_worker *w, int i)
+{
+    struct tracked t = w->conns[i];
+    if (!w->cut_waiting[0] && t.ops->waiting)
+        t.ops->waiting(t.h, w->cut_waiting, sizeof w->cut_waiting);
+    w->conns[i] = w->conns[--w->nconns];
+    t.ops->close(t.h);
+}
+
 
 void *lb__worker_main(void *arg)
 {
@@ -63,10 +76,8 @@ void *lb__worker_main(void *arg)
      * that to the end of their Lua state, whose collector closes them in
      * sysbench) end with the worker, not with the process. */
     pthread_mutex_lock(&w->conn_mu);
-    while (w->nconns > 0) {
-        struct tracked t = w->conns[--w->nconns];
-        t.ops->close(t.h);
-    }
+    while (w->nconns > 0)
+        close_tracked(w, w->nconns - 1);
     pthread_mutex_unlock(&w->conn_mu);
     pthread_mutex_lock(&r->mu);
     r->finished++;
@@ -470,9 +481,7 @@ void lb_worker_close(lb_worker *w, void *h)
     pthread_mutex_lock(&w->conn_mu);
     for (int i = 0; i < w->nconns; i++)
         if (w->conns[i].h == h) {
-            /* Under the lock: the watchdog never aborts a handle being freed. */
-            w->conns[i].ops->close(h);
-            w->conns[i] = w->conns[--w->nconns];
+            close_tracked(w, i);
             break;
         }
     pthread_mutex_unlock(&w->conn_mu);

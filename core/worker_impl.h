@@ -49,6 +49,7 @@ struct lb_worker {
     pthread_mutex_t conn_mu;
     struct tracked { void *h; const lb_handle_ops *ops; } *conns;
     int nconns, capconns;
+    char cut_waiting[160]; /* under conn_mu: what a cut connection waited for (handle.h) */
     lb_loop *loop;         /* async mode: woken for swaps and stops (under conn_mu) */
 
     pthread_t thread;

@@ -241,8 +241,8 @@ void lb_db_disconnect(lb_db_conn *c);
  * (e.g. the engine aborts only connections it knows are still open). */
 void lb_db_conn_abort(lb_db_conn *c);
 
-/* Thread-safe: the operation that has waited on the server for more than a
- * second, in words ("query: SELECT ..."), into buf; "" when none. */
+/* Thread-safe: what the operation cut off by lb_db_conn_abort was waiting
+ * for, in words ("query: SELECT ..."), into buf; "" when none was. */
 void lb_db_conn_waiting(lb_db_conn *c, char *buf, size_t n);
 
 /* A connection as a worker tracks it (core/handle.h): abort is

@@ -60,7 +60,7 @@ struct lb_db_conn {
     lb_db_stmt *stmts;
     pthread_mutex_t lock;
     int aborted;                /* under `lock` */
-    char waiting[160];          /* under `lock`: a wait of more than 1 s, in words (op.c) */
+    char waiting[160];          /* under `lock`: what an aborted wait was for, in words (op.c) */
     /* bulk insert */
     char *bulk;
     size_t blen, bcap, bprefix;

@@ -407,36 +407,31 @@ static int ready_mask(short revents)
     return m;
 }
 
-/* Under c->lock: what the operation in progress waits for, in words, for a
- * watchdog on another thread (lb_db_conn_waiting). */
-static void note_long_wait(lb_db_conn *c)
+/* An operation cut off by lb_db_conn_abort (a watchdog on another thread)
+ * notes what it was waiting for, once, for the watchdog's report
+ * (lb_db_conn_waiting).  Only on the failure path: a wait costs nothing
+ * more than its poll.  `sql` is the operation's text (alive for the call). */
+static void note_cut_wait(lb_db_conn *c, int aop, const char *sql, size_t len)
 {
     static const char *const what[] = { "nothing", "connect", "reconnect", "query", "next result", "prepare",
                                         "re-prepare", "execute", "load", "load", "load", "load" };
-    const char *sql = c->aop == LB__DB_AOP_QUERY ? c->asql : c->astmt ? c->astmt->sql : NULL;
-    size_t len = c->aop == LB__DB_AOP_QUERY ? c->alen : c->astmt ? c->astmt->len : 0;
     int w = len > 120 ? 120 : (int)len;
     pthread_mutex_lock(&c->lock);
-    snprintf(c->waiting, sizeof c->waiting, "%s%s%.*s%s", what[c->aop], sql ? ": " : "", sql ? w : 0,
-             sql ? sql : "", len > 120 ? "..." : "");
+    if (c->aborted && !c->waiting[0])
+        snprintf(c->waiting, sizeof c->waiting, "%s%s%.*s%s", what[aop], sql ? ": " : "", sql ? w : 0,
+                 sql ? sql : "", sql && len > 120 ? "..." : "");
     pthread_mutex_unlock(&c->lock);
 }
-
-static void clear_long_wait(lb_db_conn *c)
-{
-    pthread_mutex_lock(&c->lock);
-    c->waiting[0] = '\0';
-    pthread_mutex_unlock(&c->lock);
-}
-
-/* Waits are first polled for LONG_WAIT_MS: one that lasts longer is noted
- * for the watchdog (a worker stuck past the deadline is named with what it
- * waits for); a short wait costs nothing more than the poll it makes. */
-#define LONG_WAIT_MS 1000
 
 int lb_db_wait(lb_db_conn *c, int rc)
 {
-    int noted = 0;
+    if (rc <= 0)
+        return rc;
+    int aop = c->aop;
+    /* A statement whose first prepare fails is freed with it: no text then. */
+    const lb_db_stmt *s = aop == LB__DB_AOP_PREPARE ? NULL : c->astmt;
+    const char *sql = aop == LB__DB_AOP_QUERY ? c->asql : s ? s->sql : NULL;
+    size_t len = aop == LB__DB_AOP_QUERY ? c->alen : s ? s->len : 0;
     while (rc > 0) {
         struct pollfd p = { lb_db_conn_fd(c), poll_events(rc), 0 };
         int timeout = (rc & LB_DB_WAIT_TIMEOUT) ? lb_db_conn_timeout_ms(c) : -1;
@@ -446,16 +441,7 @@ int lb_db_wait(lb_db_conn *c, int rc)
             c->aop = LB__DB_AOP_NONE;
             return lb__db_fail_code(c, LB_DB_E_INVALID, "the driver waits without a socket or a timeout", NULL, 0, 0);
         }
-        int probe = !noted && (timeout < 0 || timeout > LONG_WAIT_MS);
-        if (noted == 1 && timeout > 0)
-            timeout -= LONG_WAIT_MS; /* the probe's part of this same wait */
-        int n = poll(&p, p.fd >= 0 ? 1 : 0, probe ? LONG_WAIT_MS : timeout);
-        noted += noted == 1;
-        if (n == 0 && probe) {
-            note_long_wait(c);
-            noted = 1;
-            continue;
-        }
+        int n = poll(&p, p.fd >= 0 ? 1 : 0, timeout);
         int ready;
         if (n > 0) {
             ready = ready_mask(p.revents);
@@ -471,8 +457,8 @@ int lb_db_wait(lb_db_conn *c, int rc)
         }
         rc = lb_db_cont(c, ready);
     }
-    if (noted)
-        clear_long_wait(c);
+    if (rc < 0)
+        note_cut_wait(c, aop, sql, len);
     return rc;
 }
 

@@ -549,13 +549,8 @@ function Reporter:loop()
       local stuck = C.lb_run_stuck_worker(run)
       if stuck >= 0 then
         self.aborted = true
-        -- What it waits for is read before its connections are cut.
-        local buf = ffi.new("char[200]")
-        C.lb_run_worker_waiting(run, stuck, buf, 200)
         C.lb_run_stop(run)
-        if C.lb_run_abort_connections(run) > 0 then
-          self.cut_at_deadline, self.stuck_waiting = stuck, ffi.string(buf)
-        end
+        if C.lb_run_abort_connections(run) > 0 then self.cut_at_deadline = stuck end
       end
       self.stuck_check = now + 1e8
     end
@@ -662,6 +657,12 @@ function M.run_measured(ctx, lb, metrics)
   R:loop()
   C.lb_run_stop(run)
   C.lb_run_join(run)
+  if R.cut_at_deadline then
+    -- What the stuck worker was waiting for when its connections were cut.
+    local buf = ffi.new("char[200]")
+    C.lb_run_worker_waiting(run, R.cut_at_deadline, buf, 200)
+    R.stuck_waiting = ffi.string(buf)
+  end
   cpu_sampler.stop()
   local failed = C.lb_run_failed(run) ~= 0
   local err = failed and ffi.string(C.lb_run_error(run)) or nil
