@@ -677,20 +677,13 @@ function Job:finish_doc()
   for _, c in ipairs(self.levels) do if c > maxc then maxc = c end end
   doc.threads = maxc
   doc.duration_s = tot.duration
-  local t = json.object()
   local secs = tot.duration > 0 and tot.duration or 1
-  t.events = tot.events
-  t.events_per_sec = tot.events / secs
-  local q = json.object()
-  q.read, q.write, q.other, q.total = tot.read, tot.write, tot.other, tot.read + tot.write + tot.other
-  t.queries = q
-  local bt = json.object()
-  bt.select, bt.insert, bt.update, bt.delete, bt.other = tot.select, tot.insert, tot.update, tot.delete, tot.qother
-  t.queries_by_type = bt
-  t.queries_per_sec = q.total / secs
+  -- A statement is slap's event: the run's totals, counted the same way.
+  local t = lbench.result_sql_totals({ events = tot.events, reads = tot.read, writes = tot.write, other = tot.other,
+    inserts = tot.insert, updates = tot.update, deletes = tot.delete, restarts = tot.ignored,
+    reconnects = tot.reconnects, db_errors = tot.errors }, secs)
   t.statements = tot.events
   t.statements_per_sec = tot.events / secs
-  t.ignored_errors, t.reconnects, t.errors = tot.ignored, tot.reconnects, tot.errors
   doc.totals = t
   doc.latency_ms = lat_summary(self.all_hist)
   local s = json.object()
@@ -722,7 +715,7 @@ function Job:csv_report()
       self.load_type, s.concurrency, s.iterations, s.avg_s, s.min_s, s.max_s, s.statements_per_client,
       s.statements_per_sec, s.latency_ms.min, s.latency_ms.avg, table.concat(ps, ","), s.latency_ms.max)
   end
-  print(table.concat(rows, "\n"))
+  return table.concat(rows, "\n") .. "\n"
 end
 
 -- After the passes: the schema dropped (unless --no-drop), the outputs
@@ -731,12 +724,10 @@ function Job:finish()
   if self.created and not opt.no_drop then self:drop_schema() end
   if self.csv_out and self.csv_out ~= io.stdout then self.csv_out:close() end
   self.main:disconnect()
-  local doc = self:finish_doc()
-  if opt.output == "json" then print(json.encode(doc)) end
-  if opt.output == "csv" then self:csv_report() end
-  -- The result file and the history (--history); a failure of either
-  -- fails the job after its report.
-  if lbench.result_wanted() then lbench.write_result(opt.result_file, doc) end
+  -- The document on stdout (JSON), or the CSV table (the text report was
+  -- printed as the rounds ran), then the result file and the history: a
+  -- failure of either fails the job after its report.
+  lbench.publish(self:finish_doc(), { csv = function() return self:csv_report() end, file = opt.result_file })
   if self.failure then fail("%s", self.failure) end
   if self.interrupted and self.status == "ok" and self.text then
     print("Interrupted: the rounds run so far are reported.")

@@ -9,6 +9,9 @@ local C = require("lbench.ffi").C
 local util = require("lbench.util")
 local hist = require("lbench.hist")
 local async = require("lbench.async")
+local result = require("lbench.result")
+local publish = require("lbench.publish")
+local history = require("lbench.history")
 
 local M = {}
 
@@ -179,23 +182,35 @@ local function add_stat(lb, ctx)
   -- lb.write_result(path, doc) writes it atomically (temp file + rename).
   function lb.result_header(command, started_at, status, stop_reason, err)
     local ctx2 = setmetatable({ command = command }, { __index = ctx })
-    return require("lbench.result").header(ctx2, lb, started_at, status, stop_reason, err)
+    return result.header(ctx2, lb, started_at, status, stop_reason, err)
   end
+  -- A document's SQL totals from plain counts, as a run's are built
+  -- (result.sql_totals), for a command that counts its own rounds.
+  lb.result_sql_totals = result.sql_totals
   -- `path` may be nil: the document then goes only to the history
   -- (--history / LBENCH_HISTORY), when there is one.
   function lb.write_result(path, doc)
-    local text = require("lbench.json").encode(doc, "  ") .. "\n"
-    local ok, e = require("lbench.result").publish(ctx.opt, path, text, ctx.scenario_name .. " " .. tostring(doc.command))
+    local ok, e = publish.store(ctx.opt, doc,
+      { file = path, source = ctx.scenario_name .. " " .. tostring(doc.command) })
+    if not ok then util.fail("%s", e) end
+  end
+  -- A command's finished document through the one way out (publish.lua):
+  -- the embedding result, stdout in --output (how.text(), how.csv(): the
+  -- reports for text and CSV, nil when the command printed them as it
+  -- ran), then how.file (the result file, or nil) and the history.
+  function lb.publish(doc, how)
+    how.source = how.source or (ctx.scenario_name .. " " .. tostring(doc.command))
+    local ok, e = publish.document(ctx.rt, ctx.opt, doc, how)
     if not ok then util.fail("%s", e) end
   end
   -- Is a result document wanted (a result file or a history)?
   function lb.result_wanted()
-    return ctx.opt.result_file ~= nil or require("lbench.history").path_of(ctx.opt) ~= nil
+    return ctx.opt.result_file ~= nil or history.path_of(ctx.opt) ~= nil
   end
   -- Refuse an output path (and a history) that cannot be written before
   -- anything runs.
   function lb.check_result_path(path, what)
-    local res = require("lbench.result")
+    local res = result
     if path then res.check_writable(path, what or "--result-file") end
     res.check_outputs(ctx.opt, nil)
   end

@@ -24,7 +24,7 @@
 --     grouped bars, one group per category, the value on hover (and above
 --     the bar when there is room).
 local html = require("lbench.html")
-local cmp = require("lbench.compare")
+local fmt = require("lbench.fmt")
 
 local M = {}
 
@@ -111,16 +111,16 @@ function M.time_ticks(lo, hi, n)
   for _, s in ipairs(TIME_STEPS) do
     if span / s <= (n or 6) then step = s break end
   end
-  local fmt = time_format(span, step)
+  local tf = time_format(span, step)
   local t = {}
-  for _, v in ipairs(ticks_of(lo, hi, step)) do t[#t + 1] = { v = v, label = os.date(fmt, math.floor(v)) } end
+  for _, v in ipairs(ticks_of(lo, hi, step)) do t[#t + 1] = { v = v, label = os.date(tf, math.floor(v)) } end
   return t
 end
 
 local function fmt_x(spec, x)
   if spec.x_time then return os.date("!%Y-%m-%d %H:%M:%S", math.floor(x)) end
   if spec.x_categories and spec.x_categories[x] then return tostring(spec.x_categories[x]) end
-  return cmp.fmt(x)
+  return fmt.num(x)
 end
 
 -- The y range: data range, 0 included when asked, widened to whole ticks.
@@ -224,7 +224,7 @@ local function axes(spec, g, L)
   elseif spec.x_time then
     xt = M.time_ticks(g.xlo, g.xhi, math.max(2, math.floor((g.px1 - g.px0) / 110)))
   elseif spec.x_ticks and #spec.x_ticks > 0 and #spec.x_ticks <= 24 then
-    for _, v in ipairs(spec.x_ticks) do xt[#xt + 1] = { v = v, label = cmp.fmt(v) } end
+    for _, v in ipairs(spec.x_ticks) do xt[#xt + 1] = { v = v, label = fmt.num(v) } end
   else
     local step = M.nice_step(g.xhi - g.xlo, math.max(2, math.floor((g.px1 - g.px0) / 80)))
     local xbig = math.max(math.abs(g.xlo), math.abs(g.xhi))
@@ -286,7 +286,7 @@ local function draw_series(spec, g, s, L)
   local r = #s.points > 150 and 1.8 or 3
   for _, p in ipairs(s.points) do
     if finite(p.x) and finite(p.y) then
-      local tip = p.tip or string.format("%s: %s, %s", s.name, fmt_x(spec, p.x), cmp.fmt(p.y))
+      local tip = p.tip or string.format("%s: %s, %s", s.name, fmt_x(spec, p.x), fmt.num(p.y))
       local dot = string.format('<circle class="lb-pt" cx="%s" cy="%s" r="%s" fill="%s"><title>%s</title></circle>',
         c2(g.sx(p.x)), c2(g.sy(p.y)), r, s.color, esc(tip))
       if p.href then dot = '<a href="' .. esc(p.href) .. '">' .. dot .. "</a>" end
@@ -404,10 +404,10 @@ function M.bar(spec)
       if finite(v) then
         local x = g.px0 + (ci - 1) * gw + gw * 0.1 + (si - 1) * bw
         local y0, y1 = g.sy(math.max(v, 0)), g.sy(math.min(v, 0))
-        local tip = s.tips and s.tips[ci] or string.format("%s, %s: %s", s.name, c, cmp.fmt(v))
+        local tip = s.tips and s.tips[ci] or string.format("%s, %s: %s", s.name, c, fmt.num(v))
         L[#L + 1] = string.format('<rect class="lb-bar" x="%s" y="%s" width="%s" height="%s" fill="%s"><title>%s</title></rect>',
           c2(x), c2(y0), c2(math.max(bw - 1, 1)), c2(math.max(y1 - y0, 0.5)), col, esc(tip))
-        local label = cmp.fmt(v)
+        local label = fmt.num(v)
         if text_w(label, 10) <= bw then
           L[#L + 1] = string.format('<text x="%s" y="%s" font-size="10" text-anchor="middle">%s</text>', c2(x + bw / 2),
             c2(y0 - 3), esc(label))

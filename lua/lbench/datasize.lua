@@ -5,7 +5,7 @@
 -- `lbench sweep --prepare-each` records for every point; text() is such a
 -- record as the sweep table and `lbench report` show it.
 local M = {}
-local cmp = require("lbench.compare")
+local fmt = require("lbench.fmt")
 
 local function quoted(names)
   local q = {}
@@ -42,24 +42,16 @@ function M.sql_tables_bytes(con, pg, names)
   return ok and tonumber(v) or nil
 end
 
-local function size_text(b)
-  local units = { "bytes", "KiB", "MiB", "GiB", "TiB", "PiB" }
-  local i = 1
-  while b >= 1024 and i < #units do b = b / 1024; i = i + 1 end
-  if i == 1 then return string.format("%d bytes", b) end
-  return string.format(b >= 100 and "%.0f %s" or "%.3g %s", b, units[i])
-end
-
 -- A record's figures as the sweep table's cell: "2 wh, 180 MiB",
 -- "5000 rows, 1.52 MiB", "16 MiB (25 %)".
 function M.text(l)
   if type(l) ~= "table" then return "-" end
   local parts = {}
-  if tonumber(l.warehouses) then parts[#parts + 1] = cmp.fmt(l.warehouses) .. " wh" end
-  if tonumber(l.rows) then parts[#parts + 1] = cmp.fmt(l.rows) .. (l.rows == 1 and " row" or " rows") end
+  if tonumber(l.warehouses) then parts[#parts + 1] = fmt.num(l.warehouses) .. " wh" end
+  if tonumber(l.rows) then parts[#parts + 1] = fmt.num(l.rows) .. (l.rows == 1 and " row" or " rows") end
   if tonumber(l.bytes) then
     local pct = tonumber(l.fill_pct) or tonumber(l.filesystem_pct)
-    parts[#parts + 1] = size_text(l.bytes) .. (pct and string.format(" (%.3g %%)", pct) or "")
+    parts[#parts + 1] = fmt.size(l.bytes) .. (pct and string.format(" (%.3g %%)", pct) or "")
   end
   return #parts > 0 and table.concat(parts, ", ") or "-"
 end

@@ -5,7 +5,7 @@
 local C = require("lbench.ffi").C
 local util = require("lbench.util")
 local options = require("lbench.options")
-local compare = require("lbench.compare")
+local fmt = require("lbench.fmt")
 local history = require("lbench.history")
 
 local M = {}
@@ -37,7 +37,7 @@ function M.parse(argv, first, known, sub, filters)
   local all = {}
   for k, v in pairs(known) do all[k] = v end
   if filters then for k, v in pairs(FILTERS) do all[k] = v end else all.history = "value" end
-  return compare.parse_args(argv, all, "history " .. sub, first)
+  return options.parse_tool_args(argv, all, "history " .. sub, first)
 end
 
 -- --since: a duration back from now (30d, 12h, 90m, 2w, 3600s) or a UTC
@@ -136,10 +136,10 @@ local function list(rt, argv)
   local cells = {}
   for _, r in ipairs(rows) do
     cells[#cells + 1] = { tostring(r.id), r.started_at, r.host or "-", r.scenario, r.tool == "sweep" and (r.command .. " (sweep)") or r.command,
-      r.key_options ~= "" and r.key_options or "-", compare.fmt(r.tps), compare.fmt(r.p95), compare.fmt(r.p99), r.status }
+      r.key_options ~= "" and r.key_options or "-", fmt.num(r.tps), fmt.num(r.p95), fmt.num(r.p99), r.status }
   end
   if output == "csv" then
-    out(rt, compare.csv(header, cells) .. "\n")
+    out(rt, fmt.csv(header, cells) .. "\n")
   elseif #rows == 0 then
     out(rt, "no runs match\n")
   else

@@ -15,7 +15,7 @@
 local json = require("lbench.json")
 local util = require("lbench.util")
 local result = require("lbench.result")
-local compare = require("lbench.compare")
+local catalogue = require("lbench.catalogue")
 local sqlite = require("lbench.sqlite")
 
 local M = {}
@@ -94,10 +94,10 @@ function M.key_options(doc)
 end
 
 -- The metrics of list, report and check: name -> label, unit, which way is
--- better, reader.  Reader and direction are compare's (one reader of
--- documents, one list of which figures are better lower).
+-- better, reader.  Reader and direction are the catalogue's (one reader
+-- of documents, one list of which figures are better lower).
 local function cmp_metric(label)
-  for _, m in ipairs(compare.metrics) do if m[1] == label then return m end end
+  for _, m in ipairs(catalogue.metrics) do if m[1] == label then return m end end
   error("no compare metric " .. label)
 end
 local function metric(label, unit, of)

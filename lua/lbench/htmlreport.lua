@@ -12,7 +12,9 @@ local ffi = require("ffi")
 local C = require("lbench.ffi").C
 local json = require("lbench.json")
 local util = require("lbench.util")
-local cmp = require("lbench.compare")
+local catalogue = require("lbench.catalogue")
+local fmt = require("lbench.fmt")
+local options = require("lbench.options")
 local result = require("lbench.result")
 local plotdata = require("lbench.plotdata")
 local chart = require("lbench.chart")
@@ -21,7 +23,7 @@ local domain = require("lbench.reportdomain")
 
 local M = {}
 
-local esc, fmt = html.escape, cmp.fmt
+local esc, fnum = html.escape, fmt.num
 
 -- A ratio against the baseline at or beyond this share is coloured better
 -- or worse; closer ones are run-to-run noise in most benchmarks.
@@ -31,7 +33,7 @@ local function num(v) return type(v) == "number" and v == v and v or nil end
 
 -- A ratio cell coloured by direction (`lower`: smaller is better).
 local function ratio_cell(r, lower, text)
-  local cell = { text = text or cmp.fmt_ratio(r) }
+  local cell = { text = text or fmt.ratio_text(r) }
   if r and math.abs(r - 1) >= M.NOTABLE then
     local better = (r > 1) ~= (lower == true)
     cell.class = better and "good" or "bad"
@@ -88,20 +90,20 @@ local function summary_row(i, run, keys, base, base_label)
   local cpu = type(r.cpu) == "table" and r.cpu or {}
   local ratio = base and num(thr) and base > 0 and thr / base or nil
   local row = { { html = '<span id="run-' .. i .. '">' .. esc(run.name) .. "</span>" }, tostring(r.scenario or "-"),
-                status_cell(r), fmt(num(r.threads)), fmt(num(r.duration_s)), fmt(num(thr)), { text = label, class = "muted" },
+                status_cell(r), fnum(num(r.threads)), fnum(num(r.duration_s)), fnum(num(thr)), { text = label, class = "muted" },
                 i == 1 and { text = "1.000", class = "muted" } or ratio_cell(ratio) }
-  row[#row + 1] = fmt(num(lat.avg))
+  row[#row + 1] = fnum(num(lat.avg))
   for _, k in ipairs(keys) do
     local v = result.pct(lat, k)
-    row[#row + 1] = v and fmt(v) or (type(lat.percentiles) == "table" and lat.percentiles[k] == json.null and
+    row[#row + 1] = v and fnum(v) or (type(lat.percentiles) == "table" and lat.percentiles[k] == json.null and
       { text = "overflow", class = "warn" } or "-")
   end
-  row[#row + 1] = fmt(num(lat.max))
+  row[#row + 1] = fnum(num(lat.max))
   local errs = num(totals.errors)
-  row[#row + 1] = errs and errs > 0 and { text = fmt(errs), class = "warn" } or fmt(errs)
-  row[#row + 1] = fmt(num(totals.reconnects))
-  row[#row + 1] = fmt(num(cpu.client_us_per_event))
-  row[#row + 1] = fmt(num(cpu.server_us_per_event))
+  row[#row + 1] = errs and errs > 0 and { text = fnum(errs), class = "warn" } or fnum(errs)
+  row[#row + 1] = fnum(num(totals.reconnects))
+  row[#row + 1] = fnum(num(cpu.client_us_per_event))
+  row[#row + 1] = fnum(num(cpu.server_us_per_event))
   return row
 end
 
@@ -164,13 +166,13 @@ local function comparison_section(ctx)
     header[#header + 1] = "diff " .. names[i]
   end
   local rows = {}
-  for _, m in ipairs(cmp.present_metrics(docs)) do
-    local vals, row = {}, { cmp.metric_title(m) }
-    for i, d in ipairs(docs) do vals[i] = m[3](d); row[#row + 1] = fmt(vals[i]) end
+  for _, m in ipairs(catalogue.present_metrics(docs)) do
+    local vals, row = {}, { catalogue.metric_title(m) }
+    for i, d in ipairs(docs) do vals[i] = m[3](d); row[#row + 1] = fnum(vals[i]) end
     for i = 2, #docs do
-      local r, d = cmp.ratio(vals[i], vals[1])
+      local r, d = fmt.ratio(vals[i], vals[1])
       row[#row + 1] = ratio_cell(r, m.lower)
-      row[#row + 1] = ratio_cell(r, m.lower, cmp.fmt_pct(d))
+      row[#row + 1] = ratio_cell(r, m.lower, fmt.pct(d))
     end
     rows[#rows + 1] = row
   end
@@ -186,7 +188,7 @@ end
 
 -- ---- sweeps ------------------------------------------------------------------------
 
-local function fmt_ratio_or(v) return v and cmp.fmt_ratio(v) or "-" end
+local function fmt_ratio_or(v) return v and fmt.ratio_text(v) or "-" end
 
 -- A sweep with --prepare-each: what each point ran on.
 local function loaded_cells(d, header, rows)
@@ -206,12 +208,12 @@ local function sweep_table(d)
     local p = d.points[i] or {}
     local st = tostring(s.status or "ok")
     local eff = num(s.efficiency)
-    rows[#rows + 1] = { tostring(s.label or cmp.point_label(p)), st == "ok" and st or { text = st, class = "warn" },
-      fmt(num(s.threads)), fmt(num(s.throughput)), { text = tostring(s.metric or ""), class = "muted" },
+    rows[#rows + 1] = { tostring(s.label or catalogue.point_label(p)), st == "ok" and st or { text = st, class = "warn" },
+      fnum(num(s.threads)), fnum(num(s.throughput)), { text = tostring(s.metric or ""), class = "muted" },
       i == s.baseline and { text = fmt_ratio_or(s.scale_factor), class = "muted" } or ratio_cell(num(s.scale_factor)),
       eff and ratio_cell(eff, false, string.format("%.0f %%", eff * 100)) or "-",
-      fmt(num(s.p95)), fmt(num(s.p99)), num(s.errors) and s.errors > 0 and { text = fmt(s.errors), class = "warn" }
-      or fmt(num(s.errors)), fmt(num(s.client_us)), fmt(num(s.server_us)) }
+      fnum(num(s.p95)), fnum(num(s.p99)), num(s.errors) and s.errors > 0 and { text = fnum(s.errors), class = "warn" }
+      or fnum(num(s.errors)), fnum(num(s.client_us)), fnum(num(s.server_us)) }
   end
   loaded_cells(d, header, rows)
   return html.table(header, rows, { class = "sweep-table" })
@@ -242,7 +244,7 @@ end
 
 -- Hover text of a point: series, then x and y with their axis names.
 local function tip(ch, s, p, x_text)
-  return string.format("%s\n%s: %s\n%s: %s", s.title, ch.xlabel, x_text or fmt(p[1]), ch.ylabel, fmt(p[2]))
+  return string.format("%s\n%s: %s\n%s: %s", s.title, ch.xlabel, x_text or fnum(p[1]), ch.ylabel, fnum(p[2]))
 end
 
 -- A swept value's chart as grouped bars: one group per value, one bar per
@@ -251,7 +253,7 @@ local function bar_svg(ch)
   local xs, label_of = {}, {}
   for _, s in ipairs(ch.series) do
     for _, p in ipairs(s.points) do
-      if not label_of[p[1]] then label_of[p[1]] = p[3] or fmt(p[1]); xs[#xs + 1] = p[1] end
+      if not label_of[p[1]] then label_of[p[1]] = p[3] or fnum(p[1]); xs[#xs + 1] = p[1] end
     end
   end
   table.sort(xs)
@@ -368,7 +370,7 @@ local function shell_word(s)
 end
 
 function M.main(rt, argv)
-  local opts, files = cmp.parse_args(argv, { out = true, names = true, title = true }, "report")
+  local opts, files = options.parse_tool_args(argv, { out = true, names = true, title = true }, "report")
   if files[1] == "help" and #files == 1 and not util.file_exists("help") then
     local s = M.usage .. "\n"
     C.lb_runtime_write(rt, s, #s)
@@ -380,7 +382,7 @@ function M.main(rt, argv)
   end
   local docs = {}
   for i, f in ipairs(files) do docs[i] = result.load(f) end
-  local names = cmp.names(files, opts.names)
+  local names = catalogue.names(files, opts.names)
   result.check_writable(opts.out, "--out")
   local words = { "lbench" }
   for _, a in ipairs(argv) do words[#words + 1] = shell_word(a) end

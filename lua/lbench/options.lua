@@ -399,4 +399,42 @@ function M.help(specs)
   return table.concat(lines, "\n")
 end
 
+
+-- The tools' arguments (compare, plot, sweep, history): --name=value
+-- options and positional arguments, from argv[first or 2].  known[name]:
+-- true (any value; a bare --flag is true), "value" (a value needed), "flag"
+-- (no value) or "multi" (a value, repeatable: a list).  `tool` names the
+-- tool in messages ("compare", "history list").
+function M.parse_tool_args(argv, known, tool, first)
+  local opts, pos = {}, {}
+  for i = first or 2, #argv do
+    local a = argv[i]
+    if a:sub(1, 2) == "--" and #a > 2 then
+      local name, value = a:match("^%-%-([^=]+)=(.*)$")
+      if not name then name, value = a:sub(3), true end
+      name = norm(name)
+      local kind = known[name]
+      if not kind then
+        local names = util.sorted_keys(known)
+        local near = util.closest(name, names)
+        util.fail("lbench %s: unknown option '--%s'%s (options: --%s)", tool, name,
+          near and (" (did you mean '--" .. near .. "'?)") or "", table.concat(names, ", --"))
+      end
+      if kind == "flag" and value ~= true then util.fail("lbench %s: --%s takes no value", tool, name) end
+      if (kind == "value" or kind == "multi") and (value == true or value == "") then
+        util.fail("lbench %s: --%s needs a value (--%s=...)", tool, name, name)
+      end
+      if kind == "multi" then
+        opts[name] = opts[name] or {}
+        table.insert(opts[name], value)
+      else
+        opts[name] = value
+      end
+    else
+      pos[#pos + 1] = a
+    end
+  end
+  return opts, pos
+end
+
 return M

@@ -22,7 +22,8 @@
 local ffi = require("ffi")
 local C = require("lbench.ffi").C
 local util = require("lbench.util")
-local cmp = require("lbench.compare")
+local catalogue = require("lbench.catalogue")
+local options = require("lbench.options")
 local result = require("lbench.result")
 local plotdata = require("lbench.plotdata")
 
@@ -185,7 +186,7 @@ end
 M.usage = "usage: lbench plot run.json [more.json ...] --out=DIR [--format=png,svg] [--names=a,b] [--title=T]"
 
 function M.main(rt, argv)
-  local opts, files = cmp.parse_args(argv, { out = true, format = true, names = true, title = true }, "plot")
+  local opts, files = options.parse_tool_args(argv, { out = true, format = true, names = true, title = true }, "plot")
   if #files == 0 or not opts.out or opts.out == true then
     util.fail(M.usage)
   end
@@ -198,7 +199,7 @@ function M.main(rt, argv)
   if #formats == 0 then util.fail("--format: expected png, svg or png,svg") end
   local docs = {}
   for i, f in ipairs(files) do docs[i] = result.load(f) end
-  local names = cmp.names(files, opts.names)
+  local names = catalogue.names(files, opts.names)
   local dir = opts.out:gsub("/+$", "")
   if dir == "" then dir = "/" end
 

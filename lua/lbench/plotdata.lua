@@ -12,7 +12,8 @@
 --              marks=? { {x, label} } (vertical lines: phase boundaries) }
 --     skipped: "chart: why" for each chart the documents hold no data for.
 local json = require("lbench.json")
-local cmp = require("lbench.compare")
+local catalogue = require("lbench.catalogue")
+local fmt = require("lbench.fmt")
 local result = require("lbench.result")
 
 local M = {}
@@ -24,7 +25,7 @@ local function runs_of(docs, names)
   for i, d in ipairs(docs) do
     if result.is_sweep(d) then
       for _, p in ipairs(d.points) do
-        runs[#runs + 1] = { name = names[i] .. " " .. cmp.point_label(p), r = p }
+        runs[#runs + 1] = { name = names[i] .. " " .. catalogue.point_label(p), r = p }
       end
     else
       runs[#runs + 1] = { name = names[i], r = d }
@@ -94,7 +95,7 @@ local function jitter_chart(runs)
         for _, iv in ipairs(run.r.intervals) do
           pts[#pts + 1] = { iv.time_s, (interval_throughput(run.r, iv) - mean) / mean * 100 }
         end
-        series[#series + 1] = { title = string.format("%s (mean %s)", run.name, cmp.fmt(mean)), points = pts,
+        series[#series + 1] = { title = string.format("%s (mean %s)", run.name, fmt.num(mean)), points = pts,
                                 style = "linespoints" }
         used[#used + 1] = run
         local w = tonumber(run.r.warmup_s) or 0
@@ -231,7 +232,7 @@ local function x_axis(values)
   for _, v in ipairs(values) do
     if type(v) ~= "number" and not tonumber(v) then
       all_plain = false
-      if not cmp.numeric(v) then all_num = false else any_size = true end
+      if not catalogue.numeric(v) then all_num = false else any_size = true end
     end
   end
   if all_plain then
@@ -239,10 +240,10 @@ local function x_axis(values)
   end
   if all_num and any_size then
     local maxb = 0
-    for _, v in ipairs(values) do maxb = math.max(maxb, cmp.numeric(v)) end
+    for _, v in ipairs(values) do maxb = math.max(maxb, catalogue.numeric(v)) end
     local unit, div = "GiB", 2 ^ 30
     if maxb < 2 ^ 30 then unit, div = "MiB", 2 ^ 20 end
-    return function(v) return cmp.numeric(v) / div end, " (" .. unit .. ")"
+    return function(v) return catalogue.numeric(v) / div end, " (" .. unit .. ")"
   end
   local idx = {}
   for i, v in ipairs(values) do idx[tostring(v)] = i end
@@ -341,8 +342,8 @@ local function fileio_chart(runs)
   end
   local title = "fileio throughput per block of I/Os"
   if step and next(every, next(every)) == nil then
-    local h = step >= 1e6 and (cmp.fmt(step / 1e6) .. " million") or step >= 1e3 and (cmp.fmt(step / 1e3) .. " thousand")
-      or cmp.fmt(step)
+    local h = step >= 1e6 and (fmt.num(step / 1e6) .. " million") or step >= 1e3 and (fmt.num(step / 1e3) .. " thousand")
+      or fmt.num(step)
     title = "fileio throughput, each point = " .. h .. " I/Os"
   end
   return { name = "fileio", title = title, xlabel = "I/Os completed" .. unit,

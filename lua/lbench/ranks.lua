@@ -9,6 +9,7 @@ local C = require("lbench.ffi").C
 local json = require("lbench.json")
 local cluster = require("lbench.cluster")
 local result = require("lbench.result")
+local publish = require("lbench.publish")
 
 local phases = require("lbench.phases")
 local cpu = require("lbench.cpu")
@@ -267,10 +268,9 @@ end
 function M.write_own(ctx, lb, a)
   local path = M.own_path(ctx.opt)
   if not path then return true end
-  local doc = result.to_json(result.build(ctx, lb, a), "  ")
-  local ok, e = result.write_atomic(path, doc .. "\n")
-  if not ok then return false, string.format("--rank-result-file: cannot write '%s': %s", path, tostring(e)) end
-  return true
+  local doc = result.build(ctx, lb, a)
+  return publish.file(path, doc,
+    { option = "--rank-result-file", encode = function(indent) return result.to_json(doc, indent) end })
 end
 
 M.unpack, M.pack_hist = unpack, pack_hist

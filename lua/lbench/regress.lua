@@ -20,7 +20,7 @@
 -- problem), so a CI step never mistakes an error for a regression.
 local C = require("lbench.ffi").C
 local util = require("lbench.util")
-local compare = require("lbench.compare")
+local fmt = require("lbench.fmt")
 local result = require("lbench.result")
 local history = require("lbench.history")
 local cmd = require("lbench.histcmd")
@@ -133,13 +133,13 @@ local function verdict(m, limit, base, new)
   local spec = history.metrics[m]
   local label = spec.label .. (spec.unit ~= "" and (" " .. spec.unit) or "")
   local limit_s = string.format("%s%g%%", spec.higher and "-" or "+", limit)
-  if base == nil then return { label, "-", compare.fmt(new), "-", limit_s, "no baseline" }, false end
-  local _, d = compare.ratio(new, base)
-  if d == nil then return { label, compare.fmt(base), compare.fmt(new), "-", limit_s, "n/a (baseline 0)" }, false end
+  if base == nil then return { label, "-", fmt.num(new), "-", limit_s, "no baseline" }, false end
+  local _, d = fmt.ratio(new, base)
+  if d == nil then return { label, fmt.num(base), fmt.num(new), "-", limit_s, "n/a (baseline 0)" }, false end
   -- Worse by how much, in the metric's own direction.
   local worse = spec.higher and -d or d
   local v = worse > limit and "REGRESSION" or (worse < -limit and "better" or "ok")
-  return { label, compare.fmt(base), compare.fmt(new), compare.fmt_pct(d), limit_s, v }, v == "REGRESSION"
+  return { label, fmt.num(base), fmt.num(new), fmt.pct(d), limit_s, v }, v == "REGRESSION"
 end
 
 local function check(rt, argv)

@@ -6,13 +6,13 @@
 -- function takes the report's context and returns a section, or nil when
 -- no input has what it shows.
 local json = require("lbench.json")
-local cmp = require("lbench.compare")
+local fmt = require("lbench.fmt")
 local result = require("lbench.result")
 local html = require("lbench.html")
 
 local M = {}
 
-local esc, fmt = html.escape, cmp.fmt
+local esc, fnum = html.escape, fmt.num
 
 local function num(v) return type(v) == "number" and v == v and v or nil end
 
@@ -100,9 +100,9 @@ local function tpcc_transactions(t)
   for _, name in ipairs(TPCC_ORDER) do
     local o = tx[name]
     if type(o) == "table" then
-      rows[#rows + 1] = { name, fmt(num(o.count)), fmt(num(o.share_pct)), fmt(num(o.min_share_pct)),
-        o.share_ok == nil and "-" or okf(o.share_ok), fmt(num(o.avg_s)), fmt(num(o.p90_s)), fmt(num(o.max_s)),
-        fmt(num(o.p90_limit_s)), okf(o.p90_ok), fmt(num(o.rollbacks)), fmt(num(o.rollback_pct)), fmt(num(o.restarts)) }
+      rows[#rows + 1] = { name, fnum(num(o.count)), fnum(num(o.share_pct)), fnum(num(o.min_share_pct)),
+        o.share_ok == nil and "-" or okf(o.share_ok), fnum(num(o.avg_s)), fnum(num(o.p90_s)), fnum(num(o.max_s)),
+        fnum(num(o.p90_limit_s)), okf(o.p90_ok), fnum(num(o.rollbacks)), fnum(num(o.rollback_pct)), fnum(num(o.restarts)) }
     end
   end
   return html.table(header, rows, { class = "tpcc-transactions" })
@@ -120,7 +120,7 @@ function M.tpcc_section(ctx)
     for _, run in ipairs(runs) do
       local v = run.r.tpcc[f[2]]
       any = any or v ~= nil
-      row[#row + 1] = type(v) == "number" and fmt(v) or (v == nil and "-" or tostring(v))
+      row[#row + 1] = type(v) == "number" and fnum(v) or (v == nil and "-" or tostring(v))
     end
     if any then rows[#rows + 1] = row end
   end
@@ -151,9 +151,9 @@ local function types_table(r)
     if type(t) == "table" then
       local lat = type(t.latency_ms) == "table" and t.latency_ms or {}
       local ev = num(t.events)
-      rows[#rows + 1] = { tostring(name), fmt(ev), fmt(num(t.share_pct)), fmt(ev and secs and secs > 0 and ev / secs or nil),
-        fmt(num(lat.avg)), fmt(result.pct(lat, "50")), fmt(result.pct(lat, "95")), fmt(result.pct(lat, "99")),
-        fmt(result.pct(lat, "99.9")), fmt(num(lat.max)), fmt(num(t.rollbacks)), fmt(num(t.restarts)) }
+      rows[#rows + 1] = { tostring(name), fnum(ev), fnum(num(t.share_pct)), fnum(ev and secs and secs > 0 and ev / secs or nil),
+        fnum(num(lat.avg)), fnum(result.pct(lat, "50")), fnum(result.pct(lat, "95")), fnum(result.pct(lat, "99")),
+        fnum(result.pct(lat, "99.9")), fnum(num(lat.max)), fnum(num(t.rollbacks)), fnum(num(t.restarts)) }
     end
   end
   return html.table(header, rows, { class = "types-table" }), #rows
@@ -186,10 +186,10 @@ local function phases_table(r)
   for _, ph in ipairs(r.phases) do
     local lat = type(ph.latency_ms) == "table" and ph.latency_ms or {}
     local tr = type(ph.target_rate) == "table" and ph.target_rate or {}
-    local target = tr.from == tr.to and fmt(num(tr.from)) or (fmt(num(tr.from)) .. " -> " .. fmt(num(tr.to)))
-    rows[#rows + 1] = { tostring(ph.name), tostring(ph.rate or ""), target, fmt(num(ph.start_s)), fmt(num(ph.duration_s)),
-      fmt(num(ph.events)), fmt(num(ph.events_per_sec)), fmt(num(ph.errors)), fmt(num(lat.avg)), fmt(result.pct(lat, "95")),
-      fmt(result.pct(lat, "99")), fmt(num(lat.max)) }
+    local target = tr.from == tr.to and fnum(num(tr.from)) or (fnum(num(tr.from)) .. " -> " .. fnum(num(tr.to)))
+    rows[#rows + 1] = { tostring(ph.name), tostring(ph.rate or ""), target, fnum(num(ph.start_s)), fnum(num(ph.duration_s)),
+      fnum(num(ph.events)), fnum(num(ph.events_per_sec)), fnum(num(ph.errors)), fnum(num(lat.avg)), fnum(result.pct(lat, "95")),
+      fnum(result.pct(lat, "99")), fnum(num(lat.max)) }
   end
   return html.table(header, rows, { class = "phases-table" })
 end
@@ -215,7 +215,7 @@ end
 local function clock_cell(rk)
   local off, rtt = num(rk.clock_offset_ms), num(rk.clock_rtt_ms)
   if not off then return "-" end
-  return fmt(off) .. (rtt and rtt > 0 and (" +- " .. fmt(rtt / 2)) or "")
+  return fnum(off) .. (rtt and rtt > 0 and (" +- " .. fnum(rtt / 2)) or "")
 end
 
 local function ranks_table(r)
@@ -228,9 +228,9 @@ local function ranks_table(r)
     local cpu = type(rk.cpu) == "table" and rk.cpu or {}
     local status = rk.status ~= "ok" and { text = tostring(rk.status) .. (rk.error and (": " .. tostring(rk.error)) or ""),
       class = "bad" } or tostring(rk.status)
-    rows[#rows + 1] = { fmt(num(rk.rank)), tostring(rk.host or ""), fmt(num(rk.threads)), status, fmt(num(rk.duration_s)),
-      fmt(num(t.events)), fmt(num(t.events_per_sec)), fmt(num(t.queries_per_sec)), fmt(num(lat.avg)),
-      fmt(result.pct(lat, "95")), fmt(result.pct(lat, "99")), fmt(num(lat.max)), fmt(num(cpu.client_s)),
+    rows[#rows + 1] = { fnum(num(rk.rank)), tostring(rk.host or ""), fnum(num(rk.threads)), status, fnum(num(rk.duration_s)),
+      fnum(num(t.events)), fnum(num(t.events_per_sec)), fnum(num(t.queries_per_sec)), fnum(num(lat.avg)),
+      fnum(result.pct(lat, "95")), fnum(result.pct(lat, "99")), fnum(num(lat.max)), fnum(num(cpu.client_s)),
       clock_cell(rk) }
   end
   return html.table(header, rows, { class = "ranks-table" })
@@ -245,7 +245,7 @@ function M.ranks_section(ctx)
       parts[#parts + 1] = string.format("<h3>%s</h3>", esc(run.name))
       parts[#parts + 1] = note(string.format("%d ranks (%s); start skew %s ms (start times on rank 0's clock, " ..
         "moved by each rank's clock offset).", #run.r.ranks,
-        tostring(run.r.mpi_library or "MPI"), fmt(num(run.r.start_skew_ms))))
+        tostring(run.r.mpi_library or "MPI"), fnum(num(run.r.start_skew_ms))))
       parts[#parts + 1] = scroll(ranks_table(run.r))
     end
   end
@@ -263,9 +263,9 @@ local function slap_table(s)
   local rows = {}
   for _, l in ipairs(type(s.summary) == "table" and s.summary or {}) do
     local lat = type(l.latency_ms) == "table" and l.latency_ms or {}
-    rows[#rows + 1] = { tostring(l.engine or "-"), fmt(num(l.concurrency)), fmt(num(l.iterations)), fmt(num(l.avg_s)),
-      fmt(num(l.min_s)), fmt(num(l.max_s)), fmt(num(l.statements_per_client)), fmt(num(l.statements_per_sec)),
-      fmt(result.pct(lat, "50")), fmt(result.pct(lat, "95")), fmt(result.pct(lat, "99")), fmt(num(lat.max)) }
+    rows[#rows + 1] = { tostring(l.engine or "-"), fnum(num(l.concurrency)), fnum(num(l.iterations)), fnum(num(l.avg_s)),
+      fnum(num(l.min_s)), fnum(num(l.max_s)), fnum(num(l.statements_per_client)), fnum(num(l.statements_per_sec)),
+      fnum(result.pct(lat, "50")), fnum(result.pct(lat, "95")), fnum(result.pct(lat, "99")), fnum(num(lat.max)) }
   end
   return html.table(header, rows, { class = "slap-levels" })
 end
@@ -294,9 +294,9 @@ local function fileio_points_table(f)
                    "read max ms", "write max ms" }
   local rows = {}
   for _, p in ipairs(pts) do
-    rows[#rows + 1] = { fmt(num(p.ios)), fmt(num(p.time_s)), fmt(num(p.iops)), fmt(num(p.read_mib_per_sec)),
-      fmt(num(p.written_mib_per_sec)), fmt(num(p.read_lat_p99_ms)), fmt(num(p.write_lat_p99_ms)),
-      fmt(num(p.read_lat_max_ms)), fmt(num(p.write_lat_max_ms)) }
+    rows[#rows + 1] = { fnum(num(p.ios)), fnum(num(p.time_s)), fnum(num(p.iops)), fnum(num(p.read_mib_per_sec)),
+      fnum(num(p.written_mib_per_sec)), fnum(num(p.read_lat_p99_ms)), fnum(num(p.write_lat_p99_ms)),
+      fnum(num(p.read_lat_max_ms)), fnum(num(p.write_lat_max_ms)) }
   end
   return html.table(header, rows, { class = "fileio-points" })
 end
@@ -409,7 +409,7 @@ local function by_code(t)
   end
   table.sort(list, function(a, b) return a.n > b.n or (a.n == b.n and a.code < b.code) end)
   local parts = {}
-  for _, e in ipairs(list) do parts[#parts + 1] = e.code .. ": " .. fmt(e.n) end
+  for _, e in ipairs(list) do parts[#parts + 1] = e.code .. ": " .. fnum(e.n) end
   return table.concat(parts, ", ")
 end
 
@@ -425,7 +425,7 @@ function M.errors_section(ctx)
     if status ~= "ok" or codes ~= "" or (num(t.errors) or 0) > 0 then
       rows[#rows + 1] = { { html = '<a href="#run-' .. i .. '">' .. esc(run.name) .. "</a>" },
         status == "ok" and status or { text = status, class = "warn" },
-        tostring(r.stop_reason or r.error or "-"), fmt(num(t.errors)), fmt(num(t.ignored_errors)), codes ~= "" and codes or "-" }
+        tostring(r.stop_reason or r.error or "-"), fnum(num(t.errors)), fnum(num(t.ignored_errors)), codes ~= "" and codes or "-" }
     end
   end
   if #rows == 0 then return nil end

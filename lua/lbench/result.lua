@@ -104,25 +104,39 @@ function M.sql_run(ctx, queries)
   return queries > 0 or ctx.sql_used or (ctx.rt ~= nil and C.lb_runtime_sql_used(ctx.rt) ~= 0)
 end
 
-local function totals(ctx, a, d, secs)
+-- The totals of an SQL run from plain counts (a run's counters, slap's
+-- rounds): events, queries by kind and by statement type, rates, errors.
+-- c: events, reads, writes, other, inserts, updates, deletes, restarts
+-- (ignored errors), reconnects, db_errors.
+function M.sql_totals(c, secs)
   local t = json.object()
-  t.events = d.events
-  t.events_per_sec = d.events / secs
+  t.events = c.events
+  t.events_per_sec = c.events / secs
+  local q = c.reads + c.writes + c.other
+  local qo = json.object()
+  qo.read, qo.write, qo.other, qo.total = c.reads, c.writes, c.other, q
+  t.queries = qo
+  local bt = json.object()
+  bt.select, bt.insert, bt.update, bt.delete, bt.other = c.reads, c.inserts, c.updates, c.deletes, c.other
+  t.queries_by_type = bt
+  t.queries_per_sec = q / secs
+  t.ignored_errors = c.restarts
+  t.reconnects = c.reconnects
+  t.errors = c.db_errors
+  return t
+end
+
+local function totals(ctx, a, d, secs)
   local q = d.reads + d.writes + d.other
-  if M.sql_run(ctx, q) then
-    local qo = json.object()
-    qo.read, qo.write, qo.other, qo.total = d.reads, d.writes, d.other, q
-    t.queries = qo
-    local bt = json.object()
-    bt.select, bt.insert, bt.update, bt.delete, bt.other = d.reads, d.inserts, d.updates, d.deletes, d.other
-    t.queries_by_type = bt
-    t.queries_per_sec = q / secs
-    t.ignored_errors = d.restarts
-    t.reconnects = d.reconnects
-    t.errors = d.db_errors
-    t.errors_by_code = M.error_codes(a.final_stats, a.base_stats)
-    M.outage_totals(t, a.final_stats, a.base_stats)
+  if not M.sql_run(ctx, q) then
+    local t = json.object()
+    t.events = d.events
+    t.events_per_sec = d.events / secs
+    return t, q
   end
+  local t = M.sql_totals(d, secs)
+  t.errors_by_code = M.error_codes(a.final_stats, a.base_stats)
+  M.outage_totals(t, a.final_stats, a.base_stats)
   return t, q
 end
 

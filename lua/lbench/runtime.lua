@@ -8,6 +8,7 @@ local scenario = require("lbench.scenario")
 local runner = require("lbench.runner")
 local report = require("lbench.report")
 local json = require("lbench.json")
+local publish = require("lbench.publish")
 local loadfile = require("lbench.loadfile") -- parsed once per process (core/luart.c)
 local cluster = require("lbench.cluster")
 
@@ -139,32 +140,40 @@ local function clock_note(ranks)
   return string.format(" (on rank 0's clock: largest clock offset %.3f ms, known within +-%.3f ms)", off, bound)
 end
 
--- The final report of a run on stdout, in the --output format.
-local function final_report(rt, opt, lb, result)
-  local hook = lb.hooks.report_cumulative
-  if hook then
-    local t = result.totals
-    hook({ time_total = result.duration_s, time_interval = result.duration_s, threads_running = opt.threads,
-           events = t.events, reads = t.queries and t.queries.read or 0, writes = t.queries and t.queries.write or 0,
-           other = t.queries and t.queries.other or 0, errors = t.ignored_errors or 0,
-           reconnects = t.reconnects or 0, latency_pct = (result.latency_ms.pct_list[1].ms or 0) / 1000 })
-  elseif opt.output == "text" then
-    out(rt, (opt.report_interval > 0 and "\n" or "") .. report.final_text(runner.text_view(result)) .. "\n")
-    if result.nranks then
-      out(rt, string.format("Ranks: %d (%s), start skew between ranks: %.3f ms%s\n", result.nranks, result.mpi_library,
-        result.start_skew_ms or 0, clock_note(result.ranks)))
-    end
-    if opt.histogram then
-      local bs = {}
-      for _, b in ipairs(result.histogram.buckets) do bs[#bs + 1] = { b[1] / 1e6, b[2] / 1e6, b[3] } end
-      out(rt, report.histogram_text(bs, 1) .. "\n")
-    end
-  elseif opt.output == "json" then
-    -- One line, like the interval lines before it: stdout is JSON Lines.
-    out(rt, runner.to_json(result) .. "\n")
-  elseif opt.output == "csv" then
-    out(rt, report.csv_totals(runner.text_view(result)) .. "\n")
+-- A script's report_cumulative hook, in place of the final report.
+local function cumulative_hook(hook, opt, result)
+  local t = result.totals
+  hook({ time_total = result.duration_s, time_interval = result.duration_s, threads_running = opt.threads,
+         events = t.events, reads = t.queries and t.queries.read or 0, writes = t.queries and t.queries.write or 0,
+         other = t.queries and t.queries.other or 0, errors = t.ignored_errors or 0,
+         reconnects = t.reconnects or 0, latency_pct = (result.latency_ms.pct_list[1].ms or 0) / 1000 })
+end
+
+-- The final report of a run as text: the totals, the ranks, the histogram.
+local function final_text(opt, result)
+  local s = { (opt.report_interval > 0 and "\n" or "") .. report.final_text(runner.text_view(result)) .. "\n" }
+  if result.nranks then
+    s[#s + 1] = string.format("Ranks: %d (%s), start skew between ranks: %.3f ms%s\n", result.nranks,
+      result.mpi_library, result.start_skew_ms or 0, clock_note(result.ranks))
   end
+  if opt.histogram then
+    local bs = {}
+    for _, b in ipairs(result.histogram.buckets) do bs[#bs + 1] = { b[1] / 1e6, b[2] / 1e6, b[3] } end
+    s[#s + 1] = report.histogram_text(bs, 1) .. "\n"
+  end
+  return table.concat(s)
+end
+
+-- How a run's document is published (publish.lua): its encoder, its
+-- reports, its result file and history label.
+local function run_publishing(ctx, lb, result)
+  local opt = ctx.opt
+  local hook = lb.hooks.report_cumulative
+  if hook then cumulative_hook(hook, opt, result) end
+  return { encode = function(indent) return runner.to_json(result, indent) end, quiet = hook ~= nil,
+           text = function() return final_text(opt, result) end,
+           csv = function() return report.csv_totals(runner.text_view(result)) .. "\n" end,
+           file = opt.result_file, source = ctx.scenario_name .. " " .. ctx.command }
 end
 
 -- The "run" command: the report and the result file, then the status.  An
@@ -174,11 +183,10 @@ local function command_run(rt, ctx, lb)
   if not scenario.fn("event") then util.fail("%s defines no event() function: nothing to run", S.name) end
   -- Checked before anything is measured, so that nothing measured is lost.
   require("lbench.result").check_outputs(opt, opt.result_file)
-  local doc
+  local how
   ctx.final_report = function(result)
-    doc = runner.to_json(result, "  ")
-    C.lb_runtime_set_result(rt, doc, #doc)
-    final_report(rt, opt, lb, result)
+    how = run_publishing(ctx, lb, result)
+    publish.show(rt, opt, result, how)
     report.json_close(rt)
   end
   local result, failed, err = runner.run(ctx, lb)
@@ -191,11 +199,11 @@ local function command_run(rt, ctx, lb)
     if result.status == "error" then C.lb_runtime_set_error(rt, err or "the run failed") return 1 end
     return 0
   end
-  if not doc then ctx.final_report(result) end
+  if not how then ctx.final_report(result) end
   -- The result file, then the history: either failing fails the command,
   -- after the report (what was measured is on stdout, and in whichever of
   -- the two could be written).
-  local ok, e = require("lbench.result").publish(opt, opt.result_file, doc .. "\n", ctx.scenario_name .. " " .. ctx.command)
+  local ok, e = publish.store(opt, result, how)
   if not ok then C.lb_runtime_set_error(rt, e) return 1 end
   if failed then
     C.lb_runtime_set_error(rt, err or "the run failed")

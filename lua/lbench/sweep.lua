@@ -30,8 +30,10 @@ local options = require("lbench.options")
 local scenario = require("lbench.scenario")
 local runner = require("lbench.runner")
 local runtime = require("lbench.runtime")
-local cmp = require("lbench.compare")
+local catalogue = require("lbench.catalogue")
+local fmt = require("lbench.fmt")
 local result = require("lbench.result")
+local publish = require("lbench.publish")
 local sweep_data = require("lbench.sweep_data")
 local cluster = require("lbench.cluster")
 
@@ -374,29 +376,31 @@ local function summary_table(doc, dims, sums, csv)
     local row = {}
     for j in ipairs(dims) do row[#row + 1] = tostring(doc.points_coords[i][j].value) end
     if any_loaded then row[#row + 1] = sweep_data.loaded_text(s.loaded) end
-    row[#row + 1] = cmp.fmt(s.events_per_sec)
-    if any_sql then row[#row + 1] = cmp.fmt(s.qps) end
+    row[#row + 1] = fmt.num(s.events_per_sec)
+    if any_sql then row[#row + 1] = fmt.num(s.qps) end
     if any_io then
-      row[#row + 1] = cmp.fmt(s.iops)
-      row[#row + 1] = cmp.fmt(s.read_mib)
-      row[#row + 1] = cmp.fmt(s.write_mib)
+      row[#row + 1] = fmt.num(s.iops)
+      row[#row + 1] = fmt.num(s.read_mib)
+      row[#row + 1] = fmt.num(s.write_mib)
     end
-    row[#row + 1] = cmp.fmt(s.p95)
-    row[#row + 1] = cmp.fmt(s.p99)
-    row[#row + 1] = cmp.fmt(s.errors) .. (s.status ~= "ok" and (" (" .. s.status .. ")") or "")
+    row[#row + 1] = fmt.num(s.p95)
+    row[#row + 1] = fmt.num(s.p99)
+    row[#row + 1] = fmt.num(s.errors) .. (s.status ~= "ok" and (" (" .. s.status .. ")") or "")
     row[#row + 1] = s.scale_factor and string.format("%.2f", s.scale_factor) or "-"
     if threads_dim then row[#row + 1] = s.efficiency and string.format("%.2f", s.efficiency) or "-" end
-    row[#row + 1] = cmp.fmt(s.client_us)
-    if any_server then row[#row + 1] = cmp.fmt(s.server_us) end
+    row[#row + 1] = fmt.num(s.client_us)
+    if any_server then row[#row + 1] = fmt.num(s.server_us) end
     rows[#rows + 1] = row
   end
-  if csv then return cmp.csv(header, rows) end
-  return cmp.table(header, rows, "  ")
+  if csv then return fmt.csv(header, rows) end
+  return fmt.table(header, rows, "  ")
 end
 
+-- The result file after every point (publish.file): a sweep stopped
+-- part-way keeps the points that ran.
 local function write_doc(path, doc)
-  local ok, e = result.write_atomic(path, json.encode(doc, "  ") .. "\n")
-  if not ok then util.fail("--result-file: cannot write '%s': %s", path, tostring(e)) end
+  local ok, e = publish.file(path, doc)
+  if not ok then util.fail("%s", e) end
 end
 
 M.usage = USAGE
@@ -520,7 +524,7 @@ function Sweep:banner()
   local o, t = self.opt1, {}
   for _, d in ipairs(self.dims) do t[#t + 1] = d.name .. "=" .. table.concat(d.values, ",") end
   self.say(string.format("lbench sweep: %s, %d point(s) over %s; %s%s%s\n", self.ctx1.scenario_name, #self.points,
-    table.concat(t, " "), o.time > 0 and (cmp.fmt(o.time) .. " s per point") or
+    table.concat(t, " "), o.time > 0 and (fmt.num(o.time) .. " s per point") or
       o.events > 0 and (o.events .. " events per point") or "no limit per point",
     self.point_warmup and string.format(" (+%g s warm-up)", self.point_warmup) or "",
     self.data and ("; " .. self.data:describe()) or ""))
@@ -637,7 +641,7 @@ function Sweep:run_point(i, point)
   end
   local r = runner.unwrap(res)
   local sp = json.object()
-  for _, c in ipairs(point) do sp[c.dim.name] = cmp.numeric(c.value) and tonumber(c.value) or c.value end
+  for _, c in ipairs(point) do sp[c.dim.name] = catalogue.numeric(c.value) and tonumber(c.value) or c.value end
   r.sweep_point = sp
   r.sweep_data = made
   if self.sv then r.server_vars = self.sv:effective() end
@@ -646,7 +650,7 @@ function Sweep:run_point(i, point)
 
   local s, f = self:summarise(i, point, r, sp, lbl)
   say(string.format("[%d/%d] %s: %s %s, p95 %s ms, p99 %s ms, errors %s, scale %s\n", i, n, lbl,
-    cmp.fmt(f.throughput), f.metric, cmp.fmt(f.p95), cmp.fmt(f.p99), cmp.fmt(f.errors),
+    fmt.num(f.throughput), f.metric, fmt.num(f.p95), fmt.num(f.p99), fmt.num(f.errors),
     s.scale_factor and string.format("%.2f", s.scale_factor) or "-"))
   -- The file is rewritten after every point: a sweep cut short keeps
   -- the points it ran.
@@ -687,7 +691,7 @@ function Sweep:finish(ok, e)
       doc.error = util.is_usage_error(e) and e.lbench_message or tostring(e)
       -- The points that ran are kept (file and history); the error that
       -- stopped the sweep is the one reported.
-      result.publish(self.ctx1.opt, self.result_file, json.encode(doc, "  ") .. "\n", "sweep")
+      publish.store(self.ctx1.opt, doc, { file = self.result_file, source = "sweep" })
     end
     error(e, 0)
   end
@@ -697,33 +701,28 @@ end
 -- The summary table (text, CSV) or the whole document (JSON), the
 -- document as the run's result; returns the exit status.
 function Sweep:report()
-  local doc, output, result_file, rt = self.doc, self.output, self.result_file, self.rt
-  local s
-  if output == "json" then
-    s = json.encode(doc, "  ") .. "\n"
-  else
-    s = (self.text and ("\nSweep results (" .. self.ctx1.scenario_name .. "), scale factor = throughput / baseline:\n")
-      or "") .. summary_table(self.doc_meta, self.dims, self.sums, output == "csv") .. "\n"
+  local doc, result_file = self.doc, self.result_file
+  local function tables()
+    local s = (self.text and ("\nSweep results (" .. self.ctx1.scenario_name .. "), scale factor = throughput / baseline:\n")
+      or "") .. summary_table(self.doc_meta, self.dims, self.sums, self.output == "csv") .. "\n"
     if self.text and result_file then s = s .. "\nResult file: " .. result_file .. "\n" end
     local closing = self.text and self.data and self.data:closing()
-    if closing then s = s .. closing end
+    return closing and s .. closing or s
   end
-  out(rt, s)
-  local enc = json.encode(doc)
-  C.lb_runtime_set_result(rt, enc, #enc)
   -- The whole sweep goes into the history once, as one document, after
   -- the report (the result file was rewritten after every point).
-  local ok, e = result.publish(self.ctx1.opt, nil, json.encode(doc, "  ") .. "\n", "sweep")
+  local ok, e = publish.document(self.rt, self.ctx1.opt, doc,
+    { output = self.output, text = tables, csv = tables, file = nil, source = "sweep" })
   if not ok then
-    C.lb_runtime_set_error(rt, e)
+    C.lb_runtime_set_error(self.rt, e)
     return 1
   end
   if self.failed_msg then
-    C.lb_runtime_set_error(rt, self.failed_msg)
+    C.lb_runtime_set_error(self.rt, self.failed_msg)
     return 1
   end
   if doc.status == "interrupted" then
-    C.lb_runtime_set_error(rt, string.format("sweep interrupted by a signal after %d of %d point(s)%s%s", #doc.points,
+    C.lb_runtime_set_error(self.rt, string.format("sweep interrupted by a signal after %d of %d point(s)%s%s", #doc.points,
       #self.points, self.interrupted_in and (" (in " .. self.interrupted_in .. ")") or "",
       result_file and ("; " .. result_file .. " holds them") or ""))
     return 1

@@ -13,7 +13,7 @@ local ffi = require("ffi")
 local C = require("lbench.ffi").C
 local json = require("lbench.json")
 local util = require("lbench.util")
-local compare = require("lbench.compare")
+local fmt = require("lbench.fmt")
 local result = require("lbench.result")
 local history = require("lbench.history")
 local chart = require("lbench.chart")
@@ -62,7 +62,7 @@ local function series_of(rows, m)
       local s = by[name]
       if not s then s = { name = name, points = {} }; by[name] = s; list[#list + 1] = s end
       s.points[#s.points + 1] = { x = r.started_unix, y = y, id = r.id, href = "#run-" .. r.id,
-        tip = string.format("#%d %s %s: %s %s", r.id, r.started_at, r.host or "?", compare.fmt(y), history.metrics[m].label) }
+        tip = string.format("#%d %s %s: %s %s", r.id, r.started_at, r.host or "?", fmt.num(y), history.metrics[m].label) }
     end
   end
   return list
@@ -89,11 +89,11 @@ local function series_table(list, m)
     local lo, hi = math.huge, -math.huge
     for _, p in ipairs(s.points) do lo = math.min(lo, p.y); hi = math.max(hi, p.y) end
     local first, last = s.points[1], s.points[#s.points]
-    local _, d = compare.ratio(last.y, first.y)
+    local _, d = fmt.ratio(last.y, first.y)
     local cls = d and ((higher and d or -d) < 0 and "bad" or ((higher and d or -d) > 0 and "good" or nil)) or nil
-    rows[#rows + 1] = { s.name, #s.points, { html = '<a href="#run-' .. first.id .. '">' .. compare.fmt(first.y) .. "</a>" },
-      { html = '<a href="#run-' .. last.id .. '">' .. compare.fmt(last.y) .. "</a>" },
-      { text = compare.fmt_pct(d), class = cls }, compare.fmt(higher and hi or lo), compare.fmt(higher and lo or hi) }
+    rows[#rows + 1] = { s.name, #s.points, { html = '<a href="#run-' .. first.id .. '">' .. fmt.num(first.y) .. "</a>" },
+      { html = '<a href="#run-' .. last.id .. '">' .. fmt.num(last.y) .. "</a>" },
+      { text = fmt.pct(d), class = cls }, fmt.num(higher and hi or lo), fmt.num(higher and lo or hi) }
   end
   return html.table({ "series", "runs", "first", "last", "change", "best", "worst" }, rows)
 end
@@ -124,7 +124,7 @@ local function runs_section(rows, metrics)
   for _, r in ipairs(rows) do
     local row = { { html = '<a href="#run-' .. r.id .. '">#' .. r.id .. "</a>" }, r.started_at, r.host or "-", r.scenario,
       r.command, r.key_options ~= "" and r.key_options or "-" }
-    for _, m in ipairs(metrics) do row[#row + 1] = compare.fmt(r[m]) end
+    for _, m in ipairs(metrics) do row[#row + 1] = fmt.num(r[m]) end
     row[#row + 1] = { text = r.status, class = r.status ~= "ok" and "warn" or nil }
     cells[#cells + 1] = row
   end
@@ -141,10 +141,10 @@ local function run_details(r)
     { "lbench version", r.lbench_version or "-" }, { "stored from", r.source or "-" },
   }
   if doc.error then facts[#facts + 1] = { "error", { text = tostring(doc.error), class = "warn" } } end
-  if type(doc.duration_s) == "number" then facts[#facts + 1] = { "duration (s)", compare.fmt(doc.duration_s) } end
+  if type(doc.duration_s) == "number" then facts[#facts + 1] = { "duration (s)", fmt.num(doc.duration_s) } end
   if result.is_sweep(doc) then facts[#facts + 1] = { "sweep points", #doc.points } end
   for _, m in ipairs(history.METRIC_ORDER) do
-    if r[m] then facts[#facts + 1] = { metric_label(m), compare.fmt(r[m]) } end
+    if r[m] then facts[#facts + 1] = { metric_label(m), fmt.num(r[m]) } end
   end
   local opts = {}
   for _, k in ipairs(util.sorted_keys(type(doc.options) == "table" and doc.options or {})) do

@@ -16,21 +16,9 @@ local function fail(fmt, ...) util.fail("fileio: " .. fmt, ...) end
 M.fail = fail
 
 -- ---- sizes ------------------------------------------------------------------
-local size_units = { [""] = 1, k = 1024, m = 1024 ^ 2, g = 1024 ^ 3, t = 1024 ^ 4 }
-function M.parse_size(s)
-  local num, unit = tostring(s):lower():match("^%s*([%d%.]+)%s*([kmgt]?)i?b?%s*$")
-  local n = tonumber(num)
-  if not n then return nil end
-  return math.floor(n * size_units[unit] + 0.5)
-end
-
-function M.fmt_size(b)
-  local units = { "bytes", "KiB", "MiB", "GiB", "TiB" }
-  local i = 1
-  while b >= 1024 and i < #units do b = b / 1024; i = i + 1 end
-  if i == 1 then return string.format("%d bytes", b) end
-  return (string.format("%.1f", b):gsub("%.0$", "")) .. " " .. units[i]
-end
+-- The tree's one parser and one formatter of sizes.
+M.parse_size = require("lbench.options").parse_size
+M.fmt_size = require("lbench.fmt").size
 
 -- ---- option interpretation ---------------------------------------------------
 

@@ -189,6 +189,7 @@ end
 
 -- --output=csv: one table of rounds per step that has rounds, then the points.
 function Pre:csv()
+  local out = {}
   for _, st in ipairs(self.steps) do
     if st.rounds then
       local rows = { "round,duration_s,iops,reads_per_sec,writes_per_sec,read_mib_per_sec,written_mib_per_sec" }
@@ -196,10 +197,11 @@ function Pre:csv()
         rows[#rows + 1] = string.format("%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g", r.round, r.duration_s, r.iops,
           r.reads_per_sec, r.writes_per_sec, r.read_mib_per_sec, r.written_mib_per_sec)
       end
-      print(table.concat(rows, "\n"))
+      out[#out + 1] = table.concat(rows, "\n") .. "\n"
     end
   end
-  if self.points then print("\n" .. points.csv(self.points)) end
+  if self.points then out[#out + 1] = "\n" .. points.csv(self.points) .. "\n" end
+  return table.concat(out)
 end
 
 -- Every step in order; the last workload step's verdict is the command's.
@@ -241,10 +243,7 @@ function M.run(opt)
   pc.rounds = self.verdict.rounds
   self.m.preconditioned = pc
   manifest.save(t, self.m)
-  local doc = self:document("ok")
-  if lbench.result_wanted() then lbench.write_result(opt.result_file, doc) end
-  if opt.output == "json" then print(json.encode(doc, "  ")) end
-  if opt.output == "csv" then self:csv() end
+  lbench.publish(self:document("ok"), { csv = function() return self:csv() end, file = opt.result_file })
 end
 
 return M

@@ -101,20 +101,22 @@ function M.run(opt)
   local list = bad_blocks(t, m, res, bad)
   local nbad = mismatched(res)
   local nfiles = #manifest.paths(t, m)
-  if nbad > res.nbad then print(string.format("... and %d more", nbad - res.nbad)) end
-  print(string.format("Verified %d chunks of %s in %d file%s (%s) in %.2f s: %d ok, %d lost, %d torn, %d misplaced, %d newer than recorded; %d unverifiable (written with --stamp=off), %d never written",
-    tonumber(res.chunks), lib.fmt_size(m.vbs), nfiles, nfiles == 1 and "" or "s", lib.fmt_size(m.total_size), secs,
-    tonumber(res.ok), tonumber(res.lost), tonumber(res.torn), tonumber(res.misplaced), tonumber(res.newer),
-    tonumber(res.unverifiable), tonumber(res.unwritten)))
-  if lbench.result_wanted() then
-    local doc = lbench.result_header("verify", started, nbad == 0 and "ok" or "mismatch")
-    local v = json.object()
-    for _, k in ipairs(COUNTS) do v[k] = tonumber(res[k]) end
-    v.chunk_size = m.vbs
-    v.bad_blocks = list
-    doc.verify = v
-    lbench.write_result(opt.result_file, doc)
+  local function text()
+    return (nbad > res.nbad and string.format("... and %d more\n", nbad - res.nbad) or "") ..
+      string.format("Verified %d chunks of %s in %d file%s (%s) in %.2f s: %d ok, %d lost, %d torn, %d misplaced, "
+        .. "%d newer than recorded; %d unverifiable (written with --stamp=off), %d never written\n",
+        tonumber(res.chunks), lib.fmt_size(m.vbs), nfiles, nfiles == 1 and "" or "s", lib.fmt_size(m.total_size), secs,
+        tonumber(res.ok), tonumber(res.lost), tonumber(res.torn), tonumber(res.misplaced), tonumber(res.newer),
+        tonumber(res.unverifiable), tonumber(res.unwritten))
   end
+  local doc = lbench.result_header("verify", started, nbad == 0 and "ok" or "mismatch")
+  local v = json.object()
+  for _, k in ipairs(COUNTS) do v[k] = tonumber(res[k]) end
+  v.chunk_size = m.vbs
+  v.bad_blocks = list
+  doc.verify = v
+  -- The summary line as text and CSV alike (verify has no table).
+  lbench.publish(doc, { text = text, csv = text, file = opt.result_file })
   if nbad > 0 then fail("verify: %d mismatched block%s", nbad, nbad == 1 and "" or "s") end
 end
 

@@ -37,7 +37,7 @@ json_assert sweep_grid_points "$T/sweep_grid.json" '#r.points == 4 and r.points[
   and r.points[3].types.b.events == 400 and r.points[3].types.a == nil and r.points[4].threads == 2
   and r.summary[2].baseline == 1 and r.summary[4].baseline == 3 and r.summary[3].scale_factor == 1'
 # values holding commas, separated by '|' (CPU placement: the same threads on different CPUs)
-expect_ok sweep_pipe_values '"label": "cpu-affinity=0,0"' $LB sweep --option 'cpu-affinity=0|0,0' --threads=2 --events=100 --time=0 \
+expect_ok sweep_pipe_values '"label":"cpu-affinity=0,0"' $LB sweep --option 'cpu-affinity=0|0,0' --threads=2 --events=100 --time=0 \
   $S/empty.lua --output=json --result-file="$T/sweep_pipe.json"
 json_assert sweep_pipe_values_file "$T/sweep_pipe.json" 'r.points[2].options.cpu_affinity == "0,0" and r.points[1].options.cpu_affinity == "0"'
 # a failing point stops the sweep (exit 1) and the file keeps what ran
@@ -46,7 +46,7 @@ expect_fail sweep_point_fails 'point 2 \(mode=b\): .*failing on purpose in mode 
 check sweep_point_fails_said grep -q '^point 2 failed: sweep stopped after 2 of 3 point' "$T/sweep_point_fails.out"
 json_assert sweep_point_fails_file "$T/sweep_fail.json" 'r.status == "error" and #r.points == 2 and r.points[1].status == "ok"
   and r.points[2].status == "error" and r.error:find("mode=b", 1, true)'
-expect_ok sweep_json '"tool": "sweep"' $LB sweep --threads=1,2 --events=100 --time=0 --output=json $S/empty.lua
+expect_ok sweep_json '"tool":"sweep"' $LB sweep --threads=1,2 --events=100 --time=0 --output=json $S/empty.lua
 expect_ok sweep_csv '^threads,events/s,p95 ms' $LB sweep --threads=1,2 --events=100 --time=0 --output=csv $S/empty.lua
 
 # sweep on the SQL API (null driver): TPS and QPS columns

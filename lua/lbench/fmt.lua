@@ -1,0 +1,90 @@
+-- Numbers, ratios, sizes, tables and CSV as every text output of lbench
+-- writes them (the report, compare, sweep, plot, history, fileio): one
+-- formatter each, so a figure reads the same wherever it appears.
+local M = {}
+
+-- A number with enough digits to compare, never exponent noise for
+-- ordinary magnitudes; "-" for nil and NaN.
+function M.num(v)
+  if v == nil then return "-" end
+  if type(v) ~= "number" then return tostring(v) end
+  if v ~= v then return "-" end
+  local a = math.abs(v)
+  if a == 0 then return "0" end
+  if a == math.floor(a) and a < 1e15 then return string.format("%d", v) end
+  if a >= 1000 then return string.format("%.0f", v) end
+  if a >= 100 then return string.format("%.1f", v) end
+  if a >= 1 then return string.format("%.2f", v) end
+  if a >= 1e-4 then
+    -- three significant digits, no exponent: 0.500, 0.0283
+    return string.format("%." .. (2 - math.floor(math.log10(a))) .. "f", v)
+  end
+  return string.format("%.3g", v)
+end
+
+-- A difference in percent, signed: "+4.2%".
+function M.pct(d)
+  if d == nil then return "-" end
+  return string.format("%+.1f%%", d)
+end
+
+function M.ratio_text(x)
+  if x == nil then return "-" end
+  return string.format("%.3f", x)
+end
+
+-- Ratio and difference in percent of v against base (nil when undefined).
+function M.ratio(v, base)
+  if v == nil or base == nil or base == 0 then return nil, nil end
+  return v / base, (v - base) / base * 100
+end
+
+-- A byte count in binary units, three significant digits: "512 bytes",
+-- "1.52 MiB", "180 MiB", "2 GiB".
+local SIZE_UNITS = { "bytes", "KiB", "MiB", "GiB", "TiB", "PiB" }
+function M.size(b)
+  local i = 1
+  while b >= 1024 and i < #SIZE_UNITS do b = b / 1024; i = i + 1 end
+  if i == 1 then return string.format("%d bytes", b) end
+  return string.format(b >= 100 and "%.0f %s" or "%.3g %s", b, SIZE_UNITS[i])
+end
+
+-- Rows (arrays of strings) as an aligned table: the first column
+-- left-aligned unless it holds only numbers, the others right-aligned.
+function M.table(header, rows, indent)
+  indent = indent or ""
+  local w = {}
+  for _, r in ipairs({ header, unpack(rows) }) do
+    for i, c in ipairs(r) do if not w[i] or #c > w[i] then w[i] = #c end end
+  end
+  local left = false
+  for _, r in ipairs(rows) do
+    if r[1] and not tonumber(r[1]) then left = true end
+  end
+  local out = {}
+  for _, r in ipairs({ header, unpack(rows) }) do
+    local cells = {}
+    for i = 1, #w do
+      local c = r[i] or ""
+      if i == 1 and left then cells[i] = c .. string.rep(" ", w[i] - #c)
+      else cells[i] = string.rep(" ", w[i] - #c) .. c end
+    end
+    out[#out + 1] = (indent .. table.concat(cells, "  ")):gsub("%s+$", "")
+  end
+  return table.concat(out, "\n")
+end
+
+-- The same rows as CSV (RFC 4180 quoting).
+function M.csv(header, rows)
+  local out = {}
+  for _, r in ipairs({ header, unpack(rows) }) do
+    local cells = {}
+    for i, c in ipairs(r) do
+      cells[i] = c:find('[,"\n]') and ('"' .. c:gsub('"', '""') .. '"') or c
+    end
+    out[#out + 1] = table.concat(cells, ",")
+  end
+  return table.concat(out, "\n")
+end
+
+return M

@@ -1,0 +1,63 @@
+-- The one way out for a finished result document, whichever tool made it
+-- (a run, a sweep, slap, fileio's precondition and verify, a script's own
+-- command): the embedding result (lb_runtime_result_json), stdout in the
+-- chosen --output, the --result-file and the history.  On stdout a
+-- document is one line of JSON (stdout is JSON Lines: a run's interval
+-- lines come before it); in the file and the history it is indented.
+local C = require("lbench.ffi").C
+local json = require("lbench.json")
+local result = require("lbench.result")
+
+local M = {}
+
+local function encoder(doc, how)
+  return how.encode or function(indent) return json.encode(doc, indent) end
+end
+
+-- The embedding result and the report on stdout.  how.text() and
+-- how.csv() give the report for --output=text and csv (nil: that tool
+-- wrote its report as it ran); JSON is the document itself.  how.output
+-- overrides opt.output (a tool's own option); how.quiet: nothing on
+-- stdout (a script's hook wrote the report).
+function M.show(rt, opt, doc, how)
+  local encode = encoder(doc, how)
+  local line = encode()
+  C.lb_runtime_set_result(rt, line, #line)
+  if how.quiet then return end
+  local s, output = nil, how.output or opt.output
+  if output == "json" then
+    s = line .. "\n"
+  elseif output == "csv" then
+    s = how.csv and how.csv()
+  else
+    s = how.text and how.text()
+  end
+  if s and s ~= "" then C.lb_runtime_write(rt, s, #s) end
+end
+
+-- The result file (how.file; nil: none) and the history (--history,
+-- LBENCH_HISTORY) under the label how.source.  Returns true, or false and
+-- the message: either failing fails the command, after its report.
+function M.store(opt, doc, how)
+  return result.publish(opt, how.file, encoder(doc, how)("  ") .. "\n", how.source)
+end
+
+-- The result file alone: a sweep rewrites it after every point (the
+-- history gets the whole sweep once, at the end); a rank of lbench-mpi
+-- writes its own (how.option names the option in the message).
+function M.file(path, doc, how)
+  how = how or {}
+  local ok, e = result.write_atomic(path, encoder(doc, how)("  ") .. "\n")
+  if not ok then
+    return false, string.format("%s: cannot write '%s': %s", how.option or "--result-file", path, tostring(e))
+  end
+  return true
+end
+
+-- Both, in that order.
+function M.document(rt, opt, doc, how)
+  M.show(rt, opt, doc, how)
+  return M.store(opt, doc, how)
+end
+
+return M
