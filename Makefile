@@ -45,11 +45,11 @@ ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) $(SAN) -D_GNU_SOURCE -fPIC -pthread \
              -Icore -I$(O) $(DEPS_CFLAGS)
 LDFLAGS  ?=
 
-LIB_SRC  := $(filter-out core/main.c core/cluster_mpi.c,$(wildcard core/*.c core/db/*.c core/io/*.c))
+LIB_SRC  := $(filter-out core/main.c core/cluster/cluster_mpi.c,$(wildcard core/*.c core/*/*.c core/*/*/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(O)/%.o) $(O)/embedded.o
 LUA_SRC  := $(wildcard lua/lbench/*.lua)
 # Order matters: each header's FFI section may use types of the ones before.
-FFI_HDRS := core/clock.h core/cluster.h core/hist.h core/rand.h core/rowgen.h core/handle.h core/stats.h core/db/db.h core/lbench.h core/pace.h core/run.h core/worker.h core/sbcompat.h core/db/sbsql.h \
+FFI_HDRS := core/clock.h core/cluster/cluster.h core/hist.h core/rand.h core/rowgen.h core/handle.h core/stats.h core/db/db.h core/lbench.h core/pace.h core/run.h core/worker.h core/sbcompat/sbcompat.h core/sbcompat/sbsql.h \
             core/runtime.h core/loop.h core/metrics.h \
             core/io/engine.h core/io/registry.h core/io/fs.h core/io/steady.h core/io/genmap.h \
             core/io/series.h core/io/io.h core/io/verify.h
@@ -61,7 +61,7 @@ check-deps:
 	@pkg-config --exists $(PKGS) && command -v mariadb_config >/dev/null && test -f /usr/include/libaio.h \
 	  || { echo "lbench: build dependencies missing; run: contrib/install-deps.sh build" >&2; exit 1; }
 
-$(O)/%.o: %.c $(wildcard core/*.h core/db/*.h core/io/*.h)
+$(O)/%.o: %.c $(wildcard core/*.h core/*/*.h core/*/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -87,16 +87,16 @@ $(BIN): $(O)/core/main.o $(O)/liblbench.a
 	  -Wl,--no-whole-archive $(LDFLAGS) $(DEPS_LIBS)
 
 # The same main with the MPI cluster layer registered at start.
-$(O)/core/main_mpi.o: core/main.c $(wildcard core/*.h)
+$(O)/core/main_mpi.o: core/main.c $(wildcard core/*.h core/cluster/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -DLB_MPI $(MPI_CFLAGS) -c $< -o $@
 
-$(O)/core/cluster_mpi.o: core/cluster_mpi.c core/cluster_mpi.h core/cluster.h
+$(O)/core/cluster/cluster_mpi.o: core/cluster/cluster_mpi.c core/cluster/cluster_mpi.h core/cluster/cluster.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(MPI_CFLAGS) -c $< -o $@
 
-lbench-mpi: $(O)/core/main_mpi.o $(O)/core/cluster_mpi.o $(O)/liblbench.a
-	$(CC) $(SAN) -rdynamic -o $@ $(O)/core/main_mpi.o $(O)/core/cluster_mpi.o -Wl,--whole-archive \
+lbench-mpi: $(O)/core/main_mpi.o $(O)/core/cluster/cluster_mpi.o $(O)/liblbench.a
+	$(CC) $(SAN) -rdynamic -o $@ $(O)/core/main_mpi.o $(O)/core/cluster/cluster_mpi.o -Wl,--whole-archive \
 	  $(O)/liblbench.a -Wl,--no-whole-archive $(LDFLAGS) $(DEPS_LIBS) $(MPI_LIBS)
 
 # ---- tests ---------------------------------------------------------------

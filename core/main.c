@@ -6,8 +6,8 @@
 
 #include "lbench.h"
 #ifdef LB_MPI
-#include "cluster.h"
-#include "cluster_mpi.h"
+#include "cluster/cluster.h"
+#include "cluster/cluster_mpi.h"
 #define PROG "lbench-mpi"
 #else
 #define PROG "lbench"

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "clock.h"
-#include "cluster.h"
+#include "cluster/cluster.h"
 #include "luart.h"
 
 /* ---- errors ---------------------------------------------------------- */

@@ -6,7 +6,6 @@
 #include "conn.h"
 #include "account.h"
 #include "../clock.h"
-#include "op.h"
 #include "debug.h"
 #include "driver.h"
 #include "error.h"
@@ -120,21 +119,6 @@ static void conn_free(lb_db_conn *c)
     free(c);
 }
 
-lb_db_conn *lb_db_connect(const lb_db_driver_ops *drv, const lb_db_conn_opts *o,
-                          lb_db_stats *st, lb_db_error *err)
-{
-    lb_db_conn *c = conn_alloc(drv, o, st, err);
-    if (!c)
-        return NULL;
-    if (lb_db_wait(c, lb_db_connect_start(c)) != 0) {
-        if (err)
-            *err = c->err;
-        lb_db_disconnect(c);
-        return NULL;
-    }
-    return c;
-}
-
 lb_db_conn *lb_db_conn_new(const lb_db_driver_ops *drv, const lb_db_conn_opts *o,
                            lb_db_stats *st, lb_db_error *err)
 {
@@ -226,9 +210,18 @@ int64_t lb_db_conn_outage_end(lb_db_conn *c)
     return c ? outage_end(c, 1) : 0;
 }
 
-int lb_db_reconnect(lb_db_conn *c)
+void lb__db_op_abandon(lb_db_conn *c)
 {
-    return lb_db_wait(c, lb_db_reconnect_start(c));
+    if (c->adrv) {
+        /* A connect that never completed. */
+        c->ops->disconnect(c->adrv);
+        c->adrv = NULL;
+    }
+    if (c->aop == LB__DB_AOP_PREPARE && c->astmt) {
+        /* A new statement whose prepare never completed (not yet listed). */
+        lb__db_stmt_free(c->astmt);
+        c->astmt = NULL;
+    }
 }
 
 void lb_db_disconnect(lb_db_conn *c)

@@ -23,6 +23,12 @@ void lb__db_conn_attach(lb_db_conn *c, void *d, int reconnect);
  * failed reconnect counts in reconnect_failed and begins an outage. */
 int lb__db_connect_failed(lb_db_conn *c, int reconnect);
 
+/* Free what an operation still in progress holds (a connect's driver
+ * connection, a new statement's prepare); for lb_db_disconnect, after the
+ * server connection was dropped, and for an operation the driver left
+ * hanging (blocking.c). */
+void lb__db_op_abandon(lb_db_conn *c);
+
 /* The connection is lost (a failure with a lost-connection code): its
  * outage begins, unless one is under way. */
 void lb__db_outage_begin(lb_db_conn *c);

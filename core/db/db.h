@@ -8,9 +8,10 @@
  *    (emulate.c), the one state machine of every operation (op.c), errors (error.c),
  *    all accounting into lb_db_stats (account.c), SQL classification
  *    (sql.c) and the debug log (debug.c); internal.h holds the objects;
- *  - drivers (mysql.c with mysql_conn.c, mysql_stmt.c, mysql_async.c;
- *    null.c), each one `const lb_db_driver_ops` table that only talks to
- *    its client library and never touches statistics.
+ *    the blocking calls are that state machine waited for (blocking.c);
+ *  - drivers, each one `const lb_db_driver_ops` table that only talks to
+ *    its client library and never touches statistics: mysql/ (Connector/C),
+ *    pgsql/ (libpq), null.c.
  *
  * The Lua layer reaches everything here through the LuaJIT FFI, so the types
  * it must read or write (stats, binds, options, errors) are plain structs of

@@ -5,7 +5,6 @@
 #include "emulate.h"
 #include "error.h"
 #include "sql.h"
-#include "stmt.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -90,6 +90,18 @@ enum { LB__DB_AOP_NONE, LB__DB_AOP_CONNECT, LB__DB_AOP_RECONNECT, LB__DB_AOP_QUE
        LB__DB_AOP_PREPARE, LB__DB_AOP_REPREPARE, LB__DB_AOP_EXECUTE,
        LB__DB_AOP_LOAD_START, LB__DB_AOP_LOAD_DATA, LB__DB_AOP_LOAD_END, LB__DB_AOP_LOAD_ROWS };
 
+/* Parameter types (lb_db_bind.type): valid, and carried as text. */
+static inline int lb__db_bind_type_valid(int32_t t)
+{
+    return t >= LB_DB_T_TINYINT && t <= LB_DB_T_VARCHAR;
+}
+
+/* Temporal types travel as text too. */
+static inline int lb__db_bind_is_text(int32_t t)
+{
+    return t >= LB_DB_T_TIME;
+}
+
 /* Forget the previous error before a driver call that may fill it. */
 static inline void lb__db_clear_error(lb_db_conn *c)
 {

@@ -8,11 +8,11 @@
  * accounting helpers of conn.h, query.h and stmt.h.  Who waits is the
  * caller's choice:
  *  - an async worker's virtual user yields to its event loop (sql.lua);
- *  - everything else calls lb_db_wait, a poll() loop on the driver's
- *    socket: that is what the blocking calls (lb_db_query, ...) are.
- * The poll loop costs no system call over a blocking client library: a
- * client library's own blocking read also tries a non-blocking recv and
- * then polls (Connector/C and libpq both do). */
+ *  - everything else calls lb_db_wait: the blocking calls (lb_db_query,
+ *    ...), all in blocking.c.
+ * The layer reads bottom to top: error, debug, account, sql, emulate →
+ * stmt, query, conn → op → blocking; the drivers (mysql*, pgsql*, null)
+ * sit under op behind lb_db_driver_ops. */
 #include "op.h"
 #include "account.h"
 #include "conn.h"
@@ -384,94 +384,4 @@ int lb_db_conn_timeout_ms(lb_db_conn *c)
 {
     void *dc = wait_dc(c);
     return dc ? c->ops->timeout_ms(dc) : 0;
-}
-
-/* poll() events for a wait mask, and what poll() saw as the mask cont()
- * takes.  A hang-up or error is reported as readable and writable: the
- * driver's next read or write then fails with the real error. */
-static short poll_events(int mask)
-{
-    return (short)(((mask & LB_DB_WAIT_READ) ? POLLIN : 0) | ((mask & LB_DB_WAIT_WRITE) ? POLLOUT : 0) |
-                   ((mask & LB_DB_WAIT_EXCEPT) ? POLLPRI : 0));
-}
-
-static int ready_mask(short revents)
-{
-    int m = 0;
-    if (revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL))
-        m |= LB_DB_WAIT_READ;
-    if (revents & (POLLOUT | POLLHUP | POLLERR | POLLNVAL))
-        m |= LB_DB_WAIT_WRITE;
-    if (revents & POLLPRI)
-        m |= LB_DB_WAIT_EXCEPT;
-    return m;
-}
-
-/* An operation cut off by lb_db_conn_abort (a watchdog on another thread)
- * notes what it was waiting for, once, for the watchdog's report
- * (lb_db_conn_waiting).  Only on the failure path: a wait costs nothing
- * more than its poll.  `sql` is the operation's text (alive for the call). */
-static void note_cut_wait(lb_db_conn *c, int aop, const char *sql, size_t len)
-{
-    static const char *const what[] = { "nothing", "connect", "reconnect", "query", "next result", "prepare",
-                                        "re-prepare", "execute", "load", "load", "load", "load" };
-    int w = len > 120 ? 120 : (int)len;
-    pthread_mutex_lock(&c->lock);
-    if (c->aborted && !c->waiting[0])
-        snprintf(c->waiting, sizeof c->waiting, "%s%s%.*s%s", what[aop], sql ? ": " : "", sql ? w : 0,
-                 sql ? sql : "", sql && len > 120 ? "..." : "");
-    pthread_mutex_unlock(&c->lock);
-}
-
-int lb_db_wait(lb_db_conn *c, int rc)
-{
-    if (rc <= 0)
-        return rc;
-    int aop = c->aop;
-    /* A statement whose first prepare fails is freed with it: no text then. */
-    const lb_db_stmt *s = aop == LB__DB_AOP_PREPARE ? NULL : c->astmt;
-    const char *sql = aop == LB__DB_AOP_QUERY ? c->asql : s ? s->sql : NULL;
-    size_t len = aop == LB__DB_AOP_QUERY ? c->alen : s ? s->len : 0;
-    while (rc > 0) {
-        struct pollfd p = { lb_db_conn_fd(c), poll_events(rc), 0 };
-        int timeout = (rc & LB_DB_WAIT_TIMEOUT) ? lb_db_conn_timeout_ms(c) : -1;
-        if (p.fd < 0 && timeout < 0) {
-            /* A driver bug; leaving the operation hanging would hang us. */
-            lb__db_op_abandon(c);
-            c->aop = LB__DB_AOP_NONE;
-            return lb__db_fail_code(c, LB_DB_E_INVALID, "the driver waits without a socket or a timeout", NULL, 0, 0);
-        }
-        int n = poll(&p, p.fd >= 0 ? 1 : 0, timeout);
-        int ready;
-        if (n > 0) {
-            ready = ready_mask(p.revents);
-        } else if (n == 0) {
-            ready = LB_DB_WAIT_TIMEOUT;
-        } else if (errno == EINTR) {
-            continue;
-        } else {
-            /* poll() itself failed (out of memory): end the operation the
-             * way a lost connection would, through the driver. */
-            lb_db_conn_abort(c);
-            ready = LB_DB_WAIT_READ | LB_DB_WAIT_WRITE;
-        }
-        rc = lb_db_cont(c, ready);
-    }
-    if (rc < 0)
-        note_cut_wait(c, aop, sql, len);
-    return rc;
-}
-
-void lb__db_op_abandon(lb_db_conn *c)
-{
-    if (c->adrv) {
-        /* A connect that never completed. */
-        c->ops->disconnect(c->adrv);
-        c->adrv = NULL;
-    }
-    if (c->aop == LB__DB_AOP_PREPARE && c->astmt) {
-        /* A new statement whose prepare never completed (not yet listed). */
-        lb__db_stmt_free(c->astmt);
-        c->astmt = NULL;
-    }
 }

@@ -10,9 +10,4 @@
  * The return convention of the *_start calls. */
 int lb__db_query_begin(lb_db_conn *c, const char *sql, size_t len, int type, lb_db_result *target);
 
-/* Free what an operation still in progress holds (a connect's driver
- * connection, a new statement's prepare); for lb_db_disconnect, after the
- * server connection was dropped. */
-void lb__db_op_abandon(lb_db_conn *c);
-
 #endif

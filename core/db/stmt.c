@@ -9,7 +9,6 @@
 #include "debug.h"
 #include "emulate.h"
 #include "error.h"
-#include "query.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -119,13 +118,6 @@ int lb__db_stmt_after_prepare(lb_db_stmt *s, void *ds, int np)
     return 0;
 }
 
-lb_db_stmt *lb_db_prepare(lb_db_conn *c, const char *sql, size_t len)
-{
-    if (lb_db_wait(c, lb_db_prepare_start(c, sql, len)) != 0)
-        return NULL;
-    return lb_db_prepared(c);
-}
-
 int lb_db_stmt_param_count(lb_db_stmt *s)
 {
     return s ? s->nparams : 0;
@@ -191,11 +183,6 @@ void lb__db_exec_begin(lb_db_stmt *s)
     if (c->opts.debug)
         lb__db_debugf(c, "execute: %.*s", lb__db_dlen(s->len), s->sql);
     lb__db_clear_error(c);
-}
-
-int lb_db_stmt_execute(lb_db_stmt *s)
-{
-    return s ? lb_db_wait(s->c, lb_db_stmt_execute_start(s)) : -LB_DB_E_INVALID;
 }
 
 lb_db_result *lb_db_stmt_result(lb_db_stmt *s)

@@ -7,17 +7,6 @@
 
 #include "internal.h"
 
-static inline int lb__db_bind_type_valid(int32_t t)
-{
-    return t >= LB_DB_T_TINYINT && t <= LB_DB_T_VARCHAR;
-}
-
-/* Temporal types travel as text too. */
-static inline int lb__db_bind_is_text(int32_t t)
-{
-    return t >= LB_DB_T_TIME;
-}
-
 /* A new statement for `sql` on live connection `c` (checked here, with
  * its --db-debug line; `emulate`: no server-side prepare will be made).
  * NULL with the failure recorded and counted. */

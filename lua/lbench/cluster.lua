@@ -2,7 +2,7 @@
 -- job, seen from the main state: the job's numbering, the check that
 -- every rank runs the same thing, main-state commands on rank 0 with the
 -- other ranks following its parallel commands, and the outcome of a
--- parallel step.  The transport is core/cluster.h (MPI in lbench-mpi, a
+-- parallel step.  The transport is core/cluster/cluster.h (MPI in lbench-mpi, a
 -- single process otherwise); workers never call it.  The final merge of a
 -- run is ranks.lua.
 local ffi = require("ffi")

@@ -1,11 +1,11 @@
 -- sysbench's FFI surface for scripts: the `ffi` a script sees, and the
--- binding of this state's thread to the sb_* C functions (core/sbcompat.h).
+-- binding of this state's thread to the sb_* C functions (core/sbcompat/sbcompat.h).
 --
 -- sysbench's internal Lua modules declare part of its C core with
 -- ffi.cdef, and published scripts copy those declarations before they call
 -- ffi.C.sb_counter_inc, sb_event_start, sb_rand_str, db_query ...  The
 -- types and functions are declared already (the FFI sections of
--- core/sbcompat.h and core/db/sbsql.h), so a script that uses them without
+-- core/sbcompat/sbcompat.h and core/sbcompat/sbsql.h), so a script that uses them without
 -- declaring them works too.  LuaJIT's ffi.cdef refuses to define an enum constant or a
 -- named struct twice ("attempt to redefine"), so the script's `ffi` is a
 -- copy of the FFI module whose cdef, on that error, declares the chunk one

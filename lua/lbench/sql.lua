@@ -633,7 +633,7 @@ local function driver_conf(opt, driver_name)
            connect_timeout = opt.mysql_connect_timeout }
 end
 
--- Give sysbench's C SQL API (ffi.C.db_create, db_query, ...: core/db/sbsql.h)
+-- Give sysbench's C SQL API (ffi.C.db_create, db_query, ...: core/sbcompat/sbsql.h)
 -- this thread's defaults: the run's driver, the options of this thread's
 -- first connection, the ignorable error numbers.  Returns what must stay
 -- alive while the thread may connect.

@@ -1,8 +1,8 @@
 /* Unit tests for the cross-process merge: core/hist.c's packed form (a
  * histogram packed, then merged into another, equals lb_hist_merge of the
  * original; malformed buffers are refused without touching the target),
- * and core/cluster.c's single-process default and ops registration. */
-#include "cluster.h"
+ * and core/cluster/cluster.c's single-process default and ops registration. */
+#include "cluster/cluster.h"
 #include "hist.h"
 #include "check.h"
 

@@ -10,12 +10,12 @@
 
 #include "check.h"
 #include "db/db.h"
-#include "db/sbsql.h"
+#include "sbcompat/sbsql.h"
 #include "hist.h"
 #include "io/io.h"
 #include "lbench.h"
 #include "rand.h"
-#include "sbcompat.h"
+#include "sbcompat/sbcompat.h"
 #include "stats.h"
 #include "worker.h"
 
@@ -133,7 +133,7 @@ int main(void)
     SIZE(lb_interval);
     OFF(lb_interval, lat_ms);
     OFF(lb_interval, json);
-    /* sysbench's surface (sbcompat.h, db/sbsql.h): scripts read these. */
+    /* sysbench's surface (sbcompat/sbcompat.h, sbcompat/sbsql.h): scripts read these. */
     SIZE(sb_arg_t);
     OFF(sb_arg_t, validate);
     SIZE(lb_sb_rand_cfg);

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "clock.h"
+#include "../clock.h"
 #include "cluster.h"
 
 enum { TAG_LEN = 7101, TAG_DATA = 7102, TAG_STOP = 7103, TAG_POST = 7104, TAG_CLOCK = 7105 };

@@ -5,9 +5,7 @@
  * earlier multi-statement query.  Connector/C lets blocking calls be mixed
  * in on a non-blocking connection (it switches the socket back), which
  * the rare paths use (leftover results of a CALL, closing). */
-#include "mysql_async.h"
-#include "mysql_conn.h"
-#include "mysql_stmt.h"
+#include "mysql_driver.h"
 
 #include <limits.h>
 

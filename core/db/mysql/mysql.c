@@ -4,8 +4,7 @@
  * handed out as the library's own MYSQL_ROW (no copy), and results are
  * stored client-side (the connection is free for the next query at once
  * and the row count is known without fetching). */
-#include "mysql_conn.h"
-#include "mysql_stmt.h"
+#include "mysql_driver.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -205,3 +204,35 @@ long lb__db_my_escape(void *dc, char *to, const char *from, size_t len)
     unsigned long n = mysql_real_escape_string(&((my_conn *)dc)->m, to, from, (unsigned long)len);
     return n == (unsigned long)-1 ? -1 : (long)n;
 }
+
+/* The driver as the core sees it (db.h). */
+const lb_db_driver_ops lb__db_mysql_ops = {
+    .name = "mysql",
+    .global_init = lb__db_my_global_init,
+    .global_done = lb__db_my_global_done,
+    .thread_done = lb__db_my_thread_done,
+    .disconnect = lb__db_my_disconnect,
+    .abort = lb__db_my_abort,
+    .server_version = lb__db_my_server_version,
+    .next_result_start = lb__db_my_next_result_start,
+    .fetch = lb__db_my_fetch,
+    .free_result = lb__db_my_free_result,
+    .affected_rows = lb__db_my_affected_rows,
+    .insert_id = lb__db_my_insert_id,
+    .escape = lb__db_my_escape,
+    .stmt_bind = lb__db_my_stmt_bind,
+    .stmt_fetch = lb__db_my_stmt_fetch,
+    .stmt_free_result = lb__db_my_stmt_free_result,
+    .stmt_close = lb__db_my_stmt_close,
+    .connect_start = lb__db_my_connect_start,
+    .query_start = lb__db_my_query_start,
+    .prepare_start = lb__db_my_prepare_start,
+    .stmt_execute_start = lb__db_my_stmt_execute_start,
+    .cont = lb__db_my_cont,
+    .fd = lb__db_my_fd,
+    .timeout_ms = lb__db_my_timeout_ms,
+    .load_start = lb__db_my_load_start,
+    .load_data_start = lb__db_my_load_data_start,
+    .load_end_start = lb__db_my_load_end_start,
+    .load_rows_start = lb__db_my_load_rows_start,
+};

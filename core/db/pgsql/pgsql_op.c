@@ -12,8 +12,8 @@
  * next_result.  Per execute that is one send, one wait and one receive,
  * the system calls of libpq's own blocking PQexecPrepared. */
 #include "pgsql.h"
-#include "sql.h"
-#include "../clock.h"
+#include "../sql.h"
+#include "../../clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "db/db.h"
-#include "runtime.h"
+#include "../clock.h"
+#include "../db/db.h"
+#include "../runtime.h"
 
 /* What one thread's sb_* calls reach: set by its Lua state (lb_sb_bind). */
 typedef struct binding {

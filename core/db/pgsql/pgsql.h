@@ -5,7 +5,7 @@
 #ifndef LB_DB_PGSQL_H
 #define LB_DB_PGSQL_H
 
-#include "db.h"
+#include "../db.h"
 
 #include <libpq-fe.h>
 

@@ -19,7 +19,7 @@
  *  - a histogram is an lb_hist (3 significant digits) over [min, max];
  *    sb_histogram_print writes sysbench's layout through lb_runtime_write.
  *
- * The SQL part (db_query, sql_connection, ...) is db/sbsql.h. */
+ * The SQL part (db_query, sql_connection, ...) is sbsql.h. */
 #ifndef LB_SBCOMPAT_H
 #define LB_SBCOMPAT_H
 
@@ -27,8 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rand.h"
-#include "worker.h"
+#include "../rand.h"
+#include "../worker.h"
 
 /* FFI BEGIN */
 /* sysbench's counter types, as its sysbench.sql.lua names them
@@ -134,7 +134,7 @@ const sb_arg_t *lb_sb_test_arg(int i);
 /* FFI END */
 
 /* The worker bound to the calling thread (NULL outside a worker), for the
- * SQL half of the surface (db/sbsql.c). */
+ * SQL half of the surface (sbsql.c). */
 lb_worker *lb_sb_worker(void);
 
 #endif

@@ -9,7 +9,7 @@
  * statements, each in the caller's transaction).  The callbacks are
  * installed on every connection and refuse any LOAD DATA LOCAL that is not
  * one of these: a server can never make lbench read a local file. */
-#include "mysql_conn.h"
+#include "mysql_driver.h"
 
 #include <stdio.h>
 #include <stdlib.h>

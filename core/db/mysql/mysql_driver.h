@@ -1,10 +1,16 @@
-/* The MySQL driver's connection (my_conn), its set-up and result ops,
- * shared by the driver's files (mysql.c lists the ops). */
-#ifndef LB_DB_MYSQL_CONN_H
-#define LB_DB_MYSQL_CONN_H
+/* The MySQL/MariaDB driver's private header, shared by its files:
+ *  - mysql.c: the ops table, library set-up, the connection handle, results;
+ *  - mysql_stmt.c: prepared statements, binds, statement results;
+ *  - mysql_op.c: the operations, one state machine on Connector/C's
+ *    non-blocking *_start / *_cont calls;
+ *  - mysql_load.c: bulk loads, LOAD DATA LOCAL INFILE fed from memory.
+ * Only protocol work lives in the driver; classification, accounting,
+ * logging, waiting and statement bookkeeping are the core's (db.h). */
+#ifndef LB_DB_MYSQL_DRIVER_H
+#define LB_DB_MYSQL_DRIVER_H
+#include "../db.h"
 
-#include "db.h"
-
+/* ---- the connection (mysql.c) ------------------------------------------- */
 #include <mysql.h>
 
 /* MYSQL_BIND.length is unsigned long *; lb_db_bind.len is uint64_t. */
@@ -19,7 +25,7 @@ typedef struct my_stmt my_stmt;
 typedef struct my_conn {
     MYSQL m;
     int fd;             /* cached socket for abort(): never touch MYSQL from another thread */
-    /* the non-blocking operation in progress (mysql_async.c) */
+    /* the non-blocking operation in progress (mysql_op.c) */
     int op;             /* OP_* */
     int step;           /* ST_*: the step to run, or the call waited for */
     int pending;        /* the call of `step` returned a wait status: continue it */
@@ -47,7 +53,7 @@ typedef struct my_conn {
 enum { OP_NONE, OP_CONNECT, OP_QUERY, OP_NEXT, OP_PREPARE, OP_EXECUTE, OP_LOAD };
 
 /* Run the load's LOAD DATA statement now, its rows read from mc->lsrc
- * (mysql_async.c); like the other starts. */
+ * (mysql_op.c); like the other starts. */
 int lb__db_my_load_run(my_conn *mc, lb__db_async *out, lb_db_error *err);
 /* The statement finished (rc 0: it loaded `rows`): the load's bookkeeping. */
 int lb__db_my_load_ran(my_conn *mc, int rc, uint64_t rows);
@@ -79,7 +85,7 @@ int lb__db_my_connected(my_conn *mc, lb_db_error *err);
 /* A stored result set (or none) as the driver interface reports it. */
 void lb__db_my_result_out(MYSQL_RES *r, lb__db_rs *out);
 
-/* The ops of lb__db_mysql_ops that live in mysql_conn.c. */
+/* The ops of lb__db_mysql_ops that live in mysql.c. */
 int  lb__db_my_global_init(void);
 void lb__db_my_global_done(void);
 void lb__db_my_thread_done(void);
@@ -91,5 +97,65 @@ void lb__db_my_free_result(void *h);
 uint64_t lb__db_my_affected_rows(void *dc, void *ds);
 uint64_t lb__db_my_insert_id(void *dc, void *ds);
 long lb__db_my_escape(void *dc, char *to, const char *from, size_t len);
+
+/* ---- statements (mysql_stmt.c) ----------------------------------------- */
+struct my_stmt {
+    my_conn *mc;        /* only dereferenced while the connection is live */
+    MYSQL_STMT *st;
+    /* parameters */
+    int np;
+    MYSQL_BIND *pb;
+    lb_db_bind *params;
+    int32_t *ptype;     /* type/buf as bound, to detect caller changes */
+    char **pbuf;
+    /* result columns, as text */
+    int nf;
+    MYSQL_BIND *rb;
+    char **rbuf;
+    unsigned long *rcap;
+    unsigned long *rlen;
+    my_bool *rnull;
+    my_bool *rerr;
+    const char **rval;
+};
+
+/* The statement's last error into `err`; for a failed prepare, with the
+ * server's "cannot prepare this kind" mapped to LB_DB_E_UNSUPPORTED. */
+void lb__db_my_stmt_error(lb_db_error *err, MYSQL_STMT *st);
+void lb__db_my_prepare_error(lb_db_error *err, MYSQL_STMT *st);
+
+/* A statement handle on `mc`, not prepared.  NULL with err filled. */
+my_stmt *lb__db_my_stmt_new(my_conn *mc, lb_db_error *err);
+
+/* After a successful mysql_stmt_prepare: parameter count, result binds,
+ * the statement into *out.  0 or -1. */
+int lb__db_my_stmt_prepared_ok(my_stmt *ms, lb__db_async *out, lb_db_error *err);
+
+/* Before an execute: bind again if the caller swapped a buffer or type. */
+int lb__db_my_rebind_if_changed(my_stmt *ms, lb_db_error *err);
+
+/* After a successful mysql_stmt_execute: 0 when it has no result set
+ * (*out empty), 1 when its result set is to be stored (result binds set
+ * up for its shape), -1 on error. */
+int lb__db_my_exec_shape(my_stmt *ms, lb__db_rs *out, lb_db_error *err);
+
+/* After mysql_stmt_store_result returned ms->mc->iret: *out, or -1. */
+int lb__db_my_stmt_executed(my_stmt *ms, lb__db_rs *out, lb_db_error *err);
+
+/* The ops of lb__db_mysql_ops that live in mysql_stmt.c. */
+int  lb__db_my_stmt_bind(void *ds, lb_db_bind *params, int n, lb_db_error *err);
+int  lb__db_my_stmt_fetch(void *h, const char *const **values, const unsigned long **lengths, lb_db_error *err);
+void lb__db_my_stmt_free_result(void *h);
+void lb__db_my_stmt_close(void *ds);
+
+/* ---- operations (mysql_op.c) ------------------------------------------- */
+int lb__db_my_connect_start(const lb_db_conn_opts *o, void **dc, lb_db_error *err);
+int lb__db_my_query_start(void *dc, const char *sql, size_t len, lb__db_async *out, lb_db_error *err);
+int lb__db_my_next_result_start(void *dc, lb__db_async *out, lb_db_error *err);
+int lb__db_my_prepare_start(void *dc, const char *sql, size_t len, lb__db_async *out, lb_db_error *err);
+int lb__db_my_stmt_execute_start(void *ds, lb__db_async *out, lb_db_error *err);
+int lb__db_my_cont(void *dc, int ready, lb__db_async *out, lb_db_error *err);
+int lb__db_my_fd(void *dc);
+int lb__db_my_timeout_ms(void *dc);
 
 #endif

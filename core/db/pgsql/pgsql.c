@@ -12,7 +12,7 @@
  * an int2/int4/int8/float8 placeholder then goes in binary, the rest as
  * text. */
 #include "pgsql.h"
-#include "../clock.h"
+#include "../../clock.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * (execute re-binds only when the caller swapped a buffer or type); result
  * columns are bound once to text buffers sized from the metadata, grown
  * only when a value does not fit. */
-#include "mysql_stmt.h"
+#include "mysql_driver.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -26,8 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../sbcompat.h"
-#include "db.h"
+#include "sbcompat.h"
+#include "../db/db.h"
 
 /* FFI BEGIN */
 typedef enum { DB_ERROR_NONE, DB_ERROR_IGNORABLE, DB_ERROR_FATAL } sql_error_t;
