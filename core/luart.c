@@ -9,8 +9,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "runtime.h"
-
 /* Generated at build time from lua/ (see contrib/embed.lua). */
 typedef struct lb__embedded_file {
     const char *name;      /* module name, e.g. "lbench.worker" */
@@ -187,11 +185,17 @@ static int load_path_cached(lua_State *L)
     return 1;
 }
 
-/* print() that writes through the runtime's output callback, so that a
- * library user decides where scenario output goes. */
+/* A state's owner and its output, kept in the registry. */
+struct owner {
+    void *owner;
+    lb__luart_out out;
+};
+
+/* print() that writes through the owner's output, so that a library user
+ * decides where scenario output goes. */
 static int l_print(lua_State *L)
 {
-    lb_runtime *rt = lua_touserdata(L, lua_upvalueindex(1));
+    const struct owner *o = lua_touserdata(L, lua_upvalueindex(1));
     int n = lua_gettop(L);
     lua_getglobal(L, "tostring");
     int tostr = n + 1;
@@ -213,7 +217,7 @@ static int l_print(lua_State *L)
     lua_concat(L, 2);
     size_t len;
     const char *s = lua_tolstring(L, -1, &len);
-    lb_runtime_write(rt, s, len);
+    o->out(o->owner, s, len);
     return 0;
 }
 
@@ -246,7 +250,7 @@ int lb__luart_msgh(lua_State *L)
     return 1;
 }
 
-lua_State *lb__luart_new(lb_runtime *rt, char *err, size_t errlen)
+lua_State *lb__luart_new(void *owner, lb__luart_out out, char *err, size_t errlen)
 {
     lua_State *L = luaL_newstate();
     if (!L) {
@@ -254,8 +258,13 @@ lua_State *lb__luart_new(lb_runtime *rt, char *err, size_t errlen)
         return NULL;
     }
     luaL_openlibs(L);
-    lua_pushlightuserdata(L, rt);
-    lua_setfield(L, LUA_REGISTRYINDEX, "lbench.runtime");
+    struct owner *o = lua_newuserdata(L, sizeof *o);
+    o->owner = owner;
+    o->out = out;
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, "lbench.owner");
+    lua_pushcclosure(L, l_print, 1);
+    lua_setglobal(L, "print");
     /* package.loaders: after the preload searcher, ours: the embedded
      * modules (so the runtime's own cannot be shadowed by files on disk),
      * then package.path's files through the parse-once cache; Lua's own
@@ -277,17 +286,23 @@ lua_State *lb__luart_new(lb_runtime *rt, char *err, size_t errlen)
     lua_pushcfunction(L, l_loadfile_cached);
     lua_setfield(L, -2, "lbench.loadfile");
     lua_pop(L, 2);
-
-    lua_pushlightuserdata(L, rt);
-    lua_pushcclosure(L, l_print, 1);
-    lua_setglobal(L, "print");
     return L;
 }
 
-int lb__luart_call_module(lua_State *L, const char *module, const char *fn, void *ptr,
-                          const char *str, char *err, size_t errlen)
+void *lb__luart_owner(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, "lbench.owner");
+    const struct owner *o = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    return o ? o->owner : NULL;
+}
+
+int lb__luart_call(lua_State *L, const char *module, const char *fn, const lb__luart_arg *args, int nargs,
+                   int *ret, char *err, size_t errlen)
 {
     int base = lua_gettop(L);
+    if (ret)
+        *ret = 0;
     lua_pushcfunction(L, lb__luart_msgh);
     lua_getglobal(L, "require");
     lua_pushstring(L, module);
@@ -295,11 +310,16 @@ int lb__luart_call_module(lua_State *L, const char *module, const char *fn, void
         goto fail;
     lua_getfield(L, -1, fn);
     lua_remove(L, -2);
-    lua_pushlightuserdata(L, ptr);
-    lua_pushstring(L, str ? str : "");
-    lua_pushlightuserdata(L, lb__runtime_self(L));
-    if (lua_pcall(L, 3, 0, base + 1) != 0)
+    for (int i = 0; i < nargs; i++) {
+        if (args[i].s)
+            lua_pushstring(L, args[i].s);
+        else
+            lua_pushlightuserdata(L, args[i].p);
+    }
+    if (lua_pcall(L, nargs, 1, base + 1) != 0)
         goto fail;
+    if (ret && lua_isnumber(L, -1))
+        *ret = (int)lua_tointeger(L, -1);
     lua_settop(L, base);
     return 0;
 fail:

@@ -6,14 +6,13 @@
 #include <string.h>
 
 #include "loop.h"
-#include "runtime.h"
 #include "stats.h"
-#include "db/db.h"
+#include "db/db.h" /* the layout of lb_db_stats, the workers' extension block */
 
 enum { MAX_Q = 32 };
 
 struct lb_metrics {
-    lb_runtime *rt;
+    lb_metrics_host host;
     lb_loop *loop;
     lb_loop_http *http;
     pthread_t thread;
@@ -95,9 +94,9 @@ static void scrape(void *ud, lb_loop_reply *rep)
     counter(rep, "lbench_ignored_errors_total", "events restarted after an ignored error");
     lb_loop_reply_printf(rep, "lbench_ignored_errors_total %llu\n", (unsigned long long)sum.restarts);
     counter(rep, "lbench_type_events_total", "completed events by event type");
-    int ntypes = m->rt ? lb_runtime_type_count(m->rt) : 0;
+    int ntypes = m->host.type_count ? m->host.type_count(m->host.owner) : 0;
     for (int t = 0; t < ntypes; t++) {
-        const char *name = lb_runtime_type_name(m->rt, t);
+        const char *name = m->host.type_name(m->host.owner, t);
         if (!name || (sum.types[t].events == 0 && sum.types[t].restarts == 0))
             continue;
         char lv[256];
@@ -115,11 +114,12 @@ static void scrape(void *ud, lb_loop_reply *rep)
     for (int i = 0; i < LB_DB_ERRSLOTS; i++) {
         if (db->err[i].count == 0)
             continue;
-        /* PostgreSQL's codes by their SQLSTATE, as in the result file. */
         char code[16];
         if (db->err[i].code == -1)
             snprintf(code, sizeof code, "other");
-        else if (!lb_db_code_sqlstate(db->err[i].code, code))
+        else if (m->host.code_label)
+            m->host.code_label(db->err[i].code, code, sizeof code);
+        else
             snprintf(code, sizeof code, "%d", db->err[i].code);
         lb_loop_reply_printf(rep, "lbench_query_errors_total{code=\"%s\"} %llu\n", code,
                              (unsigned long long)db->err[i].count);
@@ -146,7 +146,7 @@ static void *serve(void *arg)
     return NULL;
 }
 
-lb_metrics *lb_metrics_start(lb_runtime *rt, const char *host, int port, char *err, int errlen)
+lb_metrics *lb_metrics_start(const lb_metrics_host *host, const char *host_name, int port, char *err, int errlen)
 {
     size_t elen = errlen > 0 ? (size_t)errlen : 0;
     lb_metrics *m = calloc(1, sizeof *m);
@@ -154,14 +154,15 @@ lb_metrics *lb_metrics_start(lb_runtime *rt, const char *host, int port, char *e
         snprintf(err, elen, "out of memory");
         return NULL;
     }
-    m->rt = rt;
+    if (host)
+        m->host = *host;
     pthread_mutex_init(&m->mu, NULL);
     m->loop = lb_loop_new(0);
     if (!m->loop) {
         snprintf(err, elen, "cannot create an event loop");
         goto fail;
     }
-    m->http = lb_loop_http_new(m->loop, host, port, err, elen);
+    m->http = lb_loop_http_new(m->loop, host_name, port, err, elen);
     if (!m->http)
         goto fail;
     if (lb_loop_http_route(m->http, "/metrics", "text/plain; version=0.0.4; charset=utf-8", scrape, m) != 0) {

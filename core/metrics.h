@@ -19,6 +19,7 @@
 #ifndef LB_METRICS_H
 #define LB_METRICS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "worker.h"
@@ -26,9 +27,19 @@
 /* FFI BEGIN */
 typedef struct lb_metrics lb_metrics;
 
+/* What the writer needs of its owner (the runtime: lb_runtime_metrics_host),
+ * handed down: the event types' names, and how an error code reads as a
+ * label (PostgreSQL's by SQLSTATE, as in the result file). */
+typedef struct lb_metrics_host {
+    void *owner;
+    int (*type_count)(void *owner);
+    const char *(*type_name)(void *owner, int t);
+    void (*code_label)(int32_t code, char *buf, size_t n);
+} lb_metrics_host;
+
 /* Serve http://host:port/metrics from a new thread.  NULL with a one-line
  * reason in `err` when the address cannot be bound. */
-lb_metrics *lb_metrics_start(lb_runtime *rt, const char *host, int port, char *err, int errlen);
+lb_metrics *lb_metrics_start(const lb_metrics_host *host, const char *host_name, int port, char *err, int errlen);
 /* The port bound (useful with port 0). */
 int lb_metrics_port(const lb_metrics *m);
 /* The run whose counters are served, with its worker thread and virtual

@@ -1,6 +1,5 @@
 /* Rows generated in C for bulk loads (see rowgen.h). */
 #include "rowgen.h"
-#include "runtime.h"
 
 #include <string.h>
 
@@ -24,7 +23,7 @@ static char *put_int(char *p, double v)
     return p;
 }
 
-int lb_rowgen_sbtest_init(lb_rowgen_sbtest *g, lb_rand *r, const lb_rand_dist *dist, struct lb_runtime *rt,
+int lb_rowgen_sbtest_init(lb_rowgen_sbtest *g, lb_rand *r, const lb_rand_dist *dist, const lb_progress *progress,
                           double first_id, double last_id, double k_max,
                           const char *c_tmpl, size_t c_len, const char *pad_tmpl, size_t pad_len)
 {
@@ -35,7 +34,8 @@ int lb_rowgen_sbtest_init(lb_rowgen_sbtest *g, lb_rand *r, const lb_rand_dist *d
     g->src.ud = g;
     g->r = r;
     g->dist = *dist;
-    g->rt = rt;
+    if (progress)
+        g->progress = *progress;
     g->next = first_id;
     g->last = last_id;
     g->k_max = k_max;
@@ -49,7 +49,7 @@ int lb_rowgen_sbtest_init(lb_rowgen_sbtest *g, lb_rand *r, const lb_rand_dist *d
 size_t lb_rowgen_sbtest_fill(void *ud, char *buf, size_t cap)
 {
     lb_rowgen_sbtest *g = ud;
-    if (g->rt && lb_runtime_stop_requested(g->rt))
+    if (g->progress.stop && *g->progress.stop)
         return 0;
     size_t row_max = 2 * INT_FIELD_MAX + g->c_len + g->pad_len + 2;
     char *p = buf, *end = buf + cap;
@@ -69,7 +69,7 @@ size_t lb_rowgen_sbtest_fill(void *ud, char *buf, size_t cap)
         rows++;
     }
     g->rows += (double)rows;
-    if (g->rt && rows)
-        lb_runtime_progress_add(g->rt, rows);
+    if (g->progress.add && rows)
+        g->progress.add(g->progress.ud, rows);
     return (size_t)(p - buf);
 }

@@ -25,28 +25,35 @@ typedef struct lb_rowsrc {
     void *ud;
 } lb_rowsrc;
 
-struct lb_runtime;
+/* What a long load reports to, handed down by its caller (the runtime's
+ * lb_runtime_stop_flag and lb_runtime_progress_cb): a stop flag that ends
+ * it early, and a count of units done.  Any field may be NULL. */
+typedef struct lb_progress {
+    const volatile int *stop;
+    void (*add)(void *ud, uint64_t n);
+    void *ud;
+} lb_progress;
 
 /* sysbench's sbtest rows: id, k, c, pad.  ids next..last in order; k drawn
  * from `dist` over [1, k_max]; c and pad from their templates ('#' a digit,
- * '@' a letter), as lbench.rand.string.  With `rt` set, every fill adds
- * its rows to the runtime's progress count and a requested stop ends the
- * rows early (the load then ends normally with what was sent). */
+ * '@' a letter), as lbench.rand.string.  Every fill adds its rows to the
+ * progress count, and a stop ends the rows early (the load then ends
+ * normally with what was sent). */
 typedef struct lb_rowgen_sbtest {
     lb_rowsrc src;            /* what a load reads: fill is lb_rowgen_sbtest_fill */
     lb_rand *r;
     lb_rand_dist dist;
-    struct lb_runtime *rt;
+    lb_progress progress;
     double next, last, k_max; /* integers (doubles, as everywhere in the FFI) */
     const char *c_tmpl, *pad_tmpl;
     size_t c_len, pad_len;
     double rows;              /* rows generated so far */
 } lb_rowgen_sbtest;
 
-/* Set `g` up (it keeps pointers to r, rt and the templates: they must live
- * as long as it is used).  0, or -1 when the templates do not fit in one
+/* Set `g` up (it keeps pointers to r, the progress target and the
+ * templates: they must live as long as it is used; `progress` may be NULL).  0, or -1 when the templates do not fit in one
  * LB_ROWSRC_MIN_CAP buffer. */
-int lb_rowgen_sbtest_init(lb_rowgen_sbtest *g, lb_rand *r, const lb_rand_dist *dist, struct lb_runtime *rt,
+int lb_rowgen_sbtest_init(lb_rowgen_sbtest *g, lb_rand *r, const lb_rand_dist *dist, const lb_progress *progress,
                           double first_id, double last_id, double k_max,
                           const char *c_tmpl, size_t c_len, const char *pad_tmpl, size_t pad_len);
 size_t lb_rowgen_sbtest_fill(void *g, char *buf, size_t cap);

@@ -11,7 +11,6 @@
 
 #include "clock.h"
 #include "cluster/cluster.h"
-#include "luart.h"
 
 /* ---- errors ---------------------------------------------------------- */
 
@@ -72,14 +71,15 @@ int lb_run_abort_connections(lb_run *r)
 
 /* ---- the run, from the main thread ----------------------------------- */
 
-lb_run *lb_run_new(lb_runtime *rt, const lb_run_config *cfg)
+lb_run *lb_run_new(const lb_run_host *host, const lb_run_config *cfg)
 {
-    if (!cfg || cfg->threads < 1 || cfg->ncpus < 0 || cfg->ncpus > LB_MAX_CPUS)
+    if (!host || !host->out || !host->stop_requested || !cfg || cfg->threads < 1 || cfg->ncpus < 0 ||
+        cfg->ncpus > LB_MAX_CPUS)
         return NULL;
     lb_run *r = calloc(1, sizeof(*r));
     if (!r)
         return NULL;
-    r->rt = rt;
+    r->host = *host;
     r->cfg = *cfg;
     r->boot = strdup(cfg->boot ? cfg->boot : "return {}");
     r->cfg.boot = r->boot;
@@ -236,7 +236,7 @@ int lb_run_wait(lb_run *r, int64_t until_ns)
         ts.tv_sec = abs_ns / 1000000000LL;
         ts.tv_nsec = abs_ns % 1000000000LL;
         pthread_cond_timedwait(&r->cv, &r->mu, &ts);
-        if (lb__runtime_stop_requested(r->rt))
+        if (r->host.stop_requested(r->host.owner))
             break;
     }
     int all = r->finished >= r->cfg.threads;

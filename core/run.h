@@ -12,7 +12,6 @@
 #include "pace.h"
 #include "stats.h"
 
-typedef struct lb_runtime lb_runtime;
 
 /* FFI BEGIN */
 typedef struct lb_run lb_run;
@@ -55,7 +54,17 @@ typedef struct lb_run_config {
     double cuts_after_warmup_s[LB_MAX_CUTS];
 } lb_run_config;
 
-lb_run *lb_run_new(lb_runtime *rt, const lb_run_config *cfg);
+/* What a run needs of its owner (the runtime: lb_runtime_run_host): where
+ * a worker state's print() goes and whether a stop was asked for (a
+ * signal).  Handed down, so that the engine never calls up into the
+ * runtime. */
+typedef struct lb_run_host {
+    void *owner;    /* handed to the workers' Lua states as their runtime */
+    void (*out)(void *owner, const char *s, size_t len);
+    int (*stop_requested)(const void *owner);
+} lb_run_host;
+
+lb_run *lb_run_new(const lb_run_host *host, const lb_run_config *cfg);
 int  lb_run_start(lb_run *r);
 /* Any thread: has the barrier opened?  Until then the workers' counters
  * are theirs alone (each clears them at the barrier). */

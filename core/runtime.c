@@ -1,4 +1,5 @@
 #include "runtime.h"
+#include "db/db.h"
 
 #include <lauxlib.h>
 #include <lua.h>
@@ -30,7 +31,9 @@ struct lb_runtime {
     void *iv_ud;
     char *result;
     char error[16384];
-    volatile sig_atomic_t stop;   /* set from signal handlers */
+    volatile int stop;            /* set from signal handlers (an int: a sig_atomic_t on Linux) */
+    lb_run_host host;             /* the runtime as the owner of its runs */
+    lb_metrics_host metrics_host; /* ... and of a metrics endpoint */
     _Atomic uint64_t progress_done, progress_total; /* prepare progress, from every worker */
     _Atomic uint64_t connect_retries; /* transient connect failures retried, from every worker */
     _Atomic int sql_used;             /* some state of this runtime loaded the SQL API */
@@ -42,14 +45,6 @@ struct lb_runtime {
 };
 
 const char *lb_version(void) { return LB_VERSION; }
-
-lb_runtime *lb__runtime_self(lua_State *L)
-{
-    lua_getfield(L, LUA_REGISTRYINDEX, "lbench.runtime");
-    lb_runtime *rt = lua_touserdata(L, -1);
-    lua_pop(L, 1);
-    return rt;
-}
 
 /* Text written while a progress line is shown first clears that line, so a
  * message never continues the bar; the reporter draws the bar again at its
@@ -101,8 +96,25 @@ void lb_runtime_set_result(lb_runtime *rt, const char *json, size_t len)
     rt->result = copy;
 }
 
-int lb__runtime_stop_requested(const lb_runtime *rt) { return rt && rt->stop; }
-int lb_runtime_stop_requested(const lb_runtime *rt) { return lb__runtime_stop_requested(rt); }
+int lb_runtime_stop_requested(const lb_runtime *rt) { return rt && rt->stop; }
+const volatile int *lb_runtime_stop_flag(const lb_runtime *rt) { return &rt->stop; }
+
+static void host_out(void *owner, const char *s, size_t len) { lb_runtime_write(owner, s, len); }
+static int host_stop_requested(const void *owner) { return lb_runtime_stop_requested(owner); }
+const lb_run_host *lb_runtime_run_host(lb_runtime *rt) { return &rt->host; }
+
+static int host_type_count(void *owner) { return lb_runtime_type_count(owner); }
+static const char *host_type_name(void *owner, int t) { return lb_runtime_type_name(owner, t); }
+/* PostgreSQL's codes by their SQLSTATE, as in the result file. */
+static void host_code_label(int32_t code, char *buf, size_t n)
+{
+    char state[6];
+    if (lb_db_code_sqlstate(code, state))
+        snprintf(buf, n, "%s", state);
+    else
+        snprintf(buf, n, "%d", code);
+}
+const lb_metrics_host *lb_runtime_metrics_host(lb_runtime *rt) { return &rt->metrics_host; }
 void lb_runtime_clear_stop(lb_runtime *rt) { rt->stop = 0; }
 void lb_runtime_request_stop(lb_runtime *rt)
 {
@@ -151,6 +163,7 @@ void lb_runtime_progress_reset(lb_runtime *rt, uint64_t total)
 }
 
 void lb_runtime_progress_add(lb_runtime *rt, uint64_t n) { atomic_fetch_add(&rt->progress_done, n); }
+void lb_runtime_progress_cb(void *rt, uint64_t n) { lb_runtime_progress_add(rt, n); }
 uint64_t lb_runtime_progress_done(lb_runtime *rt) { return atomic_load(&rt->progress_done); }
 uint64_t lb_runtime_progress_total(lb_runtime *rt) { return atomic_load(&rt->progress_total); }
 
@@ -174,6 +187,7 @@ int lb_runtime_files_limit(uint64_t need, uint64_t *soft, uint64_t *hard)
     *hard = rl.rlim_max == RLIM_INFINITY ? UINT64_MAX : (uint64_t)rl.rlim_max;
     return *soft >= need ? 0 : -1;
 }
+
 int lb_runtime_pid(void) { return (int)getpid(); }
 
 int lb_runtime_isatty(void) { return isatty(STDOUT_FILENO); }
@@ -206,36 +220,25 @@ const char *lb_runtime_exe_dir(void)
 
 /* ---- entering the main state ---------------------------------------- */
 
-/* Call lbench.runtime[fn](rt, args...) where args are strings; the number
- * it returns (if any) goes to *ret.  Returns 0 or -1 (rt->error set). */
+/* require("lbench.runtime")[fn](rt, args...), args strings: every public
+ * entry into the runtime's Lua half; the number it returns (if any) goes
+ * to *ret.  Returns 0 or -1 (rt->error set).  A command may finish (report
+ * written) yet fail: it then returns a non-zero status and has set
+ * rt->error through lb_runtime_set_error. */
 static int call_rt(lb_runtime *rt, const char *fn, int nargs, const char *const *args, int *ret)
 {
-    lua_State *L = rt->L;
-    int base = lua_gettop(L);
-    rt->error[0] = '\0';
-    lua_pushcfunction(L, lb__luart_msgh);
-    lua_getglobal(L, "require");
-    lua_pushliteral(L, "lbench.runtime");
-    if (lua_pcall(L, 1, 1, base + 1) != 0)
-        goto fail;
-    lua_getfield(L, -1, fn);
-    lua_remove(L, -2);
-    lua_pushlightuserdata(L, rt);
+    lb__luart_arg *a = malloc(sizeof(*a) * (size_t)(nargs + 1));
+    if (!a) {
+        snprintf(rt->error, sizeof(rt->error), "out of memory");
+        return -1;
+    }
+    a[0] = (lb__luart_arg){ rt, NULL };
     for (int i = 0; i < nargs; i++)
-        lua_pushstring(L, args[i]);
-    if (lua_pcall(L, nargs + 1, 1, base + 1) != 0)
-        goto fail;
-    if (ret)
-        *ret = lua_isnumber(L, -1) ? (int)lua_tointeger(L, -1) : 0;
-    /* A command may finish (report written) yet fail: it then returns a
-     * non-zero status and has set rt->error through lb_runtime_set_error. */
-    lua_settop(L, base);
-    return 0;
-fail:
-    snprintf(rt->error, sizeof(rt->error), "%s",
-             lua_isstring(L, -1) ? lua_tostring(L, -1) : "unknown error");
-    lua_settop(L, base);
-    return -1;
+        a[i + 1] = (lb__luart_arg){ NULL, args[i] ? args[i] : "" };
+    rt->error[0] = '\0';
+    int rc = lb__luart_call(rt->L, "lbench.runtime", fn, a, nargs + 1, ret, rt->error, sizeof(rt->error));
+    free(a);
+    return rc;
 }
 
 /* One line per message under one hold of out_mu: workers log at the same
@@ -260,8 +263,10 @@ lb_runtime *lb_runtime_new(void)
         return NULL;
     pthread_mutex_init(&rt->types_mu, NULL);
     pthread_mutex_init(&rt->out_mu, NULL);
+    rt->host = (lb_run_host){ rt, host_out, host_stop_requested };
+    rt->metrics_host = (lb_metrics_host){ rt, host_type_count, host_type_name, host_code_label };
     char err[1024];
-    rt->L = lb__luart_new(rt, err, sizeof(err));
+    rt->L = lb__luart_new(rt, host_out, err, sizeof(err));
     if (!rt->L) {
         lb_runtime_free(rt);
         return NULL;

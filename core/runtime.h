@@ -9,10 +9,8 @@
 
 #include "lbench.h"
 
-typedef struct lua_State lua_State;
-
-/* The runtime a Lua state belongs to (stored in its registry). */
-lb_runtime *lb__runtime_self(lua_State *L);
+#include "metrics.h"
+#include "run.h"
 
 /* FFI BEGIN */
 /* Write report text through the output callback, after clearing a
@@ -23,6 +21,14 @@ void lb_runtime_write_progress(lb_runtime *rt, const char *s, size_t len);
 void lb_runtime_emit_interval(lb_runtime *rt, const lb_interval *iv);
 void lb_runtime_set_result(lb_runtime *rt, const char *json, size_t len);
 int  lb_runtime_stop_requested(const lb_runtime *rt);
+/* The stop flag itself, for C loops below the runtime that poll it
+ * (lb_io_verify_file, the row generators): set from signal handlers. */
+const volatile int *lb_runtime_stop_flag(const lb_runtime *rt);
+/* The runtime as the owner of a run (lb_run_new): its output and its stop. */
+const lb_run_host *lb_runtime_run_host(lb_runtime *rt);
+/* The runtime as the owner of a metrics endpoint (lb_metrics_start): the
+ * event types' names, the error codes' labels. */
+const lb_metrics_host *lb_runtime_metrics_host(lb_runtime *rt);
 void lb_runtime_clear_stop(lb_runtime *rt);
 void lb_runtime_set_error(lb_runtime *rt, const char *msg);
 int  lb_runtime_type_id(lb_runtime *rt, const char *name);
@@ -32,6 +38,8 @@ int  lb_runtime_type_count(lb_runtime *rt);
  * and units done added by each worker (one atomic add per batch). */
 void lb_runtime_progress_reset(lb_runtime *rt, uint64_t total);
 void lb_runtime_progress_add(lb_runtime *rt, uint64_t n);
+/* The same as a progress target's callback (lb_progress, rowgen.h). */
+void lb_runtime_progress_cb(void *rt, uint64_t n);
 uint64_t lb_runtime_progress_done(lb_runtime *rt);
 uint64_t lb_runtime_progress_total(lb_runtime *rt);
 /* Connection attempts that failed transiently (a full listen backlog, a

@@ -62,13 +62,14 @@ void *lb__worker_main(void *arg)
     lb_run *r = w->run;
     char err[8192];
     pin(w);
-    lua_State *L = atomic_load(&r->failed) ? NULL : lb__luart_new(r->rt, err, sizeof(err));
+    lua_State *L = atomic_load(&r->failed) ? NULL : lb__luart_new(r->host.owner, r->host.out, err, sizeof(err));
     if (!L && !atomic_load(&r->failed))
         lb__run_fail(r, err);
     if (L) {
         /* lbench.worker.main(worker, boot): loads the scenario, meets the
          * barrier through lb_worker_ready, runs the loop or the command. */
-        if (lb__luart_call_module(L, "lbench.worker", "main", w, r->boot, err, sizeof(err)) != 0)
+        const lb__luart_arg args[] = { { w, NULL }, { NULL, r->boot }, { r->host.owner, NULL } };
+        if (lb__luart_call(L, "lbench.worker", "main", args, 3, NULL, err, sizeof(err)) != 0)
             lb__run_fail(r, err);
         lb__luart_close(L);
     }

@@ -20,7 +20,6 @@
 #include "run.h"
 #include "stats.h"
 
-typedef struct lb_runtime lb_runtime;
 struct lb_loop;
 
 /* FFI BEGIN */

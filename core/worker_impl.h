@@ -66,7 +66,7 @@ struct lb_worker {
 };
 
 struct lb_run {
-    lb_runtime *rt;
+    lb_run_host host;      /* the owner: output, stop (lb_run_new) */
     lb_run_config cfg;
     char *boot;
     lb_hist_config hcfg;

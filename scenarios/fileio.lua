@@ -171,6 +171,9 @@ end
 
 function event()
   if j == nil then return true end
+  -- The event is a step of the job, not an I/O: not recorded itself (the
+  -- job records each completed I/O in the worker).
+  C.lb_worker_ev_skip(W)
   local n = C.lb_io_job_step(j, W)
   if n > 0 then
     if live then

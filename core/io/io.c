@@ -650,8 +650,6 @@ static int reap_want(const lb_io_job *j)
 
 int lb_io_job_step(lb_io_job *j, lb_worker *w)
 {
-    if (w)
-        lb_worker_ev_skip(w);
     if (j->failed)
         return j->failed;
     if (!j->started) {

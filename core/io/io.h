@@ -95,8 +95,8 @@ void lb_io_job_set_shared(lb_io_job *j, lb_io_shared *sh);
 int lb_io_job_start(lb_io_job *j);
 /* Run one batch: returns the number of I/Os completed (> 0), 0 when the
  * job has nothing left to do (max_ios or passes reached), -errno on an I/O
- * error.  `w` (may be NULL) receives every completion; marks the worker's
- * current Lua event as bookkeeping (lb_worker_ev_skip). */
+ * error.  `w` (may be NULL) receives every completion (the caller marks
+ * its Lua event, a step, as bookkeeping: lb_worker_ev_skip). */
 int lb_io_job_step(lb_io_job *j, lb_worker *w);
 /* Wait for the I/Os in flight (recorded like the others), then fsync the
  * written files if fsync_end is set.  0 / -errno. */

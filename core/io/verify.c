@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "fs.h"
-#include "luart.h"
 
 /* ---- hashing --------------------------------------------------------------- */
 
@@ -246,7 +245,7 @@ static int open_for_verify(const char *path, int direct, char *err, size_t errle
 
 int lb_io_verify_file(const char *path, int32_t file, uint64_t size, uint32_t vbs,
                       lb_io_genmap *map, int32_t direct, lb_io_verify_result *res,
-                      lb_io_bad_block *bad, int32_t maxbad, lb_runtime *rt, char *err, size_t errlen)
+                      lb_io_bad_block *bad, int32_t maxbad, const volatile int *stop, char *err, size_t errlen)
 {
     if (vbs < 128 || vbs % 64) {
         snprintf(err, errlen, "bad verify chunk size %u", vbs);
@@ -274,7 +273,7 @@ int lb_io_verify_file(const char *path, int32_t file, uint64_t size, uint32_t vb
                .map = m && base < mn ? m + base : NULL, .map_n = m && base < mn ? mn - base : 0 };
     int rc = 0;
     for (uint64_t off = 0; off + vbs <= size; off += win) {
-        if (lb__runtime_stop_requested(rt)) {
+        if (stop && *stop) {
             snprintf(err, errlen, "interrupted");
             rc = -EINTR;
             break;

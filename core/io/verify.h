@@ -60,11 +60,12 @@ typedef struct lb_io_bad_block {
  * and check every chunk against its header and the map (NULL: check only
  * headers and checksums).  Counts go into *res (added); up to `maxbad`
  * mismatches into bad[] (res->nbad counts the filled entries).  0 or
- * -errno with the reason in err; -EINTR when a stop was requested on `rt`
- * (may be NULL), checked every megabyte. */
+ * -errno with the reason in err; -EINTR when *stop became non-zero (a
+ * signal: lb_runtime_stop_flag; `stop` may be NULL), checked every
+ * megabyte. */
 int lb_io_verify_file(const char *path, int32_t file, uint64_t size, uint32_t vbs,
                       lb_io_genmap *map, int32_t direct, lb_io_verify_result *res,
-                      lb_io_bad_block *bad, int32_t maxbad, lb_runtime *rt, char *err, size_t errlen);
+                      lb_io_bad_block *bad, int32_t maxbad, const volatile int *stop, char *err, size_t errlen);
 /* FFI END */
 
 /* Hash of a chunk's body (the `n` bytes after its header; n a multiple of

@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../lbench.h"
 #include "../rand.h"
 #include "../worker.h"
 

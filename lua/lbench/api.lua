@@ -71,7 +71,8 @@ local function add_rand(lb, ctx)
   -- rows.generated() tells how many were made.
   function rand.sbtest_rows(first, last, k_max, c_tmpl, pad_tmpl)
     local g = ffi.new("lb_rowgen_sbtest")
-    if C.lb_rowgen_sbtest_init(g, R, default_dist, ctx.rt, first, last, k_max, c_tmpl, #c_tmpl, pad_tmpl,
+    local progress = ffi.new("lb_progress", { C.lb_runtime_stop_flag(ctx.rt), C.lb_runtime_progress_cb, ctx.rt })
+    if C.lb_rowgen_sbtest_init(g, R, default_dist, progress, first, last, k_max, c_tmpl, #c_tmpl, pad_tmpl,
                                #pad_tmpl) ~= 0 then
       error("rand.sbtest_rows: the templates are too long for one row buffer", 2)
     end
@@ -219,7 +220,7 @@ local function add_stat(lb, ctx)
   -- that record operations themselves (lb_worker_record).
   function lb.worker_ptr() return W end
   -- The lb_runtime* of this state, for C loops that stop on a signal
-  -- (lb_io_verify_file).
+  -- (lb_runtime_stop_flag, for lb_io_verify_file).
   function lb.runtime_ptr() return ctx.rt end
 
   -- Has the run been asked to stop (time limit, signal, error)?  For

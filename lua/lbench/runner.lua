@@ -148,7 +148,7 @@ end
 -- referenced until lb_run_new has copied it (a collection in between, e.g.
 -- during the scenario's init(), would leave the workers a dangling pointer).
 local function new_run(ctx, cfg, boot)
-  local run = C.lb_run_new(ctx.rt, cfg)
+  local run = C.lb_run_new(C.lb_runtime_run_host(ctx.rt), cfg)
   if run == nil or #boot == 0 then error("cannot create the run (out of memory?)") end
   return ffi.gc(run, C.lb_run_free)
 end
@@ -230,7 +230,7 @@ local function metrics_start(ctx)
   if not addr or addr == "" then return nil end
   local host, port = M.parse_metrics_addr(addr, ctx.opt.metrics_allow_remote)
   local err = ffi.new("char[256]")
-  local m = C.lb_metrics_start(ctx.rt, host, port, err, 256)
+  local m = C.lb_metrics_start(C.lb_runtime_metrics_host(ctx.rt), host, port, err, 256)
   if m == nil then util.fail("--metrics-addr=%s: %s", addr, ffi.string(err)) end
   return m
 end

@@ -46,7 +46,7 @@ local function check_files(opt, t, m)
   local t0 = C.lb_clock_now()
   for i, path in ipairs(manifest.paths(t, m)) do
     local rc = C.lb_io_verify_file(path, i - 1, m.file_size, m.vbs, gm, opt.verify_direct and 1 or 0, res, bad,
-      maxbad, lbench.runtime_ptr(), err, 512)
+      maxbad, C.lb_runtime_stop_flag(lbench.runtime_ptr()), err, 512)
     if rc == -4 then -- EINTR: a signal; verify reads only, so nothing is left behind
       fail("verify interrupted after %d of %d chunks (%d mismatched so far): run verify again", tonumber(res.chunks),
         nchunks, mismatched(res))

@@ -53,8 +53,9 @@ static void test_rows(void)
     lb_rand_dist d = { .kind = LB_RAND_DIST_SPECIAL, .pct = 1, .res = 75 };
     lb_runtime *rt = lb_runtime_new();
     lb_runtime_progress_reset(rt, 10000);
+    const lb_progress progress = { lb_runtime_stop_flag(rt), lb_runtime_progress_cb, rt };
     lb_rowgen_sbtest g;
-    int rc = lb_rowgen_sbtest_init(&g, &r, &d, rt, 1, 10000, 10000, C_TMPL, strlen(C_TMPL), PAD_TMPL, strlen(PAD_TMPL));
+    int rc = lb_rowgen_sbtest_init(&g, &r, &d, &progress, 1, 10000, 10000, C_TMPL, strlen(C_TMPL), PAD_TMPL, strlen(PAD_TMPL));
     check(rc == 0, "rowgen_init", "init returned %d", rc);
     char buf[LB_ROWSRC_MIN_CAP + 100];
     long next = 1, rows = 0, bad = 0, fills = 0;
@@ -74,7 +75,7 @@ static void test_rows(void)
           "generated %.0f, progress %llu", g.rows, (unsigned long long)lb_runtime_progress_done(rt));
     check(g.src.fill(g.src.ud, buf, sizeof buf) == 0, "rowgen_stays_done", "more rows after the end");
     /* A stop ends the rows at the next fill. */
-    lb_rowgen_sbtest_init(&g, &r, &d, rt, 1, 1000000, 1000000, C_TMPL, strlen(C_TMPL), PAD_TMPL, strlen(PAD_TMPL));
+    lb_rowgen_sbtest_init(&g, &r, &d, &progress, 1, 1000000, 1000000, C_TMPL, strlen(C_TMPL), PAD_TMPL, strlen(PAD_TMPL));
     size_t first = g.src.fill(g.src.ud, buf, sizeof buf);
     lb_runtime_request_stop(rt);
     check(first > 0 && g.src.fill(g.src.ud, buf, sizeof buf) == 0, "rowgen_stop_ends_rows", "rows after a stop");
