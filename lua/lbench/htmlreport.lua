@@ -285,21 +285,17 @@ local function line_svg(ch)
       pts[#pts + 1] = { x = p[1], y = p[2], tip = tip(ch, s, p, p[3]) }
       if not seen[p[1]] then seen[p[1]] = true; xs[#xs + 1] = p[1] end
     end
-    spec.series[#spec.series + 1] = { name = s.title, points = pts, color = s.color, dash = s.dash }
+    -- A warm-up and phase boundaries are drawn on their own run's series
+    -- only (plotdata.lua): another run has neither.
+    local marks
+    for _, m in ipairs(s.marks or {}) do
+      marks = marks or {}
+      marks[#marks + 1] = { x = m[1], label = m[2] }
+    end
+    spec.series[#spec.series + 1] = { name = s.title, points = pts, color = s.color, dash = s.dash, run = s.run,
+                                      warmup = s.warmup, marks = marks }
   end
   if ch.xtics then table.sort(xs); spec.x_ticks = xs end
-  for _, m in ipairs(ch.marks or {}) do
-    spec.marks = spec.marks or {}
-    spec.marks[#spec.marks + 1] = { x = m[1], label = m[2] }
-  end
-  local wseen = {}
-  for _, w in ipairs(ch.warmup or {}) do
-    if not wseen[w] then
-      wseen[w] = true
-      spec.shade = spec.shade or {}
-      spec.shade[#spec.shade + 1] = { from = 0, to = w, label = "warm-up" }
-    end
-  end
   return chart.line(spec)
 end
 
@@ -321,7 +317,10 @@ local function charts_section(ctx)
     local svg = ch.name:match("^sweep%-") and bar_svg(ch) or line_svg(ch)
     local cap = CAPTIONS[ch.name] or ("Throughput at each value of " .. ch.xlabel:gsub(" %([^)]*%)$", "") ..
       ", one bar per combination of the other swept values.")
-    if ch.warmup and #ch.warmup > 0 then cap = cap .. " Shaded: warm-up." end
+    local warm = false
+    for _, s in ipairs(ch.series) do warm = warm or s.warmup ~= nil end
+    if warm then cap = cap .. " Faded, with hollow dots: a run's warm-up, on its own lines." end
+    if ch.marks and #ch.marks > 0 then cap = cap .. " Dotted verticals: a run's phase boundaries, in its colour." end
     parts[#parts + 1] = string.format('<figure class="lb-figure" id="fig-%s">%s<figcaption class="muted">%s</figcaption></figure>',
       esc(html.id(ch.name)), svg, esc(cap))
   end

@@ -133,6 +133,28 @@ echo '{"a": 1}' > "$T/notres.json"
 expect_fail compare_not_result 'is not an lbench result file' $LB compare "$T/fio.json" "$T/notres.json"
 expect_fail compare_bad_flag "unknown option '--forse' \(did you mean '--force'\?\)" $LB compare "$T/fio.json" "$T/i910.json" --forse
 
+# ---- report: each run's warm-up and phases, ratios between comparable runs only, latency units ----
+# A row of the summary table (the run's <tr>), and a series of a chart, by name.
+summary_row() { sed -n '/id="summary-table"/,/<\/table>/p' "$1" | grep "<span id=\"run-[0-9]*\">$2</span>"; }
+series_of() { sed -n "/<g class=\"lb-series\" data-name=\"$2\"/,/<\/g>/p" "$1"; }
+export -f summary_row series_of
+# Two runs on one chart: the warm-up is drawn on its own run's line only,
+# the phase boundary in the colour of its own run, nothing chart-wide.
+mkres "$T/warm.json" oltp 1000 20 ', "warmup_s": 0.5, "intervals": [
+  {"time_s": 0.5, "warmup": true, "events_per_sec": 900}, {"time_s": 1, "events_per_sec": 1000},
+  {"time_s": 1.5, "events_per_sec": 1100}, {"time_s": 2, "events_per_sec": 1000}]'
+mkres "$T/ph.json" oltp 1000 20 ', "warmup_s": 0, "phases": [{"name": "low", "start_s": 0}, {"name": "ramp", "start_s": 1}],
+  "intervals": [{"time_s": 0.5, "events_per_sec": 500}, {"time_s": 1, "events_per_sec": 500},
+  {"time_s": 1.5, "events_per_sec": 1500}, {"time_s": 2, "events_per_sec": 1500}]'
+expect_ok report_runs_charts 'written to' $LB report "$T/warm.json" "$T/ph.json" --names=warm,phased --out="$T/charts.html"
+sed -n '/<svg class="lb-chart lb-line" id="chart-throughput"/,/<\/svg>/p' "$T/charts.html" >"$T/thr.svg"
+check report_warmup_own_run bash -c "series_of '$T/thr.svg' warm | grep -q '<polyline class=\"lb-warmup\"' \
+  && ! series_of '$T/thr.svg' phased | grep -q 'lb-warmup' && ! grep -q 'class=\"lb-shade\"' '$T/thr.svg' \
+  && test \$(series_of '$T/thr.svg' warm | grep -c '<circle class=\"lb-pt\" [^>]*fill=\"#fff\" stroke=\"#1f77b4\"') = 1 \
+  && ! series_of '$T/thr.svg' phased | grep -q 'fill=\"#fff\"'"
+check report_phases_own_run bash -c "grep -q '<g class=\"lb-mark\"><title>ramp (phased): from 1</title><line [^>]*stroke=\"#ff7f0e\"' '$T/thr.svg' \
+  && test \$(grep -c 'class=\"lb-mark\"' '$T/thr.svg') = 1"
+
 # ---- plot --------------------------------------------------------------------
 run plot_run1 $LB $S/sleep.lua run --ms=1 --time=1.5 --warmup-time=0.5 --report-interval=0.25 \
   --percentiles=50,95,99 --result-file="$T/run1.json"

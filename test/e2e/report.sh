@@ -115,8 +115,9 @@ n=$(expect "$T/ro.json,$T/rw.json" '#r[1].intervals + #r[2].intervals')
 got=$(svg_of "$O/runs.html" chart-throughput | grep -c '<circle class="lb-pt"')
 [ "$got" = "$n" ] && pass runs_point_per_interval || fail runs_point_per_interval "$got dots, $n intervals"
 check runs_hover_value grep -Eq '<circle class="lb-pt" [^>]*><title>rw' "$O/runs.html"
-if svg_of "$O/runs.html" chart-throughput | grep -q 'class="lb-shade"'; then pass runs_warmup_shaded
-else fail runs_warmup_shaded "no shaded warm-up in the throughput chart"; fi
+if svg_of "$O/runs.html" chart-throughput | sed -n '/data-name="ro"/,/<\/g>/p' | grep -q 'class="lb-warmup"' \
+   && ! svg_of "$O/runs.html" chart-throughput | sed -n '/data-name="rw"/,/<\/g>/p' | grep -q 'class="lb-warmup"'
+then pass runs_warmup_on_its_run; else fail runs_warmup_on_its_run "ro's warm-up not on ro's line only"; fi
 check runs_threads_differ grep -q '<td class="diff">--threads</td>' "$O/runs.html"
 check runs_driver_same grep -q '<td>--db-driver</td><td>null</td><td>null</td>' "$O/runs.html"
 check runs_generated_by grep -q '<footer>lbench [0-9.]*: lbench report ' "$O/runs.html"
