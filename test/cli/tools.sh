@@ -154,6 +154,22 @@ check report_warmup_own_run bash -c "series_of '$T/thr.svg' warm | grep -q '<pol
   && ! series_of '$T/thr.svg' phased | grep -q 'fill=\"#fff\"'"
 check report_phases_own_run bash -c "grep -q '<g class=\"lb-mark\"><title>ramp (phased): from 1</title><line [^>]*stroke=\"#ff7f0e\"' '$T/thr.svg' \
   && test \$(grep -c 'class=\"lb-mark\"' '$T/thr.svg') = 1"
+mkres "$T/tpcc.json" tpcc 2900 20
+expect_ok report_mixed 'written to' $LB report "$T/fio.json" "$T/tpcc.json" --names=oltp,tpcc --out="$T/mixed.html"
+# The issue's case: a TPC-C run shown as 2.9x an OLTP run, in green.
+check report_no_ratio_across_scenarios bash -c "! grep -Eq 'class=\"(good|bad)' '$T/mixed.html' && ! grep -q '2\.900' '$T/mixed.html' \
+  && ! grep -q '<th>tpcc / oltp</th>' '$T/mixed.html'"
+check report_mixed_note grep -q 'These runs ran different scenarios: their values side by side, no ratio' "$T/mixed.html"
+expect_ok report_grouped 'written to' $LB report "$T/fio.json" "$T/tpcc.json" "$T/i910.json" --names=oltp,tpcc,i910 \
+  --out="$T/grouped.html"
+check report_ratio_same_scenario bash -c "summary_row '$T/grouped.html' i910 | grep -q '<td class=\"good num\" title=\"i910 / oltp\">1\.250</td>'"
+check report_no_ratio_other_scenario bash -c "summary_row '$T/grouped.html' tpcc | grep -q '<td class=\"num\" title=\"no comparable run[^\"]*\">-</td>'"
+check report_comparison_pairs bash -c "grep -q '<th>i910 / oltp</th>' '$T/grouped.html' && ! grep -q '<th>tpcc / ' '$T/grouped.html'"
+# A sweep's points against each other, never against a single run.
+expect_ok report_sweep_and_run 'written to' $LB report "$T/fio.json" "$T/swa.json" --names=oltp,swa --out="$T/swrun.html"
+check report_sweep_not_against_run bash -c "summary_row '$T/swrun.html' 'swa threads=1' | grep -q '<td class=\"muted num\" title=\"baseline: swa threads=1\">1\.000</td>' \
+  && summary_row '$T/swrun.html' 'swa threads=2' | grep -q 'title=\"swa threads=2 / swa threads=1\">1\.800</td>' \
+  && summary_row '$T/swrun.html' oltp | grep -q '>-</td>'"
 
 # ---- plot --------------------------------------------------------------------
 run plot_run1 $LB $S/sleep.lua run --ms=1 --time=1.5 --warmup-time=0.5 --report-interval=0.25 \

@@ -94,3 +94,17 @@ describe("lbench.chart", function()
     assert.truthy(svg:find(">RAID0</text>", 1, true))
   end)
 end)
+
+describe("lbench.compare for the report", function()
+  local cmp = require("lbench.compare")
+
+  it("sets runs side by side only when lbench compare would", function()
+    local oltp, tpcc = { scenario = "oltp" }, { scenario = "tpcc" }
+    local sweep = { scenario = "oltp", tool = "sweep", points = {} }
+    assert.is_true(cmp.comparable(oltp, { scenario = "oltp" }))
+    assert.are.same({ false, "scenario" }, { cmp.comparable(oltp, tpcc) })
+    assert.is_true(cmp.comparable(oltp, tpcc, true))
+    assert.are.same({ false, "sweep" }, { cmp.comparable(oltp, sweep) })
+    assert.are.same({ false, "sweep" }, { cmp.comparable(oltp, sweep, true) })
+  end)
+end)
