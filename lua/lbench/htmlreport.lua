@@ -22,6 +22,7 @@ local domain = require("lbench.reportdomain")
 local M = {}
 
 local esc, fmt = html.escape, cmp.fmt
+local lat_cell = domain.lat_cell
 
 -- A ratio against the baseline at or beyond this share is coloured better
 -- or worse; closer ones are run-to-run noise in most benchmarks.
@@ -117,13 +118,13 @@ local function summary_row(i, run, keys, ratio)
   local row = { { html = '<span id="run-' .. i .. '">' .. esc(run.name) .. "</span>" }, tostring(r.scenario or "-"),
                 status_cell(r), fmt(num(r.threads)), fmt(num(r.duration_s)), fmt(num(thr)), { text = label, class = "muted" },
                 ratio }
-  row[#row + 1] = fmt(num(lat.avg))
+  row[#row + 1] = lat_cell(num(lat.avg))
   for _, k in ipairs(keys) do
     local v = result.pct(lat, k)
-    row[#row + 1] = v and fmt(v) or (type(lat.percentiles) == "table" and lat.percentiles[k] == json.null and
+    row[#row + 1] = v and lat_cell(v) or (type(lat.percentiles) == "table" and lat.percentiles[k] == json.null and
       { text = "overflow", class = "warn" } or "-")
   end
-  row[#row + 1] = fmt(num(lat.max))
+  row[#row + 1] = lat_cell(num(lat.max))
   local errs = num(totals.errors)
   row[#row + 1] = errs and errs > 0 and { text = fmt(errs), class = "warn" } or fmt(errs)
   row[#row + 1] = fmt(num(totals.reconnects))
@@ -155,9 +156,9 @@ end
 
 local function summary_section(ctx)
   local keys = pct_keys(ctx.runs)
-  local header = { "run", "scenario", "status", "threads", "duration (s)", "throughput", "unit", "ratio", "avg ms" }
-  for _, k in ipairs(keys) do header[#header + 1] = "p" .. k .. " ms" end
-  for _, h in ipairs({ "max ms", "errors", "reconnects", "client CPU µs/event", "server CPU µs/event" }) do
+  local header = { "run", "scenario", "status", "threads", "duration (s)", "throughput", "unit", "ratio", "avg latency" }
+  for _, k in ipairs(keys) do header[#header + 1] = "p" .. k end
+  for _, h in ipairs({ "max latency", "errors", "reconnects", "client CPU µs/event", "server CPU µs/event" }) do
     header[#header + 1] = h
   end
   local base, followed = baselines(ctx.runs), {}
@@ -169,8 +170,8 @@ local function summary_section(ctx)
     "scenario and unit, sweeps with sweeps, as lbench compare; hover for which), coloured when it differs by %d %% " ..
     "or more", M.NOTABLE * 100) or ""
   local body = { note("One row per run (a sweep's points each have one). Throughput is IOPS for I/O scenarios, " ..
-    "transactions per second for SQL, events per second otherwise" .. ratio .. "; latency in ms over the measured " ..
-    "period (warm-up excluded).") }
+    "transactions per second for SQL, events per second otherwise" .. ratio .. "; latency over the measured " ..
+    "period (warm-up excluded), each value in ns, µs, ms or s (hover for ms).") }
   body[#body + 1] = scroll(html.table(header, rows, { id = "summary-table" }))
   return { id = "summary", title = "Summary", body = table.concat(body, "\n") }
 end
@@ -199,8 +200,11 @@ local function comparison_section(ctx)
   end
   local rows = {}
   for _, m in ipairs(cmp.present_metrics(docs)) do
-    local vals, row = {}, { cmp.metric_title(m) }
-    for i, d in ipairs(docs) do vals[i] = m[3](d); row[#row + 1] = fmt(vals[i]) end
+    local vals, row = {}, { m[2] == "ms" and m[1] or cmp.metric_title(m) }
+    for i, d in ipairs(docs) do
+      vals[i] = m[3](d)
+      row[#row + 1] = m[2] == "ms" and domain.lat_cell(vals[i]) or fmt(vals[i])
+    end
     for _, p in ipairs(pairs_) do
       local r, d = cmp.ratio(vals[p[1]], vals[p[2]])
       row[#row + 1] = ratio_cell(r, m.lower)
@@ -210,7 +214,7 @@ local function comparison_section(ctx)
   end
   local body = { note(string.format("lbench compare's table: each run against the first run of the same scenario " ..
     "(ratio = value / its value, diff = (value - its value) / its value); green is better, red worse, by %d %% or " ..
-    "more.", M.NOTABLE * 100)) }
+    "more. Latencies in ns, µs, ms or s (hover for ms).", M.NOTABLE * 100)) }
   if #pairs_ == 0 then
     body[#body + 1] = note("These runs ran different scenarios: their values side by side, no ratio (lbench " ..
       "compare refuses them too).")
@@ -239,7 +243,7 @@ local function loaded_cells(d, header, rows)
 end
 
 local function sweep_table(d)
-  local header = { "point", "status", "threads", "throughput", "unit", "scale factor", "efficiency", "p95 ms", "p99 ms",
+  local header = { "point", "status", "threads", "throughput", "unit", "scale factor", "efficiency", "p95", "p99",
                    "errors", "client CPU µs/event", "server CPU µs/event" }
   local rows = {}
   for i, s in ipairs(type(d.summary) == "table" and d.summary or {}) do
@@ -250,7 +254,7 @@ local function sweep_table(d)
       fmt(num(s.threads)), fmt(num(s.throughput)), { text = tostring(s.metric or ""), class = "muted" },
       i == s.baseline and { text = fmt_ratio_or(s.scale_factor), class = "muted" } or ratio_cell(num(s.scale_factor)),
       eff and ratio_cell(eff, false, string.format("%.0f %%", eff * 100)) or "-",
-      fmt(num(s.p95)), fmt(num(s.p99)), num(s.errors) and s.errors > 0 and { text = fmt(s.errors), class = "warn" }
+      lat_cell(num(s.p95)), lat_cell(num(s.p99)), num(s.errors) and s.errors > 0 and { text = fmt(s.errors), class = "warn" }
       or fmt(num(s.errors)), fmt(num(s.client_us)), fmt(num(s.server_us)) }
   end
   loaded_cells(d, header, rows)

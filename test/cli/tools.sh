@@ -170,6 +170,12 @@ expect_ok report_sweep_and_run 'written to' $LB report "$T/fio.json" "$T/swa.jso
 check report_sweep_not_against_run bash -c "summary_row '$T/swrun.html' 'swa threads=1' | grep -q '<td class=\"muted num\" title=\"baseline: swa threads=1\">1\.000</td>' \
   && summary_row '$T/swrun.html' 'swa threads=2' | grep -q 'title=\"swa threads=2 / swa threads=1\">1\.800</td>' \
   && summary_row '$T/swrun.html' oltp | grep -q '>-</td>'"
+# Latencies in a unit that reads, three significant digits.
+mkres "$T/lat.json" oltp 1000 0.0000405
+sed -i -e 's/"avg": 10,/"avg": 0.0405,/' -e 's/"max": 80,/"max": 2500,/' -e 's/"99": 40}/"99": 40.5}/' "$T/lat.json"
+expect_ok report_latency 'written to' $LB report "$T/lat.json" --out="$T/lat.html"
+check report_latency_units bash -c "summary_row '$T/lat.html' lat | grep -q '>40\.5 µs</td><td class=\"num\" title=\"0\.0000405 ms\">40\.5 ns</td><td class=\"num\" title=\"40\.5 ms\">40\.5 ms</td><td class=\"num\" title=\"2500 ms\">2\.50 s</td>'"
+check report_latency_no_exponent bash -c "! sed -n '/id=\"summary-table\"/,/<\/table>/p' '$T/lat.html' | grep -Eq '[0-9]e[-+][0-9]'"
 
 # ---- plot --------------------------------------------------------------------
 run plot_run1 $LB $S/sleep.lua run --ms=1 --time=1.5 --warmup-time=0.5 --report-interval=0.25 \

@@ -98,6 +98,20 @@ end)
 describe("lbench.compare for the report", function()
   local cmp = require("lbench.compare")
 
+  it("shows a latency in ms in the unit that reads, three significant digits", function()
+    assert.are.equal("40.5 ns", cmp.fmt_ms(4.05e-05))
+    assert.are.equal("40.5 µs", cmp.fmt_ms(0.0405))
+    assert.are.equal("1.23 ms", cmp.fmt_ms(1.2345))
+    assert.are.equal("123 ms", cmp.fmt_ms(123.4))
+    assert.are.equal("2.50 s", cmp.fmt_ms(2500))
+    assert.are.equal("4000 s", cmp.fmt_ms(4e6))
+    -- rounding up to 1000 of a unit is the next unit
+    assert.are.equal("1.00 ms", cmp.fmt_ms(0.99996))
+    assert.are.equal("0", cmp.fmt_ms(0))
+    assert.are.equal("-", cmp.fmt_ms(nil))
+    assert.are.equal("-", cmp.fmt_ms(0 / 0))
+  end)
+
   it("sets runs side by side only when lbench compare would", function()
     local oltp, tpcc = { scenario = "oltp" }, { scenario = "tpcc" }
     local sweep = { scenario = "oltp", tool = "sweep", points = {} }
