@@ -68,6 +68,18 @@ local function text_w(s, size) return #tostring(s) * size * 0.58 end
 
 -- ---- axes --------------------------------------------------------------------
 
+-- The text-anchor that keeps a label centred on x inside [0, W]: a label
+-- at the right edge (the last date of a time axis, a mark at the last run)
+-- ends at x instead of being cut by the edge of the SVG, one at the left
+-- edge starts at x.  The width is an estimate, so with a margin: digits
+-- are wider than the average letter.
+local function inside_anchor(x, label, size, W)
+  local half = text_w(label, size) * 1.2 / 2
+  if x + half > W - 2 then return "end" end
+  if x - half < 2 then return "start" end
+  return "middle"
+end
+
 -- A "nice" tick step (1, 2 or 5 times a power of ten) for about n ticks.
 function M.nice_step(span, n)
   if not (span > 0) then return 1 end
@@ -247,8 +259,8 @@ local function axes(spec, g, L)
   for _, t in ipairs(xt) do
     local x = g.sx(t.v)
     L[#L + 1] = string.format('<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#eeeef2"/>', c2(x), c2(g.py0), c2(x), c2(g.py1))
-    L[#L + 1] = string.format('<text x="%s" y="%s" font-size="11" text-anchor="middle">%s</text>', c2(x), c2(g.py1 + 16),
-      esc(t.label))
+    L[#L + 1] = string.format('<text x="%s" y="%s" font-size="11" text-anchor="%s">%s</text>', c2(x), c2(g.py1 + 16),
+      inside_anchor(x, t.label, 11, g.W), esc(t.label))
   end
   if g.ylo < 0 and g.yhi > 0 then
     L[#L + 1] = string.format('<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#606060" stroke-dasharray="4 3"/>',
@@ -262,15 +274,18 @@ local function axes(spec, g, L)
 end
 
 -- One vertical mark: a dotted line with its label near the top (row `row`
--- of three, so that neighbours do not overwrite each other).
+-- of three, so that neighbours do not overwrite each other), right of the
+-- line, or left of it where the label would pass the chart's right edge.
 local function mark(spec, g, L, m, row, colour_, title)
   local x = g.sx(m.x)
+  local left = x + 3 + text_w(m.label or "", 10) * 1.2 > g.W - 2
+  local tx, anchor = left and x - 3 or x + 3, left and ' text-anchor="end"' or ""
   -- The label's colour as a style: the page's CSS colours chart text, and
   -- CSS wins over a fill attribute.
   L[#L + 1] = string.format('<g class="lb-mark"><title>%s</title><line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" ' ..
-    'stroke-width="1.5" stroke-dasharray="2 3"/><text x="%s" y="%s" font-size="10" style="fill:%s">%s</text></g>',
-    esc(title or m.label or fmt_x(spec, m.x)),
-    c2(x), c2(g.py0), c2(x), c2(g.py1), colour_, c2(x + 3), c2(g.py0 + 10 + (row % 3) * 11), colour_, esc(m.label or ""))
+    'stroke-width="1.5" stroke-dasharray="2 3"/><text x="%s" y="%s" font-size="10"%s style="fill:%s">%s</text></g>',
+    esc(title or m.label or fmt_x(spec, m.x)), c2(x), c2(g.py0), c2(x), c2(g.py1), colour_, c2(tx),
+    c2(g.py0 + 10 + (row % 3) * 11), anchor, colour_, esc(m.label or ""))
 end
 
 -- Shaded x ranges and vertical marks, behind the data: the chart's own,
