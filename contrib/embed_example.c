@@ -1,9 +1,11 @@
 /* Embedding lbench in another C program.
  *
  *   cc embed_example.c $(pkg-config --cflags --libs lbench) -o embed_example
- *   ./embed_example script.lua [threads] [seconds]
+ *   ./embed_example script.lua|stock_scenario [threads] [seconds] [option=value ...]
  *
- * Runs the script's "run" command, receives the interval reports through a
+ *   ./embed_example oltp_point_select 2 5 db-driver=null
+ *
+ * Runs the scenario's "run" command, receives the interval reports through a
  * callback, and prints a few fields of the result.  The library prints
  * nothing by itself: report text arrives through the output callback, which
  * this program forwards with a prefix. */
@@ -29,7 +31,7 @@ static void on_interval(void *ud, const lb_interval *iv)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s script.lua [threads] [seconds]\n", argv[0]);
+        fprintf(stderr, "usage: %s script.lua|stock_scenario [threads] [seconds] [option=value ...]\n", argv[0]);
         return 2;
     }
     lb_runtime *rt = lb_runtime_new();
@@ -45,6 +47,19 @@ int main(int argc, char **argv)
         rc = lb_runtime_set_option(rt, "report-interval", "1");
     if (rc == 0)
         rc = lb_runtime_set_option(rt, "verbosity", "0");
+    /* Any other option by its command-line name: db-driver=null ... */
+    for (int i = 4; rc == 0 && i < argc; i++) {
+        char name[128];
+        const char *eq = strchr(argv[i], '=');
+        if (!eq || (size_t)(eq - argv[i]) >= sizeof(name)) {
+            fprintf(stderr, "embed_example: '%s': expected option=value\n", argv[i]);
+            lb_runtime_free(rt);
+            return 2;
+        }
+        memcpy(name, argv[i], (size_t)(eq - argv[i]));
+        name[eq - argv[i]] = '\0';
+        rc = lb_runtime_set_option(rt, name, eq + 1);
+    }
     if (rc == 0)
         rc = lb_runtime_load(rt, argv[1]);
     if (rc == 0)

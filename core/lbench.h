@@ -65,8 +65,13 @@ typedef void (*lb_interval_fn)(void *ud, const lb_interval *iv);
 void lb_runtime_set_interval_callback(lb_runtime *rt, lb_interval_fn fn, void *ud);
 
 /* Set an option by its command-line name without dashes ("threads",
- * "table-size").  Checked when the scenario is loaded or the command runs.
- * Returns 0, or -1 with lb_runtime_error() set. */
+ * "table-size").  A general option (lbench --help) is checked at once, as
+ * the command line checks it: a bad value returns -1 with a one-line
+ * lb_runtime_error() naming the option and what it expects
+ * ("--threads=abc: expected an integer") and leaves the option as it was.
+ * A scenario's own options are declared by its script, so they are
+ * checked when a command runs it.  Returns 0, or -1 with lb_runtime_error()
+ * set. */
 int lb_runtime_set_option(lb_runtime *rt, const char *name, const char *value);
 
 /* Load a scenario: a path to a Lua file or a stock scenario name.

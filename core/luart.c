@@ -247,6 +247,19 @@ int lb__luart_msgh(lua_State *L)
     /* The first frame of an error() call is error itself: drop it, so the
      * traceback starts with the script's own frame. */
     luaL_gsub(L, lua_tostring(L, -1), "stack traceback:\n\t[C]: in function 'error'\n", "stack traceback:\n");
+    /* And lbench's own frames (the command dispatch around a script's
+     * prepare(), the loader around its top level): util.user_traceback.
+     * Protected: a failure there keeps the whole traceback. */
+    int tb = lua_gettop(L);
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "lbench.util");
+    if (lua_pcall(L, 1, 1, 0) == 0 && lua_istable(L, -1)) {
+        lua_getfield(L, -1, "user_traceback");
+        lua_pushvalue(L, tb);
+        if (lua_pcall(L, 1, 1, 0) == 0 && lua_isstring(L, -1))
+            lua_replace(L, tb);
+    }
+    lua_settop(L, tb);
     return 1;
 }
 

@@ -1,12 +1,14 @@
 #include "runtime.h"
 #include "db/db.h"
 
+#include <dlfcn.h>
 #include <lauxlib.h>
 #include <lua.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,6 +218,36 @@ const char *lb_runtime_exe_dir(void)
      * Every worker state asks; compute it once. */
     pthread_once(&exe_dir_once, find_exe_dir);
     return exe_dir;
+}
+
+static char lib_dir[PATH_MAX];
+static pthread_once_t lib_dir_once = PTHREAD_ONCE_INIT;
+
+static void find_lib_dir(void)
+{
+    /* The file this very function was loaded from: liblbench.so when the
+     * program links the shared library, else the program itself.  Its
+     * real path, so that a symbolic link to the library (lib/liblbench.so
+     * -> liblbench.so.0) or a relative LD_LIBRARY_PATH still names the
+     * directory the installation put it in. */
+    Dl_info info;
+    lib_dir[0] = '\0';
+    if (dladdr((void *)(uintptr_t)find_lib_dir, &info) == 0 || !info.dli_fname || !info.dli_fname[0])
+        return;
+    char *real = realpath(info.dli_fname, NULL);
+    snprintf(lib_dir, sizeof(lib_dir), "%s", real ? real : info.dli_fname);
+    free(real);
+    char *slash = strrchr(lib_dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        lib_dir[0] = '\0';
+}
+
+const char *lb_runtime_lib_dir(void)
+{
+    pthread_once(&lib_dir_once, find_lib_dir);
+    return lib_dir;
 }
 
 /* ---- entering the main state ---------------------------------------- */

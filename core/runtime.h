@@ -61,8 +61,15 @@ int lb_runtime_files_limit(uint64_t need, uint64_t *soft, uint64_t *hard);
 int lb_runtime_isatty(void);
 /* This process's id (temporary file names). */
 int lb_runtime_pid(void);
+/* Where stock scenarios may be: the share directory fixed at build time,
+ * the running program's directory, and the directory of the file holding
+ * the library itself (liblbench.so, or the program that linked it in):
+ * a program linked against an installed library finds <libdir>/../share
+ * wherever the prefix was, and whatever PREFIX the objects were built with.
+ * "" when unknown. */
 const char *lb_runtime_share_dir(void);
 const char *lb_runtime_exe_dir(void);
+const char *lb_runtime_lib_dir(void);
 /* An lb_db_debug_fn writing "debug: <msg>" to the output (ud = runtime). */
 void lb_runtime_debug_sink(void *ud, const char *msg);
 /* FFI END */

@@ -63,6 +63,17 @@ install_test() {
   if PKG_CONFIG_PATH="$p/lib/pkgconfig" cc contrib/embed_example.c $(PKG_CONFIG_PATH="$p/lib/pkgconfig" pkg-config --cflags --libs lbench) \
        -Wl,-rpath,"$p/lib" -o "$p/embed" 2>"$p.log" && "$p/embed" test/cli/scripts/empty.lua 1 2 | grep -Eq '^callbacks: [1-9]'; then
     echo "PASS installed_pkg_config_embed"; else echo "FAIL installed_pkg_config_embed: $(head -3 "$p.log")"; fi
+  # A program linked against the installed library finds the stock
+  # scenarios beside the library (<libdir>/../share/lbench/scenarios) from
+  # any directory, whatever PREFIX the objects were built with; a name
+  # that is not there names the directories searched.
+  if (cd / && "$p/embed" oltp_point_select 1 1 db-driver=null result-file="$p/ps.json") >"$p.out" 2>&1 \
+     && grep -q "\"scenario_path\": \"$p/share/lbench/scenarios/oltp_point_select.lua\"" "$p/ps.json"; then
+    echo "PASS installed_embed_finds_stock_scenario"
+  else echo "FAIL installed_embed_finds_stock_scenario: $(head -3 "$p.out")"; fi
+  if (cd / && "$p/embed" oltp_no_such 1 1 db-driver=null) 2>&1 | grep -q "searched .*$p/share/lbench/scenarios"; then
+    echo "PASS installed_embed_unknown_names_dirs"
+  else echo "FAIL installed_embed_unknown_names_dirs: $( (cd / && "$p/embed" oltp_no_such 1 1) 2>&1 | head -2)"; fi
   # Static embedding with exactly the flags pkg-config gives: the program
   # must carry the core itself (no liblbench.so dependency, no rpath) and
   # its Lua half must reach every core symbol through the FFI.

@@ -68,23 +68,34 @@ function M.present_metrics(runs)
   return out
 end
 
--- Whether documents may be compared: the same scenario (unless `force`),
--- and sweeps only with sweeps.  Fails with one line naming the files;
+-- Whether result documents a and b can be set against each other, so that
+-- a ratio between them means something: the same scenario (unless
+-- `force`), and a sweep only with a sweep.  Returns true, or false and
+-- "scenario" or "sweep".  lbench compare refuses what this refuses, and
+-- lbench report computes no ratio for it (htmlreport.lua).
+function M.comparable(a, b, force)
+  if not force and a.scenario ~= b.scenario then return false, "scenario" end
+  if result.is_sweep(a) ~= result.is_sweep(b) then return false, "sweep" end
+  return true
+end
+
+-- lbench compare's check of its files: fails with one line naming them;
 -- returns whether they are sweeps.
 function M.check_comparable(docs, files, force)
-  local first = docs[1].scenario
+  -- Every scenario first: a different scenario is the likelier mistake.
   for i = 2, #docs do
-    if docs[i].scenario ~= first and not force then
+    local _, why = M.comparable(docs[1], docs[i], force)
+    if why == "scenario" then
       util.fail("cannot compare: '%s' ran scenario '%s' but '%s' ran '%s' (add --force to compare anyway)",
-        files[1], tostring(first), files[i], tostring(docs[i].scenario))
+        files[1], tostring(docs[1].scenario), files[i], tostring(docs[i].scenario))
     end
   end
-  local sweeps = 0
-  for _, d in ipairs(docs) do if result.is_sweep(d) then sweeps = sweeps + 1 end end
-  if sweeps > 0 and sweeps < #docs then
-    util.fail("cannot compare sweep files with single-run files (compare sweeps with sweeps, runs with runs)")
+  for i = 2, #docs do
+    if not M.comparable(docs[1], docs[i], true) then
+      util.fail("cannot compare sweep files with single-run files (compare sweeps with sweeps, runs with runs)")
+    end
   end
-  return sweeps > 0
+  return result.is_sweep(docs[1])
 end
 
 -- Display name of a file: its base name without .json.

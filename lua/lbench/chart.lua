@@ -12,9 +12,15 @@
 --              x_zero=? (the x axis starts at 0),
 --              series = { { name=, points = { {x=, y=, tip=?, href=?} },
 --                           dash=? (true, or a pattern number 2..5; 1 = solid),
---                           color=? (palette index or "#rrggbb") } },
---              marks=? { {x=, label=} } (vertical marker lines: phases),
---              shade=? { {from=, to=, label=} } (x ranges shaded: warm-up),
+--                           color=? (palette index or "#rrggbb"),
+--                           run=? (the run it is of, for hover texts),
+--                           warmup=? (x where its run's warm-up ends: the
+--                             line faded and the dots hollow up to there),
+--                           marks=? { {x=, label=} } (its run's phase
+--                             boundaries: lines in the series' colour) } },
+--              marks=? { {x=, label=} } (vertical marker lines of the whole
+--                chart: the lbench version changing),
+--              shade=? { {from=, to=, label=} } (x ranges shaded),
 --              ideal=? a series or a list of series, drawn dashed }
 --     A point's `tip` is its hover text (default "name: x, y"); `href` makes
 --     the point a link ("#run-17").  A y that is nil or NaN breaks the line.
@@ -51,6 +57,9 @@ end
 
 local function finite(v) return type(v) == "number" and v == v and v ~= math.huge and v ~= -math.huge end
 
+-- A series' warm-up: its line this opaque, its dots hollow.
+local WARM_OPACITY = "0.35"
+
 -- Coordinates with two decimals: exact enough on screen, short in the file.
 local function c2(v) return string.format("%.2f", v):gsub("%.?0+$", "") end
 
@@ -58,6 +67,18 @@ local function c2(v) return string.format("%.2f", v):gsub("%.?0+$", "") end
 local function text_w(s, size) return #tostring(s) * size * 0.58 end
 
 -- ---- axes --------------------------------------------------------------------
+
+-- The text-anchor that keeps a label centred on x inside [0, W]: a label
+-- at the right edge (the last date of a time axis, a mark at the last run)
+-- ends at x instead of being cut by the edge of the SVG, one at the left
+-- edge starts at x.  The width is an estimate, so with a margin: digits
+-- are wider than the average letter.
+local function inside_anchor(x, label, size, W)
+  local half = text_w(label, size) * 1.2 / 2
+  if x + half > W - 2 then return "end" end
+  if x - half < 2 then return "start" end
+  return "middle"
+end
 
 -- A "nice" tick step (1, 2 or 5 times a power of ten) for about n ticks.
 function M.nice_step(span, n)
@@ -159,7 +180,11 @@ local function legend(entries, x0, x1, y0)
     if x > x0 and x + w > x1 then x, y = x0, y + 18 end
     L[#L + 1] = string.format('<g class="lb-key"><line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="2.5"%s/>',
       c2(x), c2(y - 4), c2(x + 24), c2(y - 4), e.color, dash_attr(e.dash))
-    if e.box then
+    if e.faded then
+      L[#L] = string.format('<g class="lb-key"><line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="2.5" ' ..
+        'stroke-opacity="%s"/><circle cx="%s" cy="%s" r="3" fill="#fff" stroke="%s"/>', c2(x), c2(y - 4), c2(x + 24),
+        c2(y - 4), e.color, WARM_OPACITY, c2(x + 12), c2(y - 4), e.color)
+    elseif e.box then
       L[#L] = string.format('<g class="lb-key"><rect x="%s" y="%s" width="24" height="10" fill="%s"%s/>',
         c2(x), c2(y - 9), e.color, e.opacity and (' fill-opacity="' .. e.opacity .. '"') or "")
     end
@@ -181,7 +206,8 @@ end
 local function all_series(spec)
   local list = {}
   for i, s in ipairs(spec.series or {}) do
-    list[#list + 1] = { name = s.name, points = s.points or {}, dash = s.dash, color = colour(s.color, i) }
+    list[#list + 1] = { name = s.name, points = s.points or {}, dash = s.dash, color = colour(s.color, i), run = s.run,
+                        warmup = finite(s.warmup) and s.warmup or nil, marks = s.marks }
   end
   local ideal = spec.ideal
   if ideal and ideal.points then ideal = { ideal } end
@@ -233,8 +259,8 @@ local function axes(spec, g, L)
   for _, t in ipairs(xt) do
     local x = g.sx(t.v)
     L[#L + 1] = string.format('<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#eeeef2"/>', c2(x), c2(g.py0), c2(x), c2(g.py1))
-    L[#L + 1] = string.format('<text x="%s" y="%s" font-size="11" text-anchor="middle">%s</text>', c2(x), c2(g.py1 + 16),
-      esc(t.label))
+    L[#L + 1] = string.format('<text x="%s" y="%s" font-size="11" text-anchor="%s">%s</text>', c2(x), c2(g.py1 + 16),
+      inside_anchor(x, t.label, 11, g.W), esc(t.label))
   end
   if g.ylo < 0 and g.yhi > 0 then
     L[#L + 1] = string.format('<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#606060" stroke-dasharray="4 3"/>',
@@ -247,8 +273,25 @@ local function axes(spec, g, L)
     c2((g.py0 + g.py1) / 2), esc(spec.y_label or ""))
 end
 
--- Shaded x ranges and vertical marks, behind the data.
-local function marks(spec, g, L)
+-- One vertical mark: a dotted line with its label near the top (row `row`
+-- of three, so that neighbours do not overwrite each other), right of the
+-- line, or left of it where the label would pass the chart's right edge.
+local function mark(spec, g, L, m, row, colour_, title)
+  local x = g.sx(m.x)
+  local left = x + 3 + text_w(m.label or "", 10) * 1.2 > g.W - 2
+  local tx, anchor = left and x - 3 or x + 3, left and ' text-anchor="end"' or ""
+  -- The label's colour as a style: the page's CSS colours chart text, and
+  -- CSS wins over a fill attribute.
+  L[#L + 1] = string.format('<g class="lb-mark"><title>%s</title><line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" ' ..
+    'stroke-width="1.5" stroke-dasharray="2 3"/><text x="%s" y="%s" font-size="10"%s style="fill:%s">%s</text></g>',
+    esc(title or m.label or fmt_x(spec, m.x)), c2(x), c2(g.py0), c2(x), c2(g.py1), colour_, c2(tx),
+    c2(g.py0 + 10 + (row % 3) * 11), anchor, colour_, esc(m.label or ""))
+end
+
+-- Shaded x ranges and vertical marks, behind the data: the chart's own,
+-- then each series' (its run's phase boundaries, in its colour; a boundary
+-- several series of one run share is drawn once).
+local function marks(spec, g, list, L)
   for _, s in ipairs(spec.shade or {}) do
     local a, b = math.max(g.xlo, s.from or g.xlo), math.min(g.xhi, s.to or g.xhi)
     if finite(a) and finite(b) and b > a then
@@ -257,20 +300,28 @@ local function marks(spec, g, L)
         esc(s.label or ""))
     end
   end
-  for i, m in ipairs(spec.marks or {}) do
-    if finite(m.x) and m.x >= g.xlo and m.x <= g.xhi then
-      local x = g.sx(m.x)
-      L[#L + 1] = string.format('<g class="lb-mark"><title>%s</title><line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#555" ' ..
-        'stroke-dasharray="2 3"/><text x="%s" y="%s" font-size="10" fill="#555">%s</text></g>', esc(m.label or fmt_x(spec, m.x)),
-        c2(x), c2(g.py0), c2(x), c2(g.py1), c2(x + 3), c2(g.py0 + 10 + ((i - 1) % 3) * 11), esc(m.label or ""))
+  local row, seen = 0, {}
+  local function inside(m) return finite(m.x) and m.x >= g.xlo and m.x <= g.xhi end
+  for _, m in ipairs(spec.marks or {}) do
+    if inside(m) then mark(spec, g, L, m, row, "#555"); row = row + 1 end
+  end
+  for _, s in ipairs(list) do
+    for _, m in ipairs(s.marks or {}) do
+      local key = table.concat({ tostring(m.x), tostring(m.label), s.color, tostring(s.run) }, "\0")
+      if inside(m) and not seen[key] then
+        seen[key] = true
+        mark(spec, g, L, m, row, s.color, string.format("%s (%s): from %s", tostring(m.label or ""),
+          s.run or s.name, fmt_x(spec, m.x)))
+        row = row + 1
+      end
     end
   end
 end
 
--- One series: its line (broken at missing values) and a hoverable dot per point.
-local function draw_series(spec, g, s, L)
+-- The polylines of a list of points, broken at missing values.
+local function segments(g, points)
   local segs, cur = {}, {}
-  for _, p in ipairs(s.points) do
+  for _, p in ipairs(points) do
     if finite(p.x) and finite(p.y) then
       cur[#cur + 1] = c2(g.sx(p.x)) .. "," .. c2(g.sy(p.y))
     elseif #cur > 0 then
@@ -278,8 +329,30 @@ local function draw_series(spec, g, s, L)
     end
   end
   if #cur > 0 then segs[#segs + 1] = cur end
+  return segs
+end
+
+-- One series: its line (broken at missing values) and a hoverable dot per
+-- point.  The part within its run's warm-up is faded with hollow dots: on
+-- the run's own line, so that it cannot be read as another run's, whatever
+-- tells the runs apart in the chart (colour, or dash as in TPC-C's).
+local function draw_series(spec, g, s, L)
+  local warm, measured = {}, s.points
+  if s.warmup then
+    measured = {}
+    for _, p in ipairs(s.points) do
+      if finite(p.x) and p.x <= s.warmup + 1e-9 then warm[#warm + 1] = p else measured[#measured + 1] = p end
+    end
+    -- The faded line reaches the first measured point: the line stays whole.
+    if #warm > 0 and measured[1] then warm[#warm + 1] = measured[1] end
+  end
   L[#L + 1] = '<g class="lb-series" data-name="' .. esc(s.name) .. '">'
-  for _, seg in ipairs(segs) do
+  for _, seg in ipairs(segments(g, warm)) do
+    L[#L + 1] = string.format('<polyline class="lb-warmup" points="%s" fill="none" stroke="%s" stroke-width="2" ' ..
+      'stroke-opacity="%s"%s><title>%s: warm-up (to %s), not in the totals</title></polyline>', table.concat(seg, " "),
+      s.color, WARM_OPACITY, dash_attr(s.dash), esc(s.run or s.name), esc(fmt_x(spec, s.warmup)))
+  end
+  for _, seg in ipairs(segments(g, measured)) do
     L[#L + 1] = string.format('<polyline points="%s" fill="none" stroke="%s" stroke-width="2"%s><title>%s</title></polyline>',
       table.concat(seg, " "), s.color, dash_attr(s.dash), esc(s.name))
   end
@@ -287,8 +360,10 @@ local function draw_series(spec, g, s, L)
   for _, p in ipairs(s.points) do
     if finite(p.x) and finite(p.y) then
       local tip = p.tip or string.format("%s: %s, %s", s.name, fmt_x(spec, p.x), fmt.num(p.y))
-      local dot = string.format('<circle class="lb-pt" cx="%s" cy="%s" r="%s" fill="%s"><title>%s</title></circle>',
-        c2(g.sx(p.x)), c2(g.sy(p.y)), r, s.color, esc(tip))
+      local in_warm = s.warmup and p.x <= s.warmup + 1e-9
+      local dot = string.format('<circle class="lb-pt" cx="%s" cy="%s" r="%s" fill="%s"%s><title>%s</title></circle>',
+        c2(g.sx(p.x)), c2(g.sy(p.y)), r, in_warm and "#fff" or s.color,
+        in_warm and (' stroke="' .. s.color .. '"') or "", esc(in_warm and (tip .. " (warm-up)") or tip))
       if p.href then dot = '<a href="' .. esc(p.href) .. '">' .. dot .. "</a>" end
       L[#L + 1] = dot
     end
@@ -327,6 +402,9 @@ function M.line(spec)
   for _, s in ipairs(spec.shade or {}) do
     if s.label then entries[#entries + 1] = { name = s.label, color = "#b0b0b0", box = true, opacity = "0.4" } break end
   end
+  for _, s in ipairs(list) do
+    if s.warmup then entries[#entries + 1] = { name = "warm-up (faded, hollow dots)", color = "#606060", faded = true } break end
+  end
   local g = frame(spec, xlo, xhi, ylo, yhi, ystep, entries)
   local L = { svg_open(spec, "line", g.W, g.total_h, string.format(' data-series="%d" data-points="%d"', #list, npts)) }
   L[#L + 1] = "<title>" .. esc(spec.title or "chart") .. "</title>"
@@ -334,7 +412,7 @@ function M.line(spec)
   if spec.title then
     L[#L + 1] = string.format('<text x="%s" y="20" font-size="14" font-weight="600">%s</text>', c2(g.px0), esc(spec.title))
   end
-  marks(spec, g, L)
+  marks(spec, g, list, L)
   axes(spec, g, L)
   for _, s in ipairs(list) do draw_series(spec, g, s, L) end
   if npts == 0 then

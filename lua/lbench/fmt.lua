@@ -22,6 +22,28 @@ function M.num(v)
   return string.format("%.3g", v)
 end
 
+-- A duration given in milliseconds in the unit that reads (ns, µs, ms or
+-- s) with three significant digits: 40.5 µs, 1.23 ms, 12.0 s; never an
+-- exponent.  Latencies of one column span ns (the null driver) to seconds
+-- (a stalled server), so the unit is chosen per value.
+local UNITS = { { 1e-6, "ns" }, { 1e-3, "µs" }, { 1, "ms" }, { 1000, "s" } }
+
+function M.ms(v)
+  if type(v) ~= "number" or v ~= v then return "-" end
+  if v == 0 then return "0" end
+  local a, u = math.abs(v), 1
+  while u < #UNITS and a >= UNITS[u + 1][1] do u = u + 1 end
+  local x = a / UNITS[u][1]
+  local dec = math.max(0, 2 - math.floor(math.log10(x) + 1e-12))
+  local s = string.format("%." .. dec .. "f", x)
+  -- 999.96 µs rounds to "1000": that is 1.00 ms.
+  if tonumber(s) >= 1000 and u < #UNITS then
+    u = u + 1
+    s = string.format("%.2f", a / UNITS[u][1])
+  end
+  return (v < 0 and "-" or "") .. s .. " " .. UNITS[u][2]
+end
+
 -- A difference in percent, signed: "+4.2%".
 function M.pct(d)
   if d == nil then return "-" end

@@ -24,6 +24,7 @@ local domain = require("lbench.reportdomain")
 local M = {}
 
 local esc, fnum = html.escape, fmt.num
+local lat_cell = domain.lat_cell
 
 -- A ratio against the baseline at or beyond this share is coloured better
 -- or worse; closer ones are run-to-run noise in most benchmarks.
@@ -78,27 +79,54 @@ local function status_cell(r)
            title = r.error and tostring(r.error) or nil }
 end
 
--- One row of the summary table.
+-- The run each run's ratio is taken against: the first run (itself
+-- included) that lbench compare would set beside it (catalogue.comparable:
+-- the same scenario, sweeps with sweeps) and whose throughput has the same
+-- unit (IOPS against TPS is no ratio).  base[i] == i: run i is a baseline.
+local function baselines(runs)
+  local base, unit = {}, {}
+  for i, run in ipairs(runs) do
+    unit[i] = select(2, result.throughput(run.r))
+    base[i] = i
+    for j = 1, i - 1 do
+      if base[j] == j and unit[j] == unit[i] and catalogue.comparable(runs[j].doc, run.doc) then base[i] = j break end
+    end
+  end
+  return base
+end
+
+-- The ratio cell of run i: against its baseline, named on hover; a
+-- baseline others compare with reads 1.000; a run nothing compares with
+-- has none (a TPC-C run against an OLTP run measures nothing).
+local function summary_ratio(i, runs, base, followed)
+  local b = base[i]
+  if b ~= i then
+    local thr, bthr = num((result.throughput(runs[i].r))), num((result.throughput(runs[b].r)))
+    local cell = ratio_cell(thr and bthr and bthr > 0 and thr / bthr or nil)
+    cell.title = runs[i].name .. " / " .. runs[b].name
+    return cell
+  end
+  if followed[i] then return { text = "1.000", class = "muted", title = "baseline: " .. runs[i].name } end
+  return { text = "-", title = "no comparable run (ratios only between runs of the same scenario, sweeps with sweeps)" }
+end
+
 -- One row of the summary table; its 8th cell is the ratio.
-local function summary_row(i, run, keys, base, base_label)
+local function summary_row(i, run, keys, ratio)
   local r = run.r
   local thr, label = result.throughput(r)
-  -- IOPS against TPS is no ratio: only runs of the first run's unit get one.
-  if label ~= base_label then base = nil end
   local lat = type(r.latency_ms) == "table" and r.latency_ms or {}
   local totals = type(r.totals) == "table" and r.totals or {}
   local cpu = type(r.cpu) == "table" and r.cpu or {}
-  local ratio = base and num(thr) and base > 0 and thr / base or nil
   local row = { { html = '<span id="run-' .. i .. '">' .. esc(run.name) .. "</span>" }, tostring(r.scenario or "-"),
                 status_cell(r), fnum(num(r.threads)), fnum(num(r.duration_s)), fnum(num(thr)), { text = label, class = "muted" },
-                i == 1 and { text = "1.000", class = "muted" } or ratio_cell(ratio) }
-  row[#row + 1] = fnum(num(lat.avg))
+                ratio }
+  row[#row + 1] = lat_cell(num(lat.avg))
   for _, k in ipairs(keys) do
     local v = result.pct(lat, k)
-    row[#row + 1] = v and fnum(v) or (type(lat.percentiles) == "table" and lat.percentiles[k] == json.null and
+    row[#row + 1] = v and lat_cell(v) or (type(lat.percentiles) == "table" and lat.percentiles[k] == json.null and
       { text = "overflow", class = "warn" } or "-")
   end
-  row[#row + 1] = fnum(num(lat.max))
+  row[#row + 1] = lat_cell(num(lat.max))
   local errs = num(totals.errors)
   row[#row + 1] = errs and errs > 0 and { text = fnum(errs), class = "warn" } or fnum(errs)
   row[#row + 1] = fnum(num(totals.reconnects))
@@ -130,58 +158,74 @@ end
 
 local function summary_section(ctx)
   local keys = pct_keys(ctx.runs)
-  local header = { "run", "scenario", "status", "threads", "duration (s)", "throughput", "unit", "ratio", "avg ms" }
-  for _, k in ipairs(keys) do header[#header + 1] = "p" .. k .. " ms" end
-  for _, h in ipairs({ "max ms", "errors", "reconnects", "client CPU µs/event", "server CPU µs/event" }) do
+  local header = { "run", "scenario", "status", "threads", "duration (s)", "throughput", "unit", "ratio", "avg latency" }
+  for _, k in ipairs(keys) do header[#header + 1] = "p" .. k end
+  for _, h in ipairs({ "max latency", "errors", "reconnects", "client CPU µs/event", "server CPU µs/event" }) do
     header[#header + 1] = h
   end
-  local base, base_label
-  if ctx.runs[1] then base, base_label = result.throughput(ctx.runs[1].r) end
+  local base, followed = baselines(ctx.runs), {}
+  for i, b in ipairs(base) do if b ~= i then followed[b] = true end end
   local rows = {}
-  for i, run in ipairs(ctx.runs) do rows[i] = summary_row(i, run, keys, num(base), base_label) end
-  -- One run has no ratio to show.
-  if #rows == 1 then rows[1][8] = "-" end
+  for i, run in ipairs(ctx.runs) do rows[i] = summary_row(i, run, keys, summary_ratio(i, ctx.runs, base, followed)) end
   header, rows = drop_empty_columns(header, rows)
-  local ratio = #rows > 1 and string.format("; ratio = throughput / %s's (same unit only), coloured when it differs " ..
-    "by %d %% or more", ctx.runs[1].name, M.NOTABLE * 100) or ""
+  local ratio = next(followed) and string.format("; ratio = throughput / the first comparable run's (the same " ..
+    "scenario and unit, sweeps with sweeps, as lbench compare; hover for which), coloured when it differs by %d %% " ..
+    "or more", M.NOTABLE * 100) or ""
   local body = { note("One row per run (a sweep's points each have one). Throughput is IOPS for I/O scenarios, " ..
-    "transactions per second for SQL, events per second otherwise" .. ratio .. "; latency in ms over the measured " ..
-    "period (warm-up excluded).") }
+    "transactions per second for SQL, events per second otherwise" .. ratio .. "; latency over the measured " ..
+    "period (warm-up excluded), each value in ns, µs, ms or s (hover for ms).") }
   body[#body + 1] = scroll(html.table(header, rows, { id = "summary-table" }))
   return { id = "summary", title = "Summary", body = table.concat(body, "\n") }
 end
 
 -- ---- comparison (runs, not sweeps) ------------------------------------------------
 
+-- Each run against the first run before it that lbench compare accepts
+-- beside it (catalogue.comparable); a run with none gets no ratio columns.
 local function comparison_section(ctx)
   local docs, names = {}, {}
   for i, d in ipairs(ctx.docs) do
     if not result.is_sweep(d) then docs[#docs + 1] = d; names[#names + 1] = ctx.names[i] end
   end
   if #docs < 2 then return nil end
+  local pairs_ = {}
+  for i = 2, #docs do
+    for j = 1, i - 1 do
+      if catalogue.comparable(docs[j], docs[i]) then pairs_[#pairs_ + 1] = { i, j } break end
+    end
+  end
   local header = { "metric" }
   for _, n in ipairs(names) do header[#header + 1] = n end
-  for i = 2, #names do
-    header[#header + 1] = names[i] .. " / " .. names[1]
-    header[#header + 1] = "diff " .. names[i]
+  for _, p in ipairs(pairs_) do
+    header[#header + 1] = names[p[1]] .. " / " .. names[p[2]]
+    header[#header + 1] = "diff " .. names[p[1]]
   end
   local rows = {}
   for _, m in ipairs(catalogue.present_metrics(docs)) do
-    local vals, row = {}, { catalogue.metric_title(m) }
-    for i, d in ipairs(docs) do vals[i] = m[3](d); row[#row + 1] = fnum(vals[i]) end
-    for i = 2, #docs do
-      local r, d = fmt.ratio(vals[i], vals[1])
+    local vals, row = {}, { m[2] == "ms" and m[1] or catalogue.metric_title(m) }
+    for i, d in ipairs(docs) do
+      vals[i] = m[3](d)
+      row[#row + 1] = m[2] == "ms" and domain.lat_cell(vals[i]) or fnum(vals[i])
+    end
+    for _, p in ipairs(pairs_) do
+      local r, d = fmt.ratio(vals[p[1]], vals[p[2]])
       row[#row + 1] = ratio_cell(r, m.lower)
       row[#row + 1] = ratio_cell(r, m.lower, fmt.pct(d))
     end
     rows[#rows + 1] = row
   end
-  local body = { note(string.format("lbench compare's table: each run against %s (ratio = value / %s's, diff = " ..
-    "(value - %s's) / %s's); green is better, red worse, by %d %% or more.", names[1], names[1], names[1], names[1],
-    M.NOTABLE * 100)) }
-  local scen = {}
-  for _, d in ipairs(docs) do scen[tostring(d.scenario)] = true end
-  if next(scen, next(scen)) then body[#body + 1] = note("Note: these runs ran different scenarios.") end
+  local body = { note(string.format("lbench compare's table: each run against the first run of the same scenario " ..
+    "(ratio = value / its value, diff = (value - its value) / its value); green is better, red worse, by %d %% or " ..
+    "more. Latencies in ns, µs, ms or s (hover for ms).", M.NOTABLE * 100)) }
+  if #pairs_ == 0 then
+    body[#body + 1] = note("These runs ran different scenarios: their values side by side, no ratio (lbench " ..
+      "compare refuses them too).")
+  elseif #pairs_ < #docs - 1 then
+    local alone, paired = {}, {}
+    for _, p in ipairs(pairs_) do paired[p[1]] = true end
+    for i = 2, #docs do if not paired[i] then alone[#alone + 1] = names[i] end end
+    body[#body + 1] = note("No ratio for " .. table.concat(alone, ", ") .. ": no run before it ran its scenario.")
+  end
   body[#body + 1] = scroll(html.table(header, rows, { id = "comparison-table" }))
   return { id = "comparison", title = "Comparison", body = table.concat(body, "\n") }
 end
@@ -201,7 +245,7 @@ local function loaded_cells(d, header, rows)
 end
 
 local function sweep_table(d)
-  local header = { "point", "status", "threads", "throughput", "unit", "scale factor", "efficiency", "p95 ms", "p99 ms",
+  local header = { "point", "status", "threads", "throughput", "unit", "scale factor", "efficiency", "p95", "p99",
                    "errors", "client CPU µs/event", "server CPU µs/event" }
   local rows = {}
   for i, s in ipairs(type(d.summary) == "table" and d.summary or {}) do
@@ -212,7 +256,7 @@ local function sweep_table(d)
       fnum(num(s.threads)), fnum(num(s.throughput)), { text = tostring(s.metric or ""), class = "muted" },
       i == s.baseline and { text = fmt_ratio_or(s.scale_factor), class = "muted" } or ratio_cell(num(s.scale_factor)),
       eff and ratio_cell(eff, false, string.format("%.0f %%", eff * 100)) or "-",
-      fnum(num(s.p95)), fnum(num(s.p99)), num(s.errors) and s.errors > 0 and { text = fnum(s.errors), class = "warn" }
+      lat_cell(num(s.p95)), lat_cell(num(s.p99)), num(s.errors) and s.errors > 0 and { text = fnum(s.errors), class = "warn" }
       or fnum(num(s.errors)), fnum(num(s.client_us)), fnum(num(s.server_us)) }
   end
   loaded_cells(d, header, rows)
@@ -287,21 +331,17 @@ local function line_svg(ch)
       pts[#pts + 1] = { x = p[1], y = p[2], tip = tip(ch, s, p, p[3]) }
       if not seen[p[1]] then seen[p[1]] = true; xs[#xs + 1] = p[1] end
     end
-    spec.series[#spec.series + 1] = { name = s.title, points = pts, color = s.color, dash = s.dash }
+    -- A warm-up and phase boundaries are drawn on their own run's series
+    -- only (plotdata.lua): another run has neither.
+    local marks
+    for _, m in ipairs(s.marks or {}) do
+      marks = marks or {}
+      marks[#marks + 1] = { x = m[1], label = m[2] }
+    end
+    spec.series[#spec.series + 1] = { name = s.title, points = pts, color = s.color, dash = s.dash, run = s.run,
+                                      warmup = s.warmup, marks = marks }
   end
   if ch.xtics then table.sort(xs); spec.x_ticks = xs end
-  for _, m in ipairs(ch.marks or {}) do
-    spec.marks = spec.marks or {}
-    spec.marks[#spec.marks + 1] = { x = m[1], label = m[2] }
-  end
-  local wseen = {}
-  for _, w in ipairs(ch.warmup or {}) do
-    if not wseen[w] then
-      wseen[w] = true
-      spec.shade = spec.shade or {}
-      spec.shade[#spec.shade + 1] = { from = 0, to = w, label = "warm-up" }
-    end
-  end
   return chart.line(spec)
 end
 
@@ -323,7 +363,10 @@ local function charts_section(ctx)
     local svg = ch.name:match("^sweep%-") and bar_svg(ch) or line_svg(ch)
     local cap = CAPTIONS[ch.name] or ("Throughput at each value of " .. ch.xlabel:gsub(" %([^)]*%)$", "") ..
       ", one bar per combination of the other swept values.")
-    if ch.warmup and #ch.warmup > 0 then cap = cap .. " Shaded: warm-up." end
+    local warm = false
+    for _, s in ipairs(ch.series) do warm = warm or s.warmup ~= nil end
+    if warm then cap = cap .. " Faded, with hollow dots: a run's warm-up, on its own lines." end
+    if ch.marks and #ch.marks > 0 then cap = cap .. " Dotted verticals: a run's phase boundaries, in its colour." end
     parts[#parts + 1] = string.format('<figure class="lb-figure" id="fig-%s">%s<figcaption class="muted">%s</figcaption></figure>',
       esc(html.id(ch.name)), svg, esc(cap))
   end

@@ -6,10 +6,16 @@
 --   charts(docs, names) -> charts, skipped
 --     charts:  list of { name=, title=, xlabel=, ylabel=, series = { { title=,
 --              points = { {x, y, label?} }, style = "lines"|"linespoints",
---              color=? (index), dash=? (index, 1 = solid) } }, warmup = {s...}
---              (warm-up ends to shade), yzero=, xzero=, xtics= (ticks at the
---              data's x), categories=? (x = 1..n name these), zero_line=,
---              marks=? { {x, label} } (vertical lines: phase boundaries) }
+--              color=? (index), dash=? (index, 1 = solid), run=? (the run's
+--              name), warmup=? (s: where that run's warm-up ends), marks=?
+--              { {x, label} } (that run's phase boundaries) } },
+--              warmup = {s...} (every series' warm-up end), yzero=, xzero=,
+--              xtics= (ticks at the data's x), categories=? (x = 1..n name
+--              these), zero_line=, marks=? { {x, label} } (every series'
+--              phase boundaries) }
+--     A warm-up and phase boundaries belong to one run: its own series
+--     carry them (the report draws them on that run's lines only); the
+--     chart-wide lists are their union, for gnuplot (plot.lua).
 --     skipped: "chart: why" for each chart the documents hold no data for.
 local json = require("lbench.json")
 local catalogue = require("lbench.catalogue")
@@ -19,16 +25,17 @@ local result = require("lbench.result")
 local M = {}
 
 -- Every run of the inputs: single results as they are, each point of a
--- sweep as "<name> <point label>".
+-- sweep as "<name> <point label>"; `doc` is the document it came from
+-- (what decides which runs compare: catalogue.comparable).
 local function runs_of(docs, names)
   local runs = {}
   for i, d in ipairs(docs) do
     if result.is_sweep(d) then
       for _, p in ipairs(d.points) do
-        runs[#runs + 1] = { name = names[i] .. " " .. catalogue.point_label(p), r = p }
+        runs[#runs + 1] = { name = names[i] .. " " .. catalogue.point_label(p), r = p, doc = d }
       end
     else
-      runs[#runs + 1] = { name = names[i], r = d }
+      runs[#runs + 1] = { name = names[i], r = d, doc = d }
     end
   end
   return runs
@@ -55,24 +62,40 @@ local function labels_of(runs)
 end
 
 -- Phase boundaries of a --rate schedule as marks { x (s since start), label }.
-local function add_phase_marks(marks, r)
+local function phase_marks(r)
+  local marks = {}
   for i, ph in ipairs(type(r.phases) == "table" and r.phases or {}) do
     if i > 1 then marks[#marks + 1] = { (tonumber(r.warmup_s) or 0) + ph.start_s, ph.name } end
   end
+  return marks
+end
+
+-- Series `s` as run `run`'s: its name, where its warm-up ends (none: nil)
+-- and, when asked, its phase boundaries; the warm-up and the boundaries
+-- are added to the chart-wide lists `warm` and `marks` too.
+local function own(s, run, warm, marks)
+  local w = tonumber(run.r.warmup_s) or 0
+  s.run = run.name
+  if w > 0 then
+    s.warmup = w
+    if warm then warm[#warm + 1] = w end
+  end
+  if marks then
+    s.marks = phase_marks(run.r)
+    for _, m in ipairs(s.marks) do marks[#marks + 1] = m end
+  end
+  return s
 end
 
 local function throughput_chart(runs)
   local series, warm, marks = {}, {}, {}
   local used = {}
   for _, run in ipairs(runs) do
-    add_phase_marks(marks, run.r)
     if has_intervals(run.r) then
       local pts = {}
       for _, iv in ipairs(run.r.intervals) do pts[#pts + 1] = { iv.time_s, interval_throughput(run.r, iv) } end
-      series[#series + 1] = { title = run.name, points = pts, style = "linespoints" }
+      series[#series + 1] = own({ title = run.name, points = pts, style = "linespoints" }, run, warm, marks)
       used[#used + 1] = run
-      local w = tonumber(run.r.warmup_s) or 0
-      if w > 0 then warm[#warm + 1] = w end
     end
   end
   if #series == 0 then return nil, "no per-interval data (run with --report-interval=S)" end
@@ -95,11 +118,9 @@ local function jitter_chart(runs)
         for _, iv in ipairs(run.r.intervals) do
           pts[#pts + 1] = { iv.time_s, (interval_throughput(run.r, iv) - mean) / mean * 100 }
         end
-        series[#series + 1] = { title = string.format("%s (mean %s)", run.name, fmt.num(mean)), points = pts,
-                                style = "linespoints" }
+        series[#series + 1] = own({ title = string.format("%s (mean %s)", run.name, fmt.num(mean)), points = pts,
+                                    style = "linespoints" }, run, warm)
         used[#used + 1] = run
-        local w = tonumber(run.r.warmup_s) or 0
-        if w > 0 then warm[#warm + 1] = w end
       end
     end
   end
@@ -131,8 +152,8 @@ local function latency_chart(runs)
           local v = result.pct(iv.latency_ms, k)
           if v then pts[#pts + 1] = { iv.time_s, v } end
         end
-        series[#series + 1] = { title = run.name .. " p" .. k, points = pts, style = "linespoints",
-                                color = nruns, dash = ki }
+        series[#series + 1] = own({ title = run.name .. " p" .. k, points = pts, style = "linespoints",
+                                    color = nruns, dash = ki }, run)
       end
     end
   end
@@ -404,11 +425,9 @@ local function tpcc_chart(runs)
           prev = iv.time_s
           if dt > 0 and type(ty) == "table" and tonumber(ty.events) then pts[#pts + 1] = { iv.time_s, ty.events / dt * 60 } end
         end
-        series[#series + 1] = { title = (#runs > 1 and (run.name .. " ") or "") .. name, points = pts,
-                                style = "linespoints", color = ti, dash = nruns }
+        series[#series + 1] = own({ title = (#runs > 1 and (run.name .. " ") or "") .. name, points = pts,
+                                    style = "linespoints", color = ti, dash = nruns }, run, ti == 1 and warm or nil)
       end
-      local w = tonumber(run.r.warmup_s) or 0
-      if w > 0 then warm[#warm + 1] = w end
     end
   end
   if #series == 0 then return nil, "no TPC-C run with per-interval data among the inputs" end

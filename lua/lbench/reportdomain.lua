@@ -20,6 +20,18 @@ local function note(s) return '<p class="note">' .. esc(s) .. "</p>" end
 
 local function scroll(s) return '<div class="lb-scroll">' .. s .. "</div>" end
 
+-- A latency cell: the value given in ms, shown in the unit that reads
+-- (fmt.ms: 40.5 µs, 1.23 ms), the exact ms on hover.
+function M.lat_cell(ms)
+  if type(ms) ~= "number" or ms ~= ms then return "-" end
+  local exact = string.format("%.9f", ms):gsub("0+$", ""):gsub("%.$", "")
+  return { text = fmt.ms(ms), class = "num", title = exact .. " ms" }
+end
+local lat_cell = M.lat_cell
+
+-- The same for a value in seconds (TPC-C's response times).
+local function sec_cell(s) return type(s) == "number" and lat_cell(s * 1000) or "-" end
+
 local function okf(b)
   if b == nil then return "-" end
   return b and { text = "OK", class = "good" } or { text = "FAILED", class = "warn" }
@@ -93,7 +105,7 @@ local TPCC_FIGURES = {
 local TPCC_ORDER = { "new_order", "payment", "order_status", "delivery", "stock_level" }
 
 local function tpcc_transactions(t)
-  local header = { "transaction", "count", "share %", "minimum share %", "mix", "avg s", "p90 s", "max s", "p90 limit s",
+  local header = { "transaction", "count", "share %", "minimum share %", "mix", "avg", "p90", "max", "p90 limit",
                    "response time", "rollbacks", "rollback %", "restarts" }
   local rows = {}
   local tx = type(t.transactions) == "table" and t.transactions or {}
@@ -101,8 +113,8 @@ local function tpcc_transactions(t)
     local o = tx[name]
     if type(o) == "table" then
       rows[#rows + 1] = { name, fnum(num(o.count)), fnum(num(o.share_pct)), fnum(num(o.min_share_pct)),
-        o.share_ok == nil and "-" or okf(o.share_ok), fnum(num(o.avg_s)), fnum(num(o.p90_s)), fnum(num(o.max_s)),
-        fnum(num(o.p90_limit_s)), okf(o.p90_ok), fnum(num(o.rollbacks)), fnum(num(o.rollback_pct)), fnum(num(o.restarts)) }
+        o.share_ok == nil and "-" or okf(o.share_ok), sec_cell(num(o.avg_s)), sec_cell(num(o.p90_s)),
+        sec_cell(num(o.max_s)), sec_cell(num(o.p90_limit_s)), okf(o.p90_ok), fnum(num(o.rollbacks)), fnum(num(o.rollback_pct)), fnum(num(o.restarts)) }
     end
   end
   return html.table(header, rows, { class = "tpcc-transactions" })
@@ -143,7 +155,7 @@ end
 -- ---- event types -----------------------------------------------------------------
 
 local function types_table(r)
-  local header = { "type", "events", "share %", "per second", "avg ms", "p50 ms", "p95 ms", "p99 ms", "p99.9 ms", "max ms",
+  local header = { "type", "events", "share %", "per second", "avg", "p50", "p95", "p99", "p99.9", "max",
                    "rollbacks", "restarts" }
   local rows = {}
   local secs = num(r.duration_s)
@@ -152,8 +164,8 @@ local function types_table(r)
       local lat = type(t.latency_ms) == "table" and t.latency_ms or {}
       local ev = num(t.events)
       rows[#rows + 1] = { tostring(name), fnum(ev), fnum(num(t.share_pct)), fnum(ev and secs and secs > 0 and ev / secs or nil),
-        fnum(num(lat.avg)), fnum(result.pct(lat, "50")), fnum(result.pct(lat, "95")), fnum(result.pct(lat, "99")),
-        fnum(result.pct(lat, "99.9")), fnum(num(lat.max)), fnum(num(t.rollbacks)), fnum(num(t.restarts)) }
+        lat_cell(num(lat.avg)), lat_cell(result.pct(lat, "50")), lat_cell(result.pct(lat, "95")),
+        lat_cell(result.pct(lat, "99")), lat_cell(result.pct(lat, "99.9")), lat_cell(num(lat.max)), fnum(num(t.rollbacks)), fnum(num(t.restarts)) }
     end
   end
   return html.table(header, rows, { class = "types-table" }), #rows
@@ -174,22 +186,22 @@ function M.types_section(ctx)
   end
   if #parts == 0 then return nil end
   return { id = "types", title = "Event types", body = note("Each type's events over the measured period and its " ..
-    "latency (ms).") .. "\n" .. table.concat(parts, "\n") }
+    "latency (in ns, µs, ms or s; hover for ms).") .. "\n" .. table.concat(parts, "\n") }
 end
 
 -- ---- phases of a --rate schedule ------------------------------------------------
 
 local function phases_table(r)
-  local header = { "phase", "rate", "target /s", "start s", "time s", "events", "events/s", "errors", "avg ms",
-                   "p95 ms", "p99 ms", "max ms" }
+  local header = { "phase", "rate", "target /s", "start s", "time s", "events", "events/s", "errors", "avg latency",
+                   "p95", "p99", "max latency" }
   local rows = {}
   for _, ph in ipairs(r.phases) do
     local lat = type(ph.latency_ms) == "table" and ph.latency_ms or {}
     local tr = type(ph.target_rate) == "table" and ph.target_rate or {}
     local target = tr.from == tr.to and fnum(num(tr.from)) or (fnum(num(tr.from)) .. " -> " .. fnum(num(tr.to)))
     rows[#rows + 1] = { tostring(ph.name), tostring(ph.rate or ""), target, fnum(num(ph.start_s)), fnum(num(ph.duration_s)),
-      fnum(num(ph.events)), fnum(num(ph.events_per_sec)), fnum(num(ph.errors)), fnum(num(lat.avg)), fnum(result.pct(lat, "95")),
-      fnum(result.pct(lat, "99")), fnum(num(lat.max)) }
+      fnum(num(ph.events)), fnum(num(ph.events_per_sec)), fnum(num(ph.errors)), lat_cell(num(lat.avg)),
+      lat_cell(result.pct(lat, "95")), lat_cell(result.pct(lat, "99")), lat_cell(num(lat.max)) }
   end
   return html.table(header, rows, { class = "phases-table" })
 end
@@ -219,8 +231,8 @@ local function clock_cell(rk)
 end
 
 local function ranks_table(r)
-  local header = { "rank", "host", "threads", "status", "time s", "events", "events/s", "queries/s", "avg ms",
-                   "p95 ms", "p99 ms", "max ms", "client CPU s", "clock offset ms" }
+  local header = { "rank", "host", "threads", "status", "time s", "events", "events/s", "queries/s", "avg latency",
+                   "p95", "p99", "max latency", "client CPU s", "clock offset ms" }
   local rows = {}
   for _, rk in ipairs(r.ranks) do
     local t = type(rk.totals) == "table" and rk.totals or {}
@@ -229,8 +241,8 @@ local function ranks_table(r)
     local status = rk.status ~= "ok" and { text = tostring(rk.status) .. (rk.error and (": " .. tostring(rk.error)) or ""),
       class = "bad" } or tostring(rk.status)
     rows[#rows + 1] = { fnum(num(rk.rank)), tostring(rk.host or ""), fnum(num(rk.threads)), status, fnum(num(rk.duration_s)),
-      fnum(num(t.events)), fnum(num(t.events_per_sec)), fnum(num(t.queries_per_sec)), fnum(num(lat.avg)),
-      fnum(result.pct(lat, "95")), fnum(result.pct(lat, "99")), fnum(num(lat.max)), fnum(num(cpu.client_s)),
+      fnum(num(t.events)), fnum(num(t.events_per_sec)), fnum(num(t.queries_per_sec)), lat_cell(num(lat.avg)),
+      lat_cell(result.pct(lat, "95")), lat_cell(result.pct(lat, "99")), lat_cell(num(lat.max)), fnum(num(cpu.client_s)),
       clock_cell(rk) }
   end
   return html.table(header, rows, { class = "ranks-table" })
@@ -259,13 +271,14 @@ end
 
 local function slap_table(s)
   local header = { "engine", "concurrency", "iterations", "avg s", "min s", "max s", "statements per client",
-                   "statements/s", "p50 ms", "p95 ms", "p99 ms", "max ms" }
+                   "statements/s", "p50", "p95", "p99", "max latency" }
   local rows = {}
   for _, l in ipairs(type(s.summary) == "table" and s.summary or {}) do
     local lat = type(l.latency_ms) == "table" and l.latency_ms or {}
     rows[#rows + 1] = { tostring(l.engine or "-"), fnum(num(l.concurrency)), fnum(num(l.iterations)), fnum(num(l.avg_s)),
       fnum(num(l.min_s)), fnum(num(l.max_s)), fnum(num(l.statements_per_client)), fnum(num(l.statements_per_sec)),
-      fnum(result.pct(lat, "50")), fnum(result.pct(lat, "95")), fnum(result.pct(lat, "99")), fnum(num(lat.max)) }
+      lat_cell(result.pct(lat, "50")), lat_cell(result.pct(lat, "95")), lat_cell(result.pct(lat, "99")),
+      lat_cell(num(lat.max)) }
   end
   return html.table(header, rows, { class = "slap-levels" })
 end
@@ -290,13 +303,13 @@ end
 
 local function fileio_points_table(f)
   local pts = type(f.points) == "table" and f.points or {}
-  local header = { "I/Os", "time (s)", "IOPS", "read MiB/s", "written MiB/s", "read p99 ms", "write p99 ms",
-                   "read max ms", "write max ms" }
+  local header = { "I/Os", "time (s)", "IOPS", "read MiB/s", "written MiB/s", "read p99", "write p99",
+                   "read max", "write max" }
   local rows = {}
   for _, p in ipairs(pts) do
     rows[#rows + 1] = { fnum(num(p.ios)), fnum(num(p.time_s)), fnum(num(p.iops)), fnum(num(p.read_mib_per_sec)),
-      fnum(num(p.written_mib_per_sec)), fnum(num(p.read_lat_p99_ms)), fnum(num(p.write_lat_p99_ms)),
-      fnum(num(p.read_lat_max_ms)), fnum(num(p.write_lat_max_ms)) }
+      fnum(num(p.written_mib_per_sec)), lat_cell(num(p.read_lat_p99_ms)), lat_cell(num(p.write_lat_p99_ms)),
+      lat_cell(num(p.read_lat_max_ms)), lat_cell(num(p.write_lat_max_ms)) }
   end
   return html.table(header, rows, { class = "fileio-points" })
 end

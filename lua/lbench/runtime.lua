@@ -24,8 +24,23 @@ local S = { raw = {}, path = nil, name = nil }
 
 local function out(rt, s) C.lb_runtime_write(rt, s, #s) end
 
+-- An option of the embedding API.  A general option's value is checked
+-- at once by the parser the command line uses (options.convert), so that a
+-- bad one is refused by the call that gave it, with the command line's
+-- message, rather than by a later command.  Other names are a scenario's
+-- own options: its script declares them when a command runs it, and they
+-- are checked then.
 function M.set_option(rtptr, name, value)
-  S.raw[options.norm(name:gsub("^%-%-", ""))] = value
+  local n = options.norm((name:gsub("^%-%-", "")))
+  if value == nil then util.fail("--%s needs a value", n) end
+  for _, spec in ipairs(options.core_specs()) do
+    if spec.name == n then
+      local v, why = options.convert(spec, value)
+      if v == nil then util.fail("--%s=%s: %s", n, value, why) end
+      break
+    end
+  end
+  S.raw[n] = value
 end
 
 function M.load(rtptr, name)

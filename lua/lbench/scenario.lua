@@ -8,17 +8,26 @@ local loadfile = require("lbench.loadfile") -- parsed once per process (core/lua
 local M = {}
 
 -- Directories searched for stock scenarios, in order: ./scenarios, the
--- binary's own scenarios/ (a build tree), the installed share directory,
--- then each directory of LBENCH_PATH.
+-- binary's own scenarios/ (a build tree), the installed share directory
+-- beside the binary, then beside the library (<libdir>/../share: a program
+-- embedding an installed liblbench, wherever its prefix), the share
+-- directory fixed at build time, then each directory of LBENCH_PATH.
 function M.search_dirs()
-  local dirs = { "scenarios" }
+  local dirs, seen = {}, {}
+  local function add(d)
+    if not seen[d] then seen[d] = true; dirs[#dirs + 1] = d end
+  end
+  add("scenarios")
   local exe = ffi.string(C.lb_runtime_exe_dir())
   if exe ~= "" then
-    dirs[#dirs + 1] = exe .. "/scenarios"                  -- a build tree
-    dirs[#dirs + 1] = exe .. "/../share/lbench/scenarios"  -- an installed tree, wherever its prefix
+    add(exe .. "/scenarios")                  -- a build tree
+    add(exe .. "/../share/lbench/scenarios")  -- an installed tree, wherever its prefix
   end
-  dirs[#dirs + 1] = ffi.string(C.lb_runtime_share_dir()) .. "/scenarios"
-  for d in (os.getenv("LBENCH_PATH") or ""):gmatch("[^:]+") do dirs[#dirs + 1] = d end
+  local lib = ffi.string(C.lb_runtime_lib_dir())
+  -- A static embedding's "library" is the program: its directory is above.
+  if lib ~= "" and lib ~= exe then add(util.dirname(lib) .. "/share/lbench/scenarios") end
+  add(ffi.string(C.lb_runtime_share_dir()) .. "/scenarios")
+  for d in (os.getenv("LBENCH_PATH") or ""):gmatch("[^:]+") do add(d) end
   return dirs
 end
 
@@ -28,12 +37,13 @@ function M.find(name)
     if util.file_exists(name) then return name end
     util.fail("scenario file '%s' not found", name)
   end
-  for _, d in ipairs(M.search_dirs()) do
+  local dirs = M.search_dirs()
+  for _, d in ipairs(dirs) do
     local p = d .. "/" .. name .. ".lua"
     if util.file_exists(p) then return p end
   end
   local names = {}
-  for _, d in ipairs(M.search_dirs()) do
+  for _, d in ipairs(dirs) do
     local ls = io.popen("ls '" .. d:gsub("'", "") .. "' 2>/dev/null")
     if ls then
       for f in ls:lines() do
@@ -43,8 +53,12 @@ function M.find(name)
     end
   end
   local near = util.closest(name, names)
-  util.fail("unknown scenario '%s'%s (a stock scenario name or a path to a .lua file)", name,
-    near and (" (did you mean '" .. near .. "'?)") or "")
+  -- The directories searched: a program that cannot find the stock
+  -- scenarios (an embedding, a moved installation) shows where it looked.
+  local shown = {}
+  for i, d in ipairs(dirs) do shown[i] = d == "scenarios" and "./scenarios" or d end
+  util.fail("unknown scenario '%s'%s (a stock scenario name or a path to a .lua file; searched %s; more with " ..
+    "LBENCH_PATH=dir:dir)", name, near and (" (did you mean '" .. near .. "'?)") or "", table.concat(shown, ", "))
 end
 
 -- sysbench 0.5-era helpers that its 1.0 scripts still call.

@@ -106,13 +106,17 @@ local function trend_section(rows, metrics)
     local label = metric_label(m)
     body[#body + 1] = '<figure class="lb-figure">' .. chart.line({
       title = label .. " over time", x_label = "run start (UTC)", y_label = label, x_time = true,
-      y_zero = history.metrics[m].higher, series = list, marks = marks, id = "chart-" .. m,
+      -- From zero whichever way the metric is better: a latency chart
+      -- starting at its lowest value would show a 10 % change as a cliff,
+      -- and read unlike the throughput chart beside it.
+      y_zero = true, series = list, marks = marks, id = "chart-" .. m,
     }) .. "</figure>"
     if #list > 0 then body[#body + 1] = series_table(list, m)
     else body[#body + 1] = '<p class="note">No run with status ok has ' .. html.escape(history.metrics[m].label) .. ".</p>" end
   end
   body[#body + 1] = '<p class="note">Every point is one run; click it for the run\'s details. '
-    .. "Vertical lines: the lbench version changes. Only runs with status ok are drawn.</p>"
+    .. "Vertical lines: the lbench version changes. Only runs with status ok are drawn. Every y axis starts at "
+    .. "zero.</p>"
   return table.concat(body, "\n")
 end
 

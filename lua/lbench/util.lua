@@ -20,6 +20,36 @@ function M.is_usage_error(e)
   return type(e) == "table" and e.lbench_message ~= nil
 end
 
+-- A frame of lbench's own in a traceback: its embedded modules (chunks
+-- "@lua/lbench/NAME.lua" and "@lbench/cdef") and a worker's boot chunk.
+local function internal_frame(line)
+  return line:match("^\tlua/lbench/[%w_]+%.lua:") or line:match("^\tlbench/cdef:") or line:match("^\tboot:")
+end
+
+-- A script error's text as the script's author needs it: the message
+-- (file:line first) and the script's own frames.  lbench's frames (the
+-- event loop, the runner, the command dispatch: eight lines around two of
+-- the user's) are dropped, and so are the C frames and elisions after the
+-- script's last frame (the xpcalls that caught it); C frames between the
+-- script's own (a string.format it called) stay.  Text without a
+-- traceback, or one with no frame of a script (an error of lbench itself),
+-- is returned whole.
+function M.user_traceback(text)
+  local head, frames = tostring(text):match("^(.-\nstack traceback:)\n(.*)$")
+  if not head then return text end
+  local out, last = {}, 0
+  for line in (frames .. "\n"):gmatch("(.-)\n") do
+    if not internal_frame(line) then
+      out[#out + 1] = line
+      if not line:match("^\t%[C%]:") and not line:match("^\t%.%.%.") and not line:match("^\t%(tail call%)") then
+        last = #out
+      end
+    end
+  end
+  if last == 0 then return text end
+  return head .. "\n" .. table.concat(out, "\n", 1, last)
+end
+
 -- Two 32-bit FNV-1a lanes over `s`: a cheap fingerprint (of a scenario's
 -- source, of a stored document's text).  x * 16777619 mod 2^32 is taken as
 -- (x << 24) + x * 403: every partial product stays exact in a double, so

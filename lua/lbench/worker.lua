@@ -7,6 +7,7 @@ local api = require("lbench.api")
 local scenario = require("lbench.scenario")
 local async = require("lbench.async")
 local vu = require("lbench.vu")
+local util = require("lbench.util")
 
 local M = {}
 
@@ -57,10 +58,11 @@ end
 
 -- Message and traceback from inside an error handler (level 3: above the
 -- handler and this function).  The first frame of an error() call is
--- error itself, not the user's: dropped.
+-- error itself, not the user's: dropped; so are lbench's own frames
+-- (util.user_traceback): the script's author reads their own.
 local function script_trace(e)
   local tb = debug.traceback(tostring(e), 3)
-  return (tb:gsub("\n\t%[C%]: in function 'error'", "", 1))
+  return util.user_traceback((tb:gsub("\n\t%[C%]: in function 'error'", "", 1)))
 end
 
 -- The handler of the event loop's xpcall: restarts, stops and one-line
@@ -240,7 +242,7 @@ local function run_async(W, lb, tid, cfg)
     if not ok then
       alive = alive - 1
       C.lb_loop_forget(loop, i)
-      C.lb_worker_fail(W, error_text(kind) or debug.traceback(co, tostring(kind), 0))
+      C.lb_worker_fail(W, error_text(kind) or util.user_traceback(debug.traceback(co, tostring(kind), 0)))
       -- A failed thread_init fails the run: the VUs not started yet never are.
       local dropped = 0
       if not phase[i] then dropped = gate.drop() end

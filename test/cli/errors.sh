@@ -140,6 +140,34 @@ else fail thread_init_user_frame_first "$(head -c 400 "$T/thread_init_error.err"
 expect_fail main_state_error "init_error.lua:4: prepare failed here" $LB "$T/init_error.lua" prepare
 if sed -n 3p "$T/main_state_error.err" | grep -q "init_error.lua:4: in function"; then pass main_state_user_frame_first
 else fail main_state_user_frame_first "$(head -c 400 "$T/main_state_error.err")"; fi
+# Only the script's frames: the message with its file:line first, then
+# the frames of the script's own files; none of lbench's (its modules, the
+# xpcalls of its event loop), in a thread, a virtual user, thread_init or a
+# command of the main state.  A C function the script called stays.
+# user_frames NAME FRAME... : the traceback of NAME's stderr is exactly these frames
+user_frames() {
+  local name=$1; shift
+  local want got
+  want=$(printf '%s|' "$@")
+  got=$(sed -n '/^stack traceback:$/,$p' "$T/$name.err" | sed 1d | sed 's/^\t//' | tr '\n' '|')
+  if [ "$got" = "$want" ] && ! grep -q 'lua/lbench/' "$T/$name.err"; then pass "${name}_only_user_frames"
+  else fail "${name}_only_user_frames" "got '$got', want '$want'"; fi
+}
+user_frames runtime_error_user_frames "$S/runtime_error.lua:1: in function 'deep'" "$S/runtime_error.lua:2: in function 'event'"
+check runtime_error_message_first grep -q "^lbench: $S/runtime_error.lua:1: boom in the event$" "$T/runtime_error_user_frames.err"
+expect_fail vu_error "runtime_error.lua:1: boom in the event" $LB $S/runtime_error.lua run --time=1 --connections=2
+user_frames vu_error "$S/runtime_error.lua:1: in function 'deep'" "$S/runtime_error.lua:2: in function 'event'"
+user_frames thread_init_error "$T/init_error.lua:1: in function 'helper'" "$T/init_error.lua:2: in function 'thread_init'"
+cat > "$T/c_error.lua" <<'L'
+local function pad(n) local s = string.rep("x", n); return s end
+function event() pad("many") end
+L
+expect_fail c_error "c_error.lua:1: bad argument #2 to 'rep'" $LB "$T/c_error.lua" run --time=1
+user_frames c_error "[C]: in function 'rep'" "$T/c_error.lua:1: in function 'pad'" "$T/c_error.lua:2: in function 'event'"
+if sed -n '/^stack traceback:$/,$p' "$T/main_state_error.err" | grep -q 'lua/lbench/'; then
+  fail main_state_only_user_frames "$(head -c 400 "$T/main_state_error.err")"
+else pass main_state_only_user_frames; fi
+
 # ---- 12. --time past what the int64 ns clock holds: refused, the bound named ----
 one_line time_past_clock "^lbench: --time=9300000000: expected a number <= 4000000000$" \
   $LB oltp_point_select --db-driver=null --time=9300000000 run

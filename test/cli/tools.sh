@@ -133,6 +133,50 @@ echo '{"a": 1}' > "$T/notres.json"
 expect_fail compare_not_result 'is not an lbench result file' $LB compare "$T/fio.json" "$T/notres.json"
 expect_fail compare_bad_flag "unknown option '--forse' \(did you mean '--force'\?\)" $LB compare "$T/fio.json" "$T/i910.json" --forse
 
+# ---- report: each run's warm-up and phases, ratios between comparable runs only, latency units ----
+# A row of the summary table (the run's <tr>), and a series of a chart, by name.
+summary_row() { sed -n '/id="summary-table"/,/<\/table>/p' "$1" | grep "<span id=\"run-[0-9]*\">$2</span>"; }
+series_of() { sed -n "/<g class=\"lb-series\" data-name=\"$2\"/,/<\/g>/p" "$1"; }
+export -f summary_row series_of
+# Two runs on one chart: the warm-up is drawn on its own run's line only,
+# the phase boundary in the colour of its own run, nothing chart-wide.
+mkres "$T/warm.json" oltp 1000 20 ', "warmup_s": 0.5, "intervals": [
+  {"time_s": 0.5, "warmup": true, "events_per_sec": 900}, {"time_s": 1, "events_per_sec": 1000},
+  {"time_s": 1.5, "events_per_sec": 1100}, {"time_s": 2, "events_per_sec": 1000}]'
+mkres "$T/ph.json" oltp 1000 20 ', "warmup_s": 0, "phases": [{"name": "low", "start_s": 0}, {"name": "ramp", "start_s": 1}],
+  "intervals": [{"time_s": 0.5, "events_per_sec": 500}, {"time_s": 1, "events_per_sec": 500},
+  {"time_s": 1.5, "events_per_sec": 1500}, {"time_s": 2, "events_per_sec": 1500}]'
+expect_ok report_runs_charts 'written to' $LB report "$T/warm.json" "$T/ph.json" --names=warm,phased --out="$T/charts.html"
+sed -n '/<svg class="lb-chart lb-line" id="chart-throughput"/,/<\/svg>/p' "$T/charts.html" >"$T/thr.svg"
+check report_warmup_own_run bash -c "series_of '$T/thr.svg' warm | grep -q '<polyline class=\"lb-warmup\"' \
+  && ! series_of '$T/thr.svg' phased | grep -q 'lb-warmup' && ! grep -q 'class=\"lb-shade\"' '$T/thr.svg' \
+  && test \$(series_of '$T/thr.svg' warm | grep -c '<circle class=\"lb-pt\" [^>]*fill=\"#fff\" stroke=\"#1f77b4\"') = 1 \
+  && ! series_of '$T/thr.svg' phased | grep -q 'fill=\"#fff\"'"
+check report_phases_own_run bash -c "grep -q '<g class=\"lb-mark\"><title>ramp (phased): from 1</title><line [^>]*stroke=\"#ff7f0e\"' '$T/thr.svg' \
+  && test \$(grep -c 'class=\"lb-mark\"' '$T/thr.svg') = 1"
+mkres "$T/tpcc.json" tpcc 2900 20
+expect_ok report_mixed 'written to' $LB report "$T/fio.json" "$T/tpcc.json" --names=oltp,tpcc --out="$T/mixed.html"
+# The issue's case: a TPC-C run shown as 2.9x an OLTP run, in green.
+check report_no_ratio_across_scenarios bash -c "! grep -Eq 'class=\"(good|bad)' '$T/mixed.html' && ! grep -q '2\.900' '$T/mixed.html' \
+  && ! grep -q '<th>tpcc / oltp</th>' '$T/mixed.html'"
+check report_mixed_note grep -q 'These runs ran different scenarios: their values side by side, no ratio' "$T/mixed.html"
+expect_ok report_grouped 'written to' $LB report "$T/fio.json" "$T/tpcc.json" "$T/i910.json" --names=oltp,tpcc,i910 \
+  --out="$T/grouped.html"
+check report_ratio_same_scenario bash -c "summary_row '$T/grouped.html' i910 | grep -q '<td class=\"good num\" title=\"i910 / oltp\">1\.250</td>'"
+check report_no_ratio_other_scenario bash -c "summary_row '$T/grouped.html' tpcc | grep -q '<td class=\"num\" title=\"no comparable run[^\"]*\">-</td>'"
+check report_comparison_pairs bash -c "grep -q '<th>i910 / oltp</th>' '$T/grouped.html' && ! grep -q '<th>tpcc / ' '$T/grouped.html'"
+# A sweep's points against each other, never against a single run.
+expect_ok report_sweep_and_run 'written to' $LB report "$T/fio.json" "$T/swa.json" --names=oltp,swa --out="$T/swrun.html"
+check report_sweep_not_against_run bash -c "summary_row '$T/swrun.html' 'swa threads=1' | grep -q '<td class=\"muted num\" title=\"baseline: swa threads=1\">1\.000</td>' \
+  && summary_row '$T/swrun.html' 'swa threads=2' | grep -q 'title=\"swa threads=2 / swa threads=1\">1\.800</td>' \
+  && summary_row '$T/swrun.html' oltp | grep -q '>-</td>'"
+# Latencies in a unit that reads, three significant digits.
+mkres "$T/lat.json" oltp 1000 0.0000405
+sed -i -e 's/"avg": 10,/"avg": 0.0405,/' -e 's/"max": 80,/"max": 2500,/' -e 's/"99": 40}/"99": 40.5}/' "$T/lat.json"
+expect_ok report_latency 'written to' $LB report "$T/lat.json" --out="$T/lat.html"
+check report_latency_units bash -c "summary_row '$T/lat.html' lat | grep -q '>40\.5 µs</td><td class=\"num\" title=\"0\.0000405 ms\">40\.5 ns</td><td class=\"num\" title=\"40\.5 ms\">40\.5 ms</td><td class=\"num\" title=\"2500 ms\">2\.50 s</td>'"
+check report_latency_no_exponent bash -c "! sed -n '/id=\"summary-table\"/,/<\/table>/p' '$T/lat.html' | grep -Eq '[0-9]e[-+][0-9]'"
+
 # ---- plot --------------------------------------------------------------------
 run plot_run1 $LB $S/sleep.lua run --ms=1 --time=1.5 --warmup-time=0.5 --report-interval=0.25 \
   --percentiles=50,95,99 --result-file="$T/run1.json"

@@ -75,13 +75,14 @@ then pass report_blank_check_sees_blank; else fail report_blank_check_sees_blank
 N="--db-driver=null --report-interval=0.25"
 run doc_ro $LB oltp_read_only $N --time=1 --warmup-time=0.3 --result-file="$T/ro.json" run
 run doc_rw $LB oltp_read_write $N --threads=2 --time=1 --result-file="$T/rw.json" run
+run doc_ro2 $LB oltp_read_only $N --threads=2 --time=1 --result-file="$T/ro2.json" run
 run doc_phases $LB oltp_point_select $N --rate=500@0.6,ramp:500-1500@0.6 --phases=low,ramp --result-file="$T/phases.json" run
 run doc_sweep $LB sweep --option mode=a,b --threads=1,2 --time=0.3 --report-interval=0.1 $S/tools_mode.lua \
   --result-file="$T/sweep.json"
 run doc_fileio_prepare $LB fileio --target-dir="$T/fio" --file-num=2 --file-total-size=16M prepare
 run doc_fileio $LB fileio --target-dir="$T/fio" --file-num=2 --file-total-size=16M --file-test-mode=rndrw \
   --events=20000 --time=0 --report-every-ios=2000 --report-interval=0.1 --result-file="$T/fileio.json" run
-for d in ro rw phases sweep fileio; do json_assert "doc_$d" "$T/$d.json" 'r.status == "ok"'; done
+for d in ro rw ro2 phases sweep fileio; do json_assert "doc_$d" "$T/$d.json" 'r.status == "ok"'; done
 
 sandbox_start report
 run doc_tpcc_prepare $LB tpcc $M --warehouses=1 --threads=2 prepare
@@ -107,19 +108,27 @@ if grep -q '<p id="p">before</p>' "$T/csp.dom" && [ "$(grep -c ':CONSOLE.*Conten
 then pass runs_policy_blocks_scripts_and_loads
 else fail runs_policy_blocks_scripts_and_loads "$(grep -o '<p id="p">[^<]*' "$T/csp.dom") $(grep -c ':CONSOLE' "$T/control-csp.log") console lines"; fi
 check runs_title grep -q '<h1>read-only against read-write</h1>' "$O/runs.html"
-ratio=$(expect "$T/ro.json,$T/rw.json" 'fmt_ratio(r[2].totals.events_per_sec / r[1].totals.events_per_sec)')
-check runs_summary_ratio grep -Eq "<span id=\"run-2\">rw</span>.*<td class=\"[a-z ]*num\">$ratio</td>" "$O/runs.html"
+# Two scenarios: side by side, no ratio between them (as lbench compare).
+check runs_no_ratio_across_scenarios bash -c "! grep -q '<th>ratio</th>' '$O/runs.html' && ! grep -q '<th>rw / ro</th>' '$O/runs.html'"
 tps=$(expect "$T/ro.json,$T/rw.json" 'fmt(r[1].totals.events_per_sec) .. "</td><td class=\"num\">" .. fmt(r[2].totals.events_per_sec)')
-check runs_comparison_tps grep -Eq "^<tr><td>TPS</td><td class=\"num\">$tps</td><td class=\"[a-z ]*num\">$ratio</td>" "$O/runs.html"
+check runs_comparison_tps grep -Eq "^<tr><td>TPS</td><td class=\"num\">$tps</td></tr>$" "$O/runs.html"
 n=$(expect "$T/ro.json,$T/rw.json" '#r[1].intervals + #r[2].intervals')
 got=$(svg_of "$O/runs.html" chart-throughput | grep -c '<circle class="lb-pt"')
 [ "$got" = "$n" ] && pass runs_point_per_interval || fail runs_point_per_interval "$got dots, $n intervals"
 check runs_hover_value grep -Eq '<circle class="lb-pt" [^>]*><title>rw' "$O/runs.html"
-if svg_of "$O/runs.html" chart-throughput | grep -q 'class="lb-shade"'; then pass runs_warmup_shaded
-else fail runs_warmup_shaded "no shaded warm-up in the throughput chart"; fi
+if svg_of "$O/runs.html" chart-throughput | sed -n '/data-name="ro"/,/<\/g>/p' | grep -q 'class="lb-warmup"' \
+   && ! svg_of "$O/runs.html" chart-throughput | sed -n '/data-name="rw"/,/<\/g>/p' | grep -q 'class="lb-warmup"'
+then pass runs_warmup_on_its_run; else fail runs_warmup_on_its_run "ro's warm-up not on ro's line only"; fi
 check runs_threads_differ grep -q '<td class="diff">--threads</td>' "$O/runs.html"
 check runs_driver_same grep -q '<td>--db-driver</td><td>null</td><td>null</td>' "$O/runs.html"
 check runs_generated_by grep -q '<footer>lbench [0-9.]*: lbench report ' "$O/runs.html"
+# One scenario twice: ratios, coloured by direction.
+expect_ok report_same 'written to' $LB report "$T/ro.json" "$T/ro2.json" --names=ro,ro2 --out="$O/same.html"
+page same "$O/same.html" summary comparison charts summary-table comparison-table chart-throughput
+ratio=$(expect "$T/ro.json,$T/ro2.json" 'fmt_ratio(r[2].totals.events_per_sec / r[1].totals.events_per_sec)')
+check same_summary_ratio grep -Eq "<span id=\"run-2\">ro2</span>.*<td class=\"[a-z ]*num\" title=\"ro2 / ro\">$ratio</td>" "$O/same.html"
+tps=$(expect "$T/ro.json,$T/ro2.json" 'fmt(r[1].totals.events_per_sec) .. "</td><td class=\"num\">" .. fmt(r[2].totals.events_per_sec)')
+check same_comparison_tps grep -Eq "^<tr><td>TPS</td><td class=\"num\">$tps</td><td class=\"[a-z ]*num\">$ratio</td>" "$O/same.html"
 
 # ---- a sweep: scale factors, scaling with the ideal line, bars per value -----------
 expect_ok report_sweep 'written to' $LB report "$T/sweep.json" --out="$O/sweep.html"
