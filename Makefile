@@ -116,11 +116,12 @@ $(O)/e2e/%: test/e2e/%.c $(O)/liblbench.a
 	$(CC) $(ALL_CFLAGS) -Itest/unit -o $@ $< -Wl,--whole-archive $(O)/liblbench.a \
 	  -Wl,--no-whole-archive $(LDFLAGS) $(DEPS_LIBS)
 
-$(O)/bare_point_select: contrib/bare_point_select.c
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(DEPS_LIBS)
+# The bare client loops: one harness (bare_harness.c), a client library each.
+$(O)/bare_point_select: contrib/bare_point_select.c contrib/bare_harness.c contrib/bare_harness.h
+	$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(DEPS_LIBS)
 
-$(O)/bare_pg_point_select: contrib/bare_pg_point_select.c
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(shell pkg-config --libs libpq) -lpthread
+$(O)/bare_pg_point_select: contrib/bare_pg_point_select.c contrib/bare_harness.c contrib/bare_harness.h
+	$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c,$^) $(shell pkg-config --libs libpq) -lpthread
 
 $(O)/embed_example: contrib/embed_example.c $(O)/liblbench.so
 	$(CC) $(ALL_CFLAGS) -o $@ $< -L$(O) -Wl,-rpath,$(CURDIR)/$(O) -llbench $(DEPS_LIBS)

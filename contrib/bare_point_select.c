@@ -8,192 +8,142 @@
  *
  * Prints queries, QPS and client CPU microseconds per query (getrusage of
  * the whole process over the measured interval, connection setup excluded).
+ * The loop, threads, timing and report are bare_harness.c's; this file is
+ * the Connector/C part.
  *
- * Build: gcc -std=c11 -O2 -D_GNU_SOURCE $(mariadb_config --cflags) \
- *          contrib/bare_point_select.c -o bare_point_select $(mariadb_config --libs) -lpthread
+ * Build: make build/bare_point_select, or
+ *        gcc -std=c11 -O2 -D_GNU_SOURCE $(mariadb_config --cflags) contrib/bare_point_select.c \
+ *          contrib/bare_harness.c -o bare_point_select $(mariadb_config --libs) -lpthread
  * Usage: bare_point_select -h 127.0.0.1 -P 3306 -u sbtest -p sbtest -d sbtest
  *                          -t threads -T seconds -n table_size [-S socket]
  */
+#include "bare_harness.h"
+
 #include <mysql.h>
-#include <pthread.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
-#include <unistd.h>
 
-static const char *host = "127.0.0.1", *user = "sbtest", *pass = "sbtest", *dbname = "sbtest", *sock;
-static unsigned int port = 3306;
-static int nthreads = 1, seconds = 10;
-static long table_size = 10000;
+/* One connection: the statement and the buffers its binds point into
+ * (they must stay where they are for as long as the statement lives). */
+typedef struct my_conn {
+    MYSQL *m;
+    MYSQL_STMT *st;
+    long long id;
+    MYSQL_BIND pb, rb;
+    char cbuf[256];
+    unsigned long clen;
+    my_bool cnull, cerr;
+} my_conn;
 
-static pthread_barrier_t start_bar, stop_bar;
-static int stop_flag;
-
-typedef struct worker {
-    int idx;
-    uint64_t queries;
-    uint64_t rows;
-    int failed;
-    pthread_t tid;
-} worker;
-
-static double now_s(void)
+static void my_close(void *p)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+    my_conn *c = p;
+    if (!c)
+        return;
+    if (c->st)
+        mysql_stmt_close(c->st);
+    if (c->m)
+        mysql_close(c->m);
+    free(c);
 }
 
-/* Process CPU time (all threads), split into user and system seconds. */
-static void cpu_s(double *usr, double *sys)
+static int bind_params(my_conn *c)
 {
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    *usr = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
-    *sys = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+    c->pb.buffer_type = MYSQL_TYPE_LONGLONG;
+    c->pb.buffer = &c->id;
+    c->rb.buffer_type = MYSQL_TYPE_STRING;
+    c->rb.buffer = c->cbuf;
+    c->rb.buffer_length = sizeof c->cbuf;
+    c->rb.length = &c->clen;
+    c->rb.is_null = &c->cnull;
+    c->rb.error = &c->cerr;
+    return mysql_stmt_bind_param(c->st, &c->pb) || mysql_stmt_bind_result(c->st, &c->rb);
 }
 
-static void *run(void *p)
+static void *my_open(int idx, const bare_opts *o)
 {
-    worker *w = p;
-    MYSQL *m = NULL;
-    MYSQL_STMT *st = NULL;
-    mysql_thread_init();
-    m = mysql_init(NULL);
-    if (!m || !mysql_real_connect(m, host, user, pass, dbname, port, sock, 0)) {
-        fprintf(stderr, "thread %d: connect: %s\n", w->idx, m ? mysql_error(m) : "mysql_init failed");
-        w->failed = 1;
-        goto wait_start;
+    my_conn *c = calloc(1, sizeof *c);
+    if (!c) {
+        fprintf(stderr, "thread %d: connect: %s\n", idx, "out of memory");
+        return NULL;
+    }
+    c->m = mysql_init(NULL);
+    if (!c->m || !mysql_real_connect(c->m, o->host, o->user, o->pass, o->dbname,
+                                     (unsigned int)atoi(o->port), o->sock, 0)) {
+        fprintf(stderr, "thread %d: connect: %s\n", idx, c->m ? mysql_error(c->m) : "mysql_init failed");
+        my_close(c);
+        return NULL;
     }
     static const char sql[] = "SELECT c FROM sbtest1 WHERE id=?";
-    st = mysql_stmt_init(m);
-    if (!st || mysql_stmt_prepare(st, sql, sizeof sql - 1)) {
-        fprintf(stderr, "thread %d: prepare: %s\n", w->idx, st ? mysql_stmt_error(st) : mysql_error(m));
-        w->failed = 1;
-        goto wait_start;
+    c->st = mysql_stmt_init(c->m);
+    if (!c->st || mysql_stmt_prepare(c->st, sql, sizeof sql - 1)) {
+        fprintf(stderr, "thread %d: prepare: %s\n", idx, c->st ? mysql_stmt_error(c->st) : mysql_error(c->m));
+        my_close(c);
+        return NULL;
     }
-    long long id = 0;
-    MYSQL_BIND pb;
-    memset(&pb, 0, sizeof pb);
-    pb.buffer_type = MYSQL_TYPE_LONGLONG;
-    pb.buffer = &id;
-    char cbuf[256];
-    unsigned long clen = 0;
-    my_bool cnull = 0, cerr = 0;
-    MYSQL_BIND rb;
-    memset(&rb, 0, sizeof rb);
-    rb.buffer_type = MYSQL_TYPE_STRING;
-    rb.buffer = cbuf;
-    rb.buffer_length = sizeof cbuf;
-    rb.length = &clen;
-    rb.is_null = &cnull;
-    rb.error = &cerr;
-    if (mysql_stmt_bind_param(st, &pb) || mysql_stmt_bind_result(st, &rb)) {
-        fprintf(stderr, "thread %d: bind: %s\n", w->idx, mysql_stmt_error(st));
-        w->failed = 1;
+    if (bind_params(c)) {
+        fprintf(stderr, "thread %d: bind: %s\n", idx, mysql_stmt_error(c->st));
+        my_close(c);
+        return NULL;
     }
-
-wait_start:
-    pthread_barrier_wait(&start_bar);
-    uint64_t rng = 0x9E3779B97F4A7C15ull * (uint64_t)(w->idx + 1);
-    while (!w->failed && !__atomic_load_n(&stop_flag, __ATOMIC_RELAXED)) {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        id = (long long)(rng % (uint64_t)table_size) + 1;
-        if (mysql_stmt_execute(st) || mysql_stmt_store_result(st)) {
-            fprintf(stderr, "thread %d: execute: %s\n", w->idx, mysql_stmt_error(st));
-            w->failed = 1;
-            break;
-        }
-        while (mysql_stmt_fetch(st) == 0)
-            w->rows++;
-        mysql_stmt_free_result(st);
-        w->queries++;
-    }
-    pthread_barrier_wait(&stop_bar);
-    if (st)
-        mysql_stmt_close(st);
-    if (m)
-        mysql_close(m);
-    mysql_thread_end();
-    return NULL;
+    return c;
 }
 
-static void usage(const char *argv0)
+static int my_query(void *p, int idx, long long id, uint64_t *rows)
 {
-    fprintf(stderr, "usage: %s [-h host] [-P port] [-S socket] [-u user] [-p password] [-d db] "
-                    "[-t threads] [-T seconds] [-n table_size]\n", argv0);
+    my_conn *c = p;
+    c->id = id;
+    if (mysql_stmt_execute(c->st) || mysql_stmt_store_result(c->st)) {
+        fprintf(stderr, "thread %d: execute: %s\n", idx, mysql_stmt_error(c->st));
+        return 1;
+    }
+    while (mysql_stmt_fetch(c->st) == 0)
+        (*rows)++;
+    mysql_stmt_free_result(c->st);
+    return 0;
 }
 
-int main(int argc, char **argv)
+static int my_library_init(void)
 {
-    int opt;
-    while ((opt = getopt(argc, argv, "h:P:S:u:p:d:t:T:n:")) != -1) {
-        switch (opt) {
-        case 'h': host = optarg; break;
-        case 'P': port = (unsigned int)atoi(optarg); break;
-        case 'S': sock = optarg; break;
-        case 'u': user = optarg; break;
-        case 'p': pass = optarg; break;
-        case 'd': dbname = optarg; break;
-        case 't': nthreads = atoi(optarg); break;
-        case 'T': seconds = atoi(optarg); break;
-        case 'n': table_size = atol(optarg); break;
-        default: usage(argv[0]); return 2;
-        }
-    }
-    if (nthreads < 1 || seconds < 1 || table_size < 1) {
-        usage(argv[0]);
-        return 2;
-    }
     if (mysql_library_init(0, NULL, NULL)) {
         fprintf(stderr, "mysql_library_init failed\n");
         return 1;
     }
-    worker *w = calloc((size_t)nthreads, sizeof *w);
-    if (!w)
-        return 1;
-    pthread_barrier_init(&start_bar, NULL, (unsigned)nthreads + 1);
-    pthread_barrier_init(&stop_bar, NULL, (unsigned)nthreads + 1);
-    for (int i = 0; i < nthreads; i++) {
-        w[i].idx = i;
-        if (pthread_create(&w[i].tid, NULL, run, &w[i]) != 0) {
-            fprintf(stderr, "pthread_create failed\n");
-            return 1;
-        }
-    }
-    pthread_barrier_wait(&start_bar);   /* all connected and prepared */
-    double u0, s0, u1, s1;
-    double t0 = now_s();
-    cpu_s(&u0, &s0);
-    struct timespec ts = { seconds, 0 };
-    while (nanosleep(&ts, &ts) != 0)
-        ;
-    __atomic_store_n(&stop_flag, 1, __ATOMIC_RELAXED);
-    pthread_barrier_wait(&stop_bar);    /* all loops ended, before teardown */
-    double t1 = now_s();
-    cpu_s(&u1, &s1);
-    uint64_t queries = 0, rows = 0;
-    int failed = 0;
-    for (int i = 0; i < nthreads; i++) {
-        pthread_join(w[i].tid, NULL);
-        queries += w[i].queries;
-        rows += w[i].rows;
-        failed |= w[i].failed;
-    }
-    double el = t1 - t0, usr = u1 - u0, sys = s1 - s0, cpu = usr + sys;
-    double perq = queries ? 1e6 / (double)queries : 0.0;
-    printf("threads: %d\nseconds: %.3f\nqueries: %llu\nrows: %llu\nqps: %.1f\n"
-           "client cpu: %.3f s (user %.3f, sys %.3f)\n"
-           "client cpu us/query: %.3f (user %.3f, sys %.3f)\nmean latency ms: %.4f\n",
-           nthreads, el, (unsigned long long)queries, (unsigned long long)rows,
-           queries / el, cpu, usr, sys, cpu * perq, usr * perq, sys * perq,
-           queries ? el * nthreads * 1e3 / (double)queries : 0.0);
-    free(w);
+    return 0;
+}
+
+static void my_library_end(void)
+{
     mysql_library_end();
-    return failed ? 1 : 0;
+}
+
+/* Connector/C keeps per-thread state that each thread must set up and
+ * release itself. */
+static void my_thread_begin(void)
+{
+    mysql_thread_init();
+}
+
+static void my_thread_end(void)
+{
+    mysql_thread_end();
+}
+
+int main(int argc, char **argv)
+{
+    static const bare_client client = {
+        .optstring = "h:P:S:u:p:d:t:T:n:",
+        .usage_target = "[-h host] [-P port] [-S socket]",
+        .default_port = "3306",
+        .reject_operands = 0,
+        .library_init = my_library_init,
+        .library_end = my_library_end,
+        .thread_begin = my_thread_begin,
+        .thread_end = my_thread_end,
+        .open = my_open,
+        .query = my_query,
+        .close = my_close,
+    };
+    return bare_main(argc, argv, &client);
 }

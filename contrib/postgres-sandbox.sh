@@ -37,10 +37,13 @@
 set -euo pipefail
 
 prog=postgres-sandbox
-die() { printf '%s: %s\n' "$prog" "$*" >&2; exit 1; }
-note() { printf '%s: %s\n' "$prog" "$*" >&2; }
+. "$(dirname -- "$(realpath -- "${BASH_SOURCE[0]}")")/sandbox-lib.sh"
 
-usage() { printf 'usage: %s start|stop|status|restart|env\n' "$0" >&2; exit 2; }
+SB_VAR=LB_PG_SANDBOX
+SB_NAME=postgres
+SB_DAEMON=postgres
+SB_ARGV0=(postgres postmaster)
+SB_STOP_SIG=INT   # fast shutdown: SIGTERM would wait for the clients to leave
 
 DIR=${LB_PG_SANDBOX_DIR:-/tmp/lbench-pg-sandbox}
 PORT=${LB_PG_SANDBOX_PORT:-5433}
@@ -51,9 +54,7 @@ SHARED_BUFFERS=${LB_PG_SANDBOX_SHARED_BUFFERS:-256MB}
 # backends, a process each) and the open-files limit of the client.
 MAX_CONNECTIONS=1000
 
-[ -n "$DIR" ] || die "LB_PG_SANDBOX_DIR is empty"
-DIR=$(realpath -m -- "$DIR")
-[ "$DIR" != / ] || die "LB_PG_SANDBOX_DIR must not be /"
+sb_set_dir
 case "$DIR" in
     *,*|*\"*|*\\*) die "LB_PG_SANDBOX_DIR must not contain commas, quotes or backslashes (it goes into unix_socket_directories), got '$DIR'" ;;
 esac
@@ -61,26 +62,26 @@ case "$DIR/" in
     /var/lib/postgresql/*|/etc/postgresql/*|/run/postgresql/*|/var/run/postgresql/*)
         die "LB_PG_SANDBOX_DIR must not be inside the system PostgreSQL's directories, got '$DIR'" ;;
 esac
-case "$PORT" in
-    ''|*[!0-9]*) die "LB_PG_SANDBOX_PORT must be a number, got '$PORT'" ;;
-esac
-if [ "${#PORT}" -gt 5 ] || [ "$PORT" -lt 1 ] || [ "$PORT" -gt 65535 ]; then die "LB_PG_SANDBOX_PORT out of range: $PORT"; fi
-PORT=$((10#$PORT))
-[ "$PORT" -ne 5432 ] || die "LB_PG_SANDBOX_PORT=5432 is reserved for the system PostgreSQL; pick another port"
+sb_check_port 5432 PostgreSQL 5
 [[ "$SHARED_BUFFERS" =~ ^[0-9]+(kB|MB|GB|TB)?$ ]] \
     || die "LB_PG_SANDBOX_SHARED_BUFFERS must look like 256MB or 1GB (units kB, MB, GB, TB), got '$SHARED_BUFFERS'"
 
-DATA=$DIR/data
 PIDFILE=$DATA/postmaster.pid    # written and removed by the postmaster itself
 LOG=$DIR/server.log
-ENVFILE=$DIR/env
-MARK=$DIR/.lbench-pg-sandbox    # marker: this directory is ours
-PROVISIONED=$DIR/.provisioned   # marker: roles/database created
-ME=$(id -un)
-
-# unix socket paths are limited to 108 bytes ($DIR/.s.PGSQL.NNNNN)
+SB_MARK=$DIR/.lbench-pg-sandbox    # marker: this directory is ours
 SOCK=$DIR/.s.PGSQL.$PORT
-[ "${#SOCK}" -lt 100 ] || die "socket path too long (${#SOCK} bytes): $SOCK; use a shorter LB_PG_SANDBOX_DIR"
+sb_check_sock
+
+SB_WHERE="socket_dir=$DIR"
+SB_ENV=LB_PG
+SB_ENV_SOCKET=(LB_PG_SOCKET_DIR "$DIR")
+# postmaster.pid is left to the server, which checks it (and its shared
+# memory) on next start.
+SB_STALE=("$ENVFILE")
+SB_LOG_KIND="server log"
+SB_NOT_READY="did not become ready"
+SB_ACCOUNTS=roles
+SB_HELP=2,36p
 
 # The OS user the server runs as; its superuser role has the same name.
 if [ "$(id -u)" -eq 0 ]; then RUNAS=postgres; else RUNAS=$ME; fi
@@ -121,7 +122,7 @@ need_runas() {
 
 # as_server CMD...: run CMD as the server's OS user.  setpriv execs CMD in
 # place, so a background job's $! is CMD's own PID (runuser, the fallback,
-# stays as CMD's parent: launch then takes the PID from postmaster.pid).
+# stays as CMD's parent: server_ready then takes the PID from postmaster.pid).
 AS_SERVER=()
 set_as_server() {
     [ "$(id -u)" -eq 0 ] || return 0
@@ -133,57 +134,13 @@ set_as_server() {
 }
 as_server() { "${AS_SERVER[@]}" "$@"; }
 
-# alive PID: process exists and is not a zombie
-alive() {
-    local st
-    [ -r "/proc/$1/stat" ] || return 1
-    st=$(sed -E 's/^.*\) (.).*$/\1/' "/proc/$1/stat" 2>/dev/null) || return 1
-    [ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
-}
+# names_datadir PREV ARG: "-D" "$DATA" (backends overwrite their argv with a
+# "postgres: ..." title, so only the postmaster itself matches).
+names_datadir() { [ "$1" = -D ] && [ "$2" = "$DATA" ]; }
 
-# is_ours PID: a live postmaster whose argv contains exactly "-D" "$DATA"
-# (backends overwrite their argv with a "postgres: ..." title, so only the
-# postmaster itself matches).
-is_ours() {
-    local pid=$1 arg first=1 prev=
-    case "$pid" in ''|*[!0-9]*) return 1 ;; esac
-    alive "$pid" || return 1
-    while IFS= read -r -d '' arg; do
-        if [ "$first" = 1 ]; then
-            first=0
-            case "${arg##*/}" in postgres|postmaster) ;; *) return 1 ;; esac
-        elif [ "$prev" = -D ] && [ "$arg" = "$DATA" ]; then
-            return 0
-        fi
-        prev=$arg
-    done 2>/dev/null < "/proc/$pid/cmdline"
-    return 1
-}
-
-# running_pid: print the PID of our server and return 0, or return 1.
-# postmaster.pid is authoritative; if it is missing, unreadable or stale,
-# fall back to a scan for a postmaster naming exactly our datadir.
-running_pid() {
-    local pid p
-    if [ -r "$PIDFILE" ]; then
-        pid=$(head -n 1 -- "$PIDFILE" 2>/dev/null | tr -dc '0-9' || true)
-        if is_ours "$pid"; then printf '%s\n' "$pid"; return 0; fi
-    fi
-    for p in /proc/[0-9]*; do
-        pid=${p#/proc/}
-        [ "$(cat "$p/comm" 2>/dev/null || true)" = postgres ] || continue
-        if is_ours "$pid"; then printf '%s\n' "$pid"; return 0; fi
-    done
-    return 1
-}
-
-# arg_of PID NAME: value of --NAME=VALUE in the process's argv
-arg_of() {
-    local arg
-    while IFS= read -r -d '' arg; do
-        case "$arg" in --"$2"=*) printf '%s\n' "${arg#--"$2"=}"; return 0 ;; esac
-    done 2>/dev/null < "/proc/$1/cmdline"
-    return 1
+pidfile_pid() {
+    [ -r "$PIDFILE" ] || return 1
+    head -n 1 -- "$PIDFILE" 2>/dev/null | tr -dc '0-9' || true
 }
 
 # pm_ready PID: postmaster.pid names PID and says "ready" (line 8, as pg_ctl -w reads it)
@@ -200,53 +157,25 @@ client() {  # run psql as the peer-authenticated superuser on the socket
         "$PSQL" -X -q -w -v ON_ERROR_STOP=1 -h "$DIR" -p "$PORT" -U "$SUPER" -d postgres "$@"
 }
 
-write_env() {  # PID PORT
-    local tmp="$ENVFILE.tmp.$$"
-    {
-        printf 'LB_PG_HOST=%q\n' 127.0.0.1
-        printf 'LB_PG_PORT=%q\n' "$2"
-        printf 'LB_PG_SOCKET_DIR=%q\n' "$DIR"
-        printf 'LB_PG_USER=%q\n' sbtest
-        printf 'LB_PG_PASSWORD=%q\n' sbtest
-        printf 'LB_PG_DB=%q\n' sbtest
-        printf 'LB_PG_SANDBOX_PID=%q\n' "$1"
-    } > "$tmp"
-    mv -f "$tmp" "$ENVFILE"
-}
-
-log_tail() {  # print the last lines of the server log written since offset $1
-    local from=${1:-0}
-    [ -f "$LOG" ] || { note "no server log at $LOG"; return 0; }
-    note "last lines of $LOG:"
-    tail -c +"$((from + 1))" "$LOG" | tail -n 25 | sed 's/^/    /' >&2
-}
-
-# dir_is_ours: $DIR is absent, or carries our marker.  Anything else is
-# someone else's directory: we neither write nor delete anything in it.
-dir_is_ours() {
-    [ ! -e "$DIR" ] && [ ! -L "$DIR" ] && return 0
-    [ -d "$DIR" ] && [ -f "$MARK" ]
-}
-
 # claim_dir: create $DIR (or adopt an empty one) and mark it as ours.  The
 # server creates its socket and lock file in $DIR, so it must own it.
 claim_dir() {
     local owner
     if [ -e "$DIR" ] || [ -L "$DIR" ]; then
         [ -d "$DIR" ] || die "LB_PG_SANDBOX_DIR=$DIR exists and is not a directory"
-        if [ -f "$MARK" ]; then
+        if [ -f "$SB_MARK" ]; then
             owner=$(stat -c %U -- "$DIR")
             [ "$owner" = "$RUNAS" ] \
                 || die "$DIR belongs to $owner but the server would run as $RUNAS; run as $owner (as root if it is postgres), or use another LB_PG_SANDBOX_DIR"
         else
             [ -z "$(ls -A -- "$DIR")" ] \
-                || die "LB_PG_SANDBOX_DIR=$DIR exists and is not a postgres sandbox (no ${MARK##*/} in it); pick a new or empty directory"
-            : > "$MARK"
+                || die "LB_PG_SANDBOX_DIR=$DIR exists and is not a postgres sandbox (no ${SB_MARK##*/} in it); pick a new or empty directory"
+            : > "$SB_MARK"
             if [ "$(id -u)" -eq 0 ]; then chown -- "$RUNAS:" "$DIR"; fi
         fi
     else
         mkdir -p -- "$DIR"
-        : > "$MARK"
+        : > "$SB_MARK"
         if [ "$(id -u)" -eq 0 ]; then chown -- "$RUNAS:" "$DIR"; fi
     fi
     as_server test -w "$DIR" -a -x "$DIR" 2>/dev/null \
@@ -275,8 +204,16 @@ write_hba() {  # pg_hba.conf and pg_ident.conf (see the header for the policy)
     chmod 600 -- "$DATA/pg_hba.conf" "$DATA/pg_ident.conf"
 }
 
+# initdb_in_dir: initdb as the server's user, from $DIR (the caller's
+# directory, e.g. /root, may be closed to that user).
+initdb_in_dir() {
+    cd -- "$DIR" && as_server "$INITDB" -D "$DATA" -U "$SUPER" \
+        --auth-local=peer --auth-host=scram-sha-256 \
+        --encoding=UTF8 --locale=C --no-instructions
+}
+
 init_datadir() {
-    local out have want owner
+    local have want owner
     if [ -f "$DATA/PG_VERSION" ]; then
         have=$(cat -- "$DATA/PG_VERSION")
         want=$("$POSTGRES" -V | sed -E 's/^[^0-9]*([0-9]+).*$/\1/')
@@ -287,28 +224,26 @@ init_datadir() {
             || die "$DATA belongs to $owner but the server would run as $RUNAS; run as $owner (or root if it is postgres), or use another LB_PG_SANDBOX_DIR"
         return 0
     fi
-    # Never delete what we did not create: a non-empty datadir without
-    # PG_VERSION (e.g. an interrupted initialisation) must be removed by hand.
-    if [ -d "$DATA" ] && [ -n "$(ls -A -- "$DATA")" ]; then
-        die "$DATA exists but is not an initialised datadir; remove it (rm -rf $DATA) and retry"
-    fi
+    refuse_foreign_datadir
     [ ! -d "$DATA" ] || rmdir -- "$DATA"   # empty: let initdb create it with its own mode
     rm -f -- "$PROVISIONED"
-    echo "$prog: initialising datadir $DATA"
-    if ! out=$(cd -- "$DIR" && as_server "$INITDB" -D "$DATA" -U "$SUPER" \
-            --auth-local=peer --auth-host=scram-sha-256 \
-            --encoding=UTF8 --locale=C --no-instructions </dev/null 2>&1); then
-        printf '%s\n' "$out" | tail -n 25 | sed 's/^/    /' >&2
-        rm -rf -- "$DATA"
-        die "initdb failed (output above)"
-    fi
+    run_init initdb initdb_in_dir
     write_hba
 }
 
-# launch: start the postmaster and wait for it; sets LAUNCHED_PID.
-# Returns 0 when postmaster.pid says ready, 1 if it died, 2 on timeout.
+prepare_start() {
+    need_bins
+    need_runas
+    set_as_server
+    claim_dir
+    rm -f -- "$ENVFILE"
+    init_datadir
+    touch -- "$LOG"
+    if [ "$(id -u)" -eq 0 ]; then chown -- "$RUNAS:" "$LOG"; fi
+}
+
+# launch: start the postmaster and wait_ready.
 launch() {
-    local pid p i
     # Settings on the command line override postgresql.conf (and ALTER
     # SYSTEM).  Durability settings (fsync, synchronous_commit, ...) stay
     # at PostgreSQL's defaults.
@@ -321,21 +256,18 @@ launch() {
         --cluster_name=lbench-pg-sandbox \
         --logging_collector=off \
         </dev/null >>"$LOG" 2>&1 &
-    pid=$!
-    LAUNCHED_PID=$pid
-    for ((i = 0; i < 120; i++)); do   # up to 60 s
-        p=$pid
-        if [ "${AS_SERVER[0]:-}" = runuser ] && [ -r "$PIDFILE" ]; then
-            p=$(head -n 1 -- "$PIDFILE" | tr -dc '0-9')
-        fi
-        if pm_ready "$p" && is_ours "$p"; then
-            LAUNCHED_PID=$p
-            return 0
-        fi
-        alive "$pid" || { wait "$pid" 2>/dev/null || true; return 1; }
-        sleep 0.5
-    done
-    return 2
+    wait_ready $!
+}
+
+# server_ready PID: postmaster.pid says ready (as pg_ctl -w reads it) for
+# PID, or, under runuser, for the postmaster it names; LAUNCHED_PID is then
+# the postmaster.
+server_ready() {
+    local p=$1
+    if [ "${AS_SERVER[0]:-}" = runuser ] && [ -r "$PIDFILE" ]; then
+        p=$(head -n 1 -- "$PIDFILE" | tr -dc '0-9')
+    fi
+    pm_ready "$p" && is_ours "$p" && LAUNCHED_PID=$p
 }
 
 provision() {
@@ -357,117 +289,22 @@ GRANT USAGE ON SCHEMA public TO lbnopriv;
 SQL
 }
 
-cmd_start() {
-    local pid rc from newlog
-    if pid=$(running_pid); then
-        if [ ! -f "$ENVFILE" ] && dir_is_ours; then write_env "$pid" "$(arg_of "$pid" port || echo "$PORT")"; fi
-        echo "postgres sandbox already running: port=$(arg_of "$pid" port || echo '?') socket_dir=$DIR pid=$pid"
-        return 0
-    fi
-    need_bins
-    need_runas
-    set_as_server
-    claim_dir
-    rm -f -- "$ENVFILE"
-    init_datadir
-    touch -- "$LOG"
-    if [ "$(id -u)" -eq 0 ]; then chown -- "$RUNAS:" "$LOG"; fi
-
-    from=$(stat -c %s -- "$LOG")
-    rc=0
-    launch || rc=$?
-    if [ "$rc" = 2 ]; then
-        # Still starting after 60 s: do not leave a half-started server.
-        log_tail "$from"
-        if is_ours "$LAUNCHED_PID"; then
-            kill -INT "$LAUNCHED_PID" 2>/dev/null || true
-            stop_wait "$LAUNCHED_PID" || true
-        fi
-        die "postgres did not become ready within 60 s (see $LOG)"
-    elif [ "$rc" != 0 ]; then
-        newlog=$(tail -c +"$((from + 1))" "$LOG")
-        log_tail "$from"
-        if grep -q 'Address already in use' <<<"$newlog"; then
-            die "port $PORT on 127.0.0.1 is already in use; set LB_PG_SANDBOX_PORT to a free port"
-        fi
-        die "postgres failed to start (see $LOG)"
-    fi
-
-    pid=$LAUNCHED_PID
-    if [ ! -f "$PROVISIONED" ]; then
-        provision || die "creating database sbtest and roles failed (server left running; stop it with: $0 stop)"
-        : > "$PROVISIONED"
-    fi
-    write_env "$pid" "$PORT"
-    echo "postgres sandbox running: port=$PORT socket_dir=$DIR pid=$pid"
-}
-
 # stop_wait PID: wait up to 30 s for it to exit after SIGINT (fast
 # shutdown), then SIGQUIT (immediate shutdown), then SIGKILL.
 stop_wait() {
-    local pid=$1 i
-    for ((i = 0; i < 60; i++)); do
-        is_ours "$pid" || return 0
-        sleep 0.5
-    done
-    note "postgres (pid $pid) did not exit within 30 s after SIGINT; sending SIGQUIT (immediate shutdown)"
-    if is_ours "$pid"; then kill -QUIT "$pid" 2>/dev/null || true; fi
-    for ((i = 0; i < 20; i++)); do
-        is_ours "$pid" || return 0
-        sleep 0.5
-    done
-    note "postgres (pid $pid) did not exit within 10 s after SIGQUIT; sending SIGKILL"
-    if is_ours "$pid"; then kill -KILL "$pid" 2>/dev/null || true; fi
-    for ((i = 0; i < 20; i++)); do
-        is_ours "$pid" || return 0
-        sleep 0.5
-    done
-    return 1
+    gone_within "$1" 30 && return 0
+    note "postgres (pid $1) did not exit within 30 s after SIGINT; sending SIGQUIT (immediate shutdown)"
+    if is_ours "$1"; then kill -QUIT "$1" 2>/dev/null || true; fi
+    gone_within "$1" 10 && return 0
+    note "postgres (pid $1) did not exit within 10 s after SIGQUIT; sending SIGKILL"
+    if is_ours "$1"; then kill -KILL "$1" 2>/dev/null || true; fi
+    gone_within "$1" 10
 }
 
-cmd_stop() {
-    local pid
-    if ! pid=$(running_pid); then
-        # Stale env file only: no server of ours.  postmaster.pid is left to
-        # the server, which checks it (and its shared memory) on next start.
-        if [ -f "$MARK" ]; then rm -f -- "$ENVFILE"; fi
-        echo "postgres sandbox not running (datadir $DATA)"
-        return 0
-    fi
-    # SIGINT is PostgreSQL's fast shutdown (SIGTERM would wait for clients).
-    kill -INT "$pid" 2>/dev/null || die "cannot signal postgres (pid $pid, user $(stat -c %U "/proc/$pid" 2>/dev/null || echo '?')); run stop as root or that user"
-    stop_wait "$pid" || die "postgres (pid $pid) is still running after SIGKILL"
-    if [ -f "$MARK" ]; then rm -f -- "$ENVFILE"; fi
-    echo "postgres sandbox stopped (pid $pid)"
+# A server started by root runs as postgres: a user who is neither cannot
+# stop it, and must be told so rather than wait for nothing.
+cannot_signal() {
+    die "cannot signal postgres (pid $1, user $(stat -c %U "/proc/$1" 2>/dev/null || echo '?')); run stop as root or that user"
 }
 
-cmd_status() {
-    local pid
-    if pid=$(running_pid); then
-        echo "postgres sandbox running: port=$(arg_of "$pid" port || echo '?') socket_dir=$DIR pid=$pid"
-        return 0
-    fi
-    echo "postgres sandbox stopped (datadir $DATA)"
-    return 3
-}
-
-cmd_env() {
-    local pid
-    pid=$(running_pid) || die "not running; start it with: $0 start"
-    if [ ! -f "$ENVFILE" ]; then
-        dir_is_ours || die "LB_PG_SANDBOX_DIR=$DIR is not a postgres sandbox (no ${MARK##*/} in it)"
-        write_env "$pid" "$(arg_of "$pid" port || echo "$PORT")"
-    fi
-    cat -- "$ENVFILE"
-}
-
-[ "$#" -eq 1 ] || usage
-case "$1" in
-    start)   cmd_start ;;
-    stop)    cmd_stop ;;
-    status)  rc=0; cmd_status || rc=$?; exit "$rc" ;;
-    restart) cmd_stop; cmd_start ;;
-    env)     cmd_env ;;
-    -h|--help|help) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) usage ;;
-esac
+sb_main "$@"

@@ -69,6 +69,28 @@ one_line() {
   pass "$name"
 }
 
+# suite_lock NAME FILE SECONDS WHO: one run of a suite at a time where two
+# would share a sandbox, its counters or a fixed port: wait up to SECONDS for
+# the lock on FILE (held on fd 9 until the suite exits), else fail NAME with
+# "another WHO holds FILE" and exit.
+suite_lock() {
+  exec 9>"$2"
+  flock -w "$3" 9 || { fail "$1" "another $4 holds $2"; exit 1; }
+}
+
+# sandbox_lock SUITE: suite_lock on the suite's own sandbox directory
+# (LB_SANDBOX_DIR exported by the caller).
+sandbox_lock() {
+  suite_lock "$1_sandbox_lock" "$LB_SANDBOX_DIR.lock" 300 "$1 suite"
+}
+
+# pg_env_clean: libpq reads these; one left in the caller's environment would
+# send psql or lbench elsewhere than the suite's sandbox, or with other
+# credentials.
+pg_env_clean() {
+  unset PGHOST PGHOSTADDR PGPORT PGUSER PGDATABASE PGPASSWORD PGPASSFILE PGSERVICE PGOPTIONS
+}
+
 # sandbox_start SUITE: start the suite's private MariaDB (LB_SANDBOX_DIR and
 # LB_SANDBOX_PORT exported by the caller), stop it by its PID and remove $T
 # at exit, and set $M to the options that reach it.

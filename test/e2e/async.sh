@@ -6,13 +6,7 @@
 cd "$(dirname "$0")/../.." || exit 1
 . test/lib.sh
 export LB_SANDBOX_DIR=${LB_ASYNC_SANDBOX_DIR:-/tmp/lbench-test-async} LB_SANDBOX_PORT=${LB_ASYNC_SANDBOX_PORT:-3357}
-if ! contrib/mariadb-sandbox.sh start >"$T/sandbox.log" 2>&1; then
-  fail async_sandbox_start "$(tail -5 "$T/sandbox.log")"; exit 1
-fi
-pass async_sandbox_start
-trap 'contrib/mariadb-sandbox.sh stop >/dev/null 2>&1; rm -rf "$T"' EXIT
-set -a; . "$LB_SANDBOX_DIR/env"; set +a
-M="--mysql-host=127.0.0.1 --mysql-port=$LB_MYSQL_PORT --mysql-user=sbtest --mysql-password=sbtest --mysql-db=sbtest"
+sandbox_start async
 D="--tables=1 --table-size=10000"
 E=test/e2e/scripts
 $LB oltp_point_select $M $D cleanup >/dev/null 2>&1

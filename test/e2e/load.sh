@@ -15,8 +15,7 @@
 cd "$(dirname "$0")/../.." || exit 1
 . test/lib.sh
 export LB_SANDBOX_DIR=${LB_SANDBOX_DIR_LOAD:-/tmp/lbench-test-load} LB_SANDBOX_PORT=${LB_SANDBOX_PORT_LOAD:-3396}
-exec 9>"$LB_SANDBOX_DIR.lock"
-flock -w 300 9 || { fail load_sandbox_lock "another load suite holds $LB_SANDBOX_DIR.lock"; exit 1; }
+sandbox_lock load
 export LB_SANDBOX_THREAD_POOL=1 LB_SANDBOX_BACK_LOG=50 LB_SANDBOX_MAX_CONNECTIONS=2200
 sandbox_start load
 SQL() { mariadb -h127.0.0.1 -P"$LB_MYSQL_PORT" -usbtest -psbtest -N -B sbtest -e "$1" 2>&1; }

@@ -334,8 +334,7 @@ run mpi_mismatch_scenario "${MPI[@]}" -np 1 "$LBM" $E --time=1 run : -np 1 "$LBM
 
 # ---- against MariaDB: OLTP and TPC-C over 2 ranks ------------------------------
 export LB_SANDBOX_DIR=${LB_SANDBOX_DIR_MPI:-/tmp/lbench-test-mpi} LB_SANDBOX_PORT=${LB_SANDBOX_PORT_MPI:-3392}
-exec 9>"$LB_SANDBOX_DIR.lock"
-flock -w 300 9 || { fail mpi_sandbox_lock "another mpi suite holds $LB_SANDBOX_DIR.lock"; exit 1; }
+sandbox_lock mpi
 sandbox_start mpi
 SQL() { mariadb -h127.0.0.1 -P"$LB_MYSQL_PORT" -usbtest -psbtest sbtest -N -B -e "$1" 2>&1; }
 O="--tables=3 --table-size=2000 --threads=1"

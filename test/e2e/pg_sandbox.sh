@@ -8,7 +8,7 @@
 cd "$(dirname "$0")/../.." || exit 1
 . test/lib.sh
 S=contrib/postgres-sandbox.sh
-unset PGHOST PGHOSTADDR PGPORT PGUSER PGDATABASE PGPASSWORD PGPASSFILE PGSERVICE PGOPTIONS
+pg_env_clean
 
 # A fresh base directory, open to the server's OS user (postgres when run
 # as root); the sandbox directory inside it does not exist yet.

@@ -10,10 +10,9 @@
 # shellcheck disable=SC2015  # `cond && pass || fail`: pass and fail always succeed
 cd "$(dirname "$0")/../.." || exit 1
 . test/lib.sh
-unset PGHOST PGHOSTADDR PGPORT PGUSER PGDATABASE PGPASSWORD PGPASSFILE PGSERVICE PGOPTIONS
+pg_env_clean
 # One run of this suite at a time on the machine (fixed ports).
-exec 9>"/tmp/lbench-test-pgbench.lock"
-flock -w 500 9 || { fail pgbench_lock "another run of this suite holds /tmp/lbench-test-pgbench.lock"; exit 1; }
+suite_lock pgbench_lock /tmp/lbench-test-pgbench.lock 500 "run of this suite"
 
 export LB_PG_SANDBOX_PORT=5444
 export LB_SANDBOX_DIR=/tmp/lbench-test-pgbench-mysql LB_SANDBOX_PORT=3321

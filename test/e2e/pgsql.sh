@@ -7,7 +7,7 @@
 # shellcheck disable=SC2015  # `cond && pass || fail`: pass and fail always succeed
 cd "$(dirname "$0")/../.." || exit 1
 . test/lib.sh
-unset PGHOST PGHOSTADDR PGPORT PGUSER PGDATABASE PGPASSWORD PGPASSFILE PGSERVICE PGOPTIONS
+pg_env_clean
 export LB_PG_SANDBOX_PORT=${LB_PG_SANDBOX_PORT:-5442}
 pg_sandbox_start pgsql
 E=test/e2e/scripts

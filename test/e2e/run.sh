@@ -4,13 +4,7 @@
 cd "$(dirname "$0")/../.." || exit 1
 . test/lib.sh
 export LB_SANDBOX_DIR=${LB_SANDBOX_DIR:-/tmp/lbench-test-sandbox} LB_SANDBOX_PORT=${LB_SANDBOX_PORT:-3317}
-if ! contrib/mariadb-sandbox.sh start >"$T/sandbox.log" 2>&1; then
-  fail e2e_sandbox_start "$(tail -5 "$T/sandbox.log")"; exit 1
-fi
-pass e2e_sandbox_start
-trap 'contrib/mariadb-sandbox.sh stop >/dev/null 2>&1; rm -rf "$T"' EXIT
-set -a; . "$LB_SANDBOX_DIR/env"; set +a
-M="--mysql-host=127.0.0.1 --mysql-port=$LB_MYSQL_PORT --mysql-user=sbtest --mysql-password=sbtest --mysql-db=sbtest"
+sandbox_start e2e
 SQL() { mariadb -h127.0.0.1 -P"$LB_MYSQL_PORT" -usbtest -psbtest sbtest -N -e "$1" 2>&1; }
 E=test/e2e/scripts
 

@@ -10,15 +10,9 @@ cd "$(dirname "$0")/../.." || exit 1
 export LB_SANDBOX_DIR=${LB_SANDBOX_DIR_SLAP:-/tmp/lbench-test-slap} LB_SANDBOX_PORT=${LB_SANDBOX_PORT_SLAP:-3367}
 # Two copies of this suite (concurrent `make test` runs) would share the
 # sandbox and its counters: the second waits for the first to finish.
-exec 9>"$LB_SANDBOX_DIR.lock"
-flock -w 300 9 || { fail slap_sandbox_lock "another slap suite holds $LB_SANDBOX_DIR.lock"; exit 1; }
-if ! contrib/mariadb-sandbox.sh start >"$T/sandbox.log" 2>&1; then
-  fail slap_sandbox_start "$(tail -5 "$T/sandbox.log")"; exit 1
-fi
-pass slap_sandbox_start
-trap 'contrib/mariadb-sandbox.sh stop >/dev/null 2>&1; rm -rf "$T"' EXIT
-set -a; . "$LB_SANDBOX_DIR/env"; set +a
-M="--mysql-host=127.0.0.1 --mysql-port=$LB_MYSQL_PORT --mysql-user=sbtest --mysql-password=sbtest"
+sandbox_lock slap
+sandbox_start slap
+M="--mysql-host=127.0.0.1 --mysql-port=$LB_MYSQL_PORT --mysql-user=sbtest --mysql-password=sbtest"   # no --mysql-db: slap works in its own schema (--create-schema)
 SQL() { mariadb -h127.0.0.1 -P"$LB_MYSQL_PORT" -usbtest -psbtest -N -B -e "$1" 2>&1; }
 stat() { SQL "SHOW GLOBAL STATUS LIKE '$1'" | awk '{print $2}'; }
 # delta NAME CMD...: runs CMD (as `run NAME`), sets $d_<counter> for the

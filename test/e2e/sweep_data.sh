@@ -15,8 +15,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . test/lib.sh
 export LB_SANDBOX_DIR=${LB_SANDBOX_DIR_SWEEP_DATA:-/tmp/lbench-test-sweep-data} \
   LB_SANDBOX_PORT=${LB_SANDBOX_PORT_SWEEP_DATA:-3395}
-exec 9>"$LB_SANDBOX_DIR.lock"
-flock -w 300 9 || { fail sweep_data_sandbox_lock "another sweep_data suite holds $LB_SANDBOX_DIR.lock"; exit 1; }
+sandbox_lock sweep_data
 sandbox_start sweep_data
 SQL() { mariadb -h127.0.0.1 -P"$LB_MYSQL_PORT" -usbtest -psbtest -N -B sbtest -e "$1" 2>&1; }
 eq() { [ "$2" = "$3" ] && pass "$1" || fail "$1" "got '$2', want '$3'"; }

@@ -8,15 +8,8 @@ cd "$(dirname "$0")/../.." || exit 1
 export LB_SANDBOX_DIR=${LB_SANDBOX_DIR_TPCC:-/tmp/lbench-test-tpcc} LB_SANDBOX_PORT=${LB_SANDBOX_PORT_TPCC:-3347}
 export LB_SANDBOX_BUFFER_POOL=512M
 # One run of this suite at a time on the machine (they share the sandbox).
-exec 9>"/tmp/lbench-test-tpcc.lock"
-flock -w 500 9 || { fail tpcc_lock "another run of the TPC-C suite holds /tmp/lbench-test-tpcc.lock"; exit 1; }
-if ! contrib/mariadb-sandbox.sh start >"$T/sandbox.log" 2>&1; then
-  fail tpcc_sandbox_start "$(tail -5 "$T/sandbox.log")"; exit 1
-fi
-pass tpcc_sandbox_start
-trap 'contrib/mariadb-sandbox.sh stop >/dev/null 2>&1; rm -rf "$T"' EXIT
-set -a; . "$LB_SANDBOX_DIR/env"; set +a
-M="--mysql-host=127.0.0.1 --mysql-port=$LB_MYSQL_PORT --mysql-user=sbtest --mysql-password=sbtest --mysql-db=sbtest"
+suite_lock tpcc_lock /tmp/lbench-test-tpcc.lock 500 "run of the TPC-C suite"
+sandbox_start tpcc
 SQL() { mariadb -h127.0.0.1 -P"$LB_MYSQL_PORT" -usbtest -psbtest sbtest -N -e "$1" 2>&1; }
 W2="--warehouses=2"
 

@@ -8,11 +8,10 @@
 # shellcheck disable=SC2015  # `cond && pass || fail`: pass and fail always succeed
 cd "$(dirname "$0")/../.." || exit 1
 . test/lib.sh
-unset PGHOST PGHOSTADDR PGPORT PGUSER PGDATABASE PGPASSWORD PGPASSFILE PGSERVICE PGOPTIONS
+pg_env_clean
 export LB_PG_SANDBOX_PORT=${LB_PG_SANDBOX_PORT_TPCC:-5445}
 # One run of this suite at a time on the machine (they share the port).
-exec 9>"/tmp/lbench-test-tpcc-pg.lock"
-flock -w 500 9 || { fail tpcc_pg_lock "another run of the suite holds /tmp/lbench-test-tpcc-pg.lock"; exit 1; }
+suite_lock tpcc_pg_lock /tmp/lbench-test-tpcc-pg.lock 500 "run of the suite"
 pg_sandbox_start tpcc
 SQL() { "${PSQL[@]}" -c "$1" 2>&1; }
 W1="--warehouses=1"
