@@ -7,7 +7,6 @@
 
 #include "loop.h"
 #include "stats.h"
-#include "db/db.h" /* the layout of lb_db_stats, the workers' extension block */
 
 enum { MAX_Q = 32 };
 
@@ -27,8 +26,6 @@ struct lb_metrics {
     double isecs;
     int published;
 };
-
-static const char *qtype_name[LB_DB_Q_NTYPES] = { "select", "insert", "update", "delete", "other" };
 
 static void counter(lb_loop_reply *rep, const char *name, const char *help)
 {
@@ -104,30 +101,9 @@ static void scrape(void *ud, lb_loop_reply *rep)
         lb_loop_reply_printf(rep, "lbench_type_events_total{type=\"%s\"} %llu\n", lv,
                              (unsigned long long)sum.types[t].events);
     }
-    /* The SQL layer's counters in the workers' neutral block. */
-    const lb_db_stats *db = (const lb_db_stats *)&sum.ext;
-    counter(rep, "lbench_queries_total", "successful queries by class");
-    for (int i = 0; i < LB_DB_Q_NTYPES; i++)
-        lb_loop_reply_printf(rep, "lbench_queries_total{type=\"%s\"} %llu\n", qtype_name[i],
-                             (unsigned long long)db->queries[i]);
-    counter(rep, "lbench_query_errors_total", "failed queries by error code");
-    for (int i = 0; i < LB_DB_ERRSLOTS; i++) {
-        if (db->err[i].count == 0)
-            continue;
-        char code[16];
-        if (db->err[i].code == -1)
-            snprintf(code, sizeof code, "other");
-        else if (m->host.code_label)
-            m->host.code_label(db->err[i].code, code, sizeof code);
-        else
-            snprintf(code, sizeof code, "%d", db->err[i].code);
-        lb_loop_reply_printf(rep, "lbench_query_errors_total{code=\"%s\"} %llu\n", code,
-                             (unsigned long long)db->err[i].count);
-    }
-    counter(rep, "lbench_reconnects_total", "successful reconnects after a lost connection");
-    lb_loop_reply_printf(rep, "lbench_reconnects_total %llu\n", (unsigned long long)db->reconnects);
-    counter(rep, "lbench_rows_total", "rows returned to the client");
-    lb_loop_reply_printf(rep, "lbench_rows_total %llu\n", (unsigned long long)db->rows);
+    /* The extension block's counters (the SQL layer's), written by its owner. */
+    if (m->host.ext_lines)
+        m->host.ext_lines(m->host.owner, &sum.ext, rep);
 
     gauge(rep, "lbench_interval_latency_seconds", "event latency quantiles of the last report interval");
     for (int i = 0; i < nq; i++)

@@ -19,7 +19,6 @@
 #ifndef LB_METRICS_H
 #define LB_METRICS_H
 
-#include <stddef.h>
 #include <stdint.h>
 
 #include "worker.h"
@@ -28,13 +27,14 @@
 typedef struct lb_metrics lb_metrics;
 
 /* What the writer needs of its owner (the runtime: lb_runtime_metrics_host),
- * handed down: the event types' names, and how an error code reads as a
- * label (PostgreSQL's by SQLSTATE, as in the result file). */
+ * handed down: the event types' names, and the lines of the counters in
+ * the workers' extension block (the SQL layer's: lb_db_metrics_lines). */
+struct lb_loop_reply;
 typedef struct lb_metrics_host {
     void *owner;
     int (*type_count)(void *owner);
     const char *(*type_name)(void *owner, int t);
-    void (*code_label)(int32_t code, char *buf, size_t n);
+    void (*ext_lines)(void *owner, const void *ext, struct lb_loop_reply *rep);
 } lb_metrics_host;
 
 /* Serve http://host:port/metrics from a new thread.  NULL with a one-line

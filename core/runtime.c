@@ -107,15 +107,6 @@ const lb_run_host *lb_runtime_run_host(lb_runtime *rt) { return &rt->host; }
 
 static int host_type_count(void *owner) { return lb_runtime_type_count(owner); }
 static const char *host_type_name(void *owner, int t) { return lb_runtime_type_name(owner, t); }
-/* PostgreSQL's codes by their SQLSTATE, as in the result file. */
-static void host_code_label(int32_t code, char *buf, size_t n)
-{
-    char state[6];
-    if (lb_db_code_sqlstate(code, state))
-        snprintf(buf, n, "%s", state);
-    else
-        snprintf(buf, n, "%d", code);
-}
 const lb_metrics_host *lb_runtime_metrics_host(lb_runtime *rt) { return &rt->metrics_host; }
 void lb_runtime_clear_stop(lb_runtime *rt) { rt->stop = 0; }
 void lb_runtime_request_stop(lb_runtime *rt)
@@ -296,7 +287,7 @@ lb_runtime *lb_runtime_new(void)
     pthread_mutex_init(&rt->types_mu, NULL);
     pthread_mutex_init(&rt->out_mu, NULL);
     rt->host = (lb_run_host){ rt, host_out, host_stop_requested };
-    rt->metrics_host = (lb_metrics_host){ rt, host_type_count, host_type_name, host_code_label };
+    rt->metrics_host = (lb_metrics_host){ rt, host_type_count, host_type_name, lb_db_metrics_lines };
     char err[1024];
     rt->L = lb__luart_new(rt, host_out, err, sizeof(err));
     if (!rt->L) {

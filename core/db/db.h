@@ -137,6 +137,13 @@ int lb_db_error_is_connection_lost(int code);
 enum { LB_DB_SQLSTATE_BASE = 100000000 };
 int lb_db_sqlstate_code(const char *state);
 int lb_db_code_sqlstate(int code, char *out);
+/* FFI END */
+
+/* The counters of an lb_db_stats block (`ext`) as Prometheus lines, for
+ * the metrics endpoint (lb_metrics_host.ext_lines; prom.c). */
+struct lb_loop_reply;
+void lb_db_metrics_lines(void *owner, const void *ext, struct lb_loop_reply *rep);
+/* FFI BEGIN */
 
 /* ------------------------------------------------------------------------ */
 /* Drivers                                                                  */

@@ -10,11 +10,11 @@
 
 #include "../clock.h"
 #include "../db/db.h"
-#include "../runtime.h"
+#include "../run.h"
 
 /* What one thread's sb_* calls reach: set by its Lua state (lb_sb_bind). */
 typedef struct binding {
-    lb_runtime *rt;
+    lb_run_host out;      /* where sysbench's printing goes: the runtime's output */
     lb_worker *w;
     lb_rand *rand;
     lb_sb_rand_cfg cfg;
@@ -41,12 +41,12 @@ static void free_args(void)
     tls.nargs = 0;
 }
 
-void lb_sb_bind(lb_runtime *rt, lb_worker *w, lb_rand *r, const lb_sb_rand_cfg *cfg)
+void lb_sb_bind(const lb_run_host *out, lb_worker *w, lb_rand *r, const lb_sb_rand_cfg *cfg)
 {
     free_args();
     free(tls.help);
     tls.help = NULL;
-    tls.rt = rt;
+    tls.out = out ? *out : (lb_run_host){ 0 };
     tls.w = w;
     tls.rand = r;
     if (cfg)
@@ -239,17 +239,17 @@ void sb_histogram_print(sb_histogram_t *h)
     for (size_t i = 0; i < h->size; i++)
         if (h->count[i] > maxcnt)
             maxcnt = h->count[i];
-    if (maxcnt > 0 && tls.rt) {
+    if (maxcnt > 0 && tls.out.out) {
         char line[128];
         int n = snprintf(line, sizeof(line), "       value  ------------- distribution ------------- count\n");
-        lb_runtime_write(tls.rt, line, (size_t)n);
+        tls.out.out(tls.out.owner, line, (size_t)n);
         for (size_t i = 0; i < h->size; i++) {
             if (!h->count[i])
                 continue;
             int width = (int)floor((double)h->count[i] * 40 / (double)maxcnt + 0.5);
             n = snprintf(line, sizeof(line), "%12.3f |%-40.*s %llu\n", exp((double)i / h->mult + h->log_min), width,
                          stars, (unsigned long long)h->count[i]);
-            lb_runtime_write(tls.rt, line, (size_t)n);
+            tls.out.out(tls.out.owner, line, (size_t)n);
         }
     }
     pthread_mutex_unlock(&h->mu);
@@ -293,6 +293,6 @@ void lb_sb_set_help(const char *text)
 
 void sb_print_test_options(void)
 {
-    if (tls.help && tls.rt)
-        lb_runtime_write(tls.rt, tls.help, strlen(tls.help));
+    if (tls.help && tls.out.out)
+        tls.out.out(tls.out.owner, tls.help, strlen(tls.help));
 }

@@ -17,7 +17,7 @@
  *  - random numbers come from the bound state's own lb_rand stream (the one
  *    behind lbench.rand), with the run's --rand-* settings;
  *  - a histogram is an lb_hist (3 significant digits) over [min, max];
- *    sb_histogram_print writes sysbench's layout through lb_runtime_write.
+ *    sb_histogram_print writes sysbench's layout through the bound output.
  *
  * The SQL part (db_query, sql_connection, ...) is sbsql.h. */
 #ifndef LB_SBCOMPAT_H
@@ -27,7 +27,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../lbench.h"
 #include "../rand.h"
 #include "../worker.h"
 
@@ -121,11 +120,12 @@ typedef struct lb_sb_rand_cfg {
     double zipf_exp;         /* --rand-zipfian-exp */
 } lb_sb_rand_cfg;
 
-/* Bind the calling thread: its runtime (output), its worker (NULL in the
- * main state), the random stream and settings of its Lua state.  Each
- * pointer must outlive the thread's use of the sb_* calls; a new bind
- * replaces the old one (and drops its test arguments and help text). */
-void lb_sb_bind(lb_runtime *rt, lb_worker *w, lb_rand *r, const lb_sb_rand_cfg *cfg);
+/* Bind the calling thread: its output (the runtime's, lb_runtime_run_host;
+ * NULL: none), its worker (NULL in the main state), the random stream and
+ * settings of its Lua state.  Each pointer must outlive the thread's use
+ * of the sb_* calls; a new bind replaces the old one (and drops its test
+ * arguments and help text). */
+void lb_sb_bind(const lb_run_host *out, lb_worker *w, lb_rand *r, const lb_sb_rand_cfg *cfg);
 /* The help text sb_print_test_options prints (copied; NULL clears). */
 void lb_sb_set_help(const char *text);
 /* Test arguments kept by sb_lua_set_test_args: how many, and the i-th

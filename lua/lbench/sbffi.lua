@@ -71,7 +71,7 @@ function M.bind(ctx, R)
   cfg.special_pct, cfg.special_res = opt.rand_spec_pct or 1, opt.rand_spec_res or 75
   cfg.pareto_h, cfg.zipf_exp = opt.rand_pareto_h or 0.2, opt.rand_zipfian_exp or 0.8
   anchors.R, anchors.cfg = R, cfg
-  C.lb_sb_bind(ctx.rt, ctx.W, R, cfg)
+  C.lb_sb_bind(C.lb_runtime_run_host(ctx.rt), ctx.W, R, cfg)
   -- The SQL half; options a script never connects with may be unusable
   -- (a bad --mysql-port is refused when the SQL API is used, not here).
   local ok, keep = pcall(require("lbench.sql").bind_c, ctx)

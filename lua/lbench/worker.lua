@@ -345,7 +345,7 @@ function M.main(wptr, boot, rtptr)
   end, traceback)
   -- The thread's sb_* binding goes with its state (nothing of it is freed
   -- with the thread otherwise).
-  C.lb_sb_bind(ctx.rt, nil, nil, nil)
+  C.lb_sb_bind(C.lb_runtime_run_host(ctx.rt), nil, nil, nil)
   if not ok then
     C.lb_worker_fail(W, tostring(err))
     -- Meet the barrier anyway so the main thread is not left waiting.
