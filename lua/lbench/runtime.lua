@@ -366,7 +366,7 @@ function M.usage()
     "General options:",
     options.help(options.core_specs()),
     "",
-    "See README.md and docs/ for the scenario API (docs/scenarios.md) and the result file schema (docs/results.md).",
+    "See README.md and docs/: every option (docs/options.md), the scenario API (docs/scenarios.md), the result file (docs/results.md).",
   }, "\n") .. "\n"
 end
 
