@@ -326,8 +326,10 @@ int lb__luart_call(lua_State *L, const char *module, const char *fn, const lb__l
     for (int i = 0; i < nargs; i++) {
         if (args[i].s)
             lua_pushstring(L, args[i].s);
-        else
+        else if (args[i].p)
             lua_pushlightuserdata(L, args[i].p);
+        else
+            lua_pushnil(L);
     }
     if (lua_pcall(L, nargs, 1, base + 1) != 0)
         goto fail;

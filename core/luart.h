@@ -22,8 +22,8 @@ lua_State *lb__luart_new(void *owner, lb__luart_out out, char *err, size_t errle
 /* The owner given to lb__luart_new. */
 void *lb__luart_owner(lua_State *L);
 
-/* An argument of lb__luart_call: light userdata `p`, or the string `s`
- * when it is not NULL. */
+/* An argument of lb__luart_call: the string `s` when it is not NULL, else
+ * light userdata `p`, else nil. */
 typedef struct lb__luart_arg {
     void *p;
     const char *s;

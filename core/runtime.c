@@ -257,7 +257,7 @@ static int call_rt(lb_runtime *rt, const char *fn, int nargs, const char *const 
     }
     a[0] = (lb__luart_arg){ rt, NULL };
     for (int i = 0; i < nargs; i++)
-        a[i + 1] = (lb__luart_arg){ NULL, args[i] ? args[i] : "" };
+        a[i + 1] = (lb__luart_arg){ NULL, args[i] }; /* NULL: nil (a missing value) */
     rt->error[0] = '\0';
     int rc = lb__luart_call(rt->L, "lbench.runtime", fn, a, nargs + 1, ret, rt->error, sizeof(rt->error));
     free(a);

@@ -3,7 +3,8 @@
 -- command): the embedding result (lb_runtime_result_json), stdout in the
 -- chosen --output, the --result-file and the history.  On stdout a
 -- document is one line of JSON (stdout is JSON Lines: a run's interval
--- lines come before it); in the file and the history it is indented.
+-- lines come before it); for the embedder, in the file and in the history
+-- it is indented.
 local C = require("lbench.ffi").C
 local json = require("lbench.json")
 local result = require("lbench.result")
@@ -21,12 +22,12 @@ end
 -- stdout (a script's hook wrote the report).
 function M.show(rt, opt, doc, how)
   local encode = encoder(doc, how)
-  local line = encode()
-  C.lb_runtime_set_result(rt, line, #line)
+  local text = encode("  ")
+  C.lb_runtime_set_result(rt, text, #text)
   if how.quiet then return end
   local s, output = nil, how.output or opt.output
   if output == "json" then
-    s = line .. "\n"
+    s = encode() .. "\n"
   elseif output == "csv" then
     s = how.csv and how.csv()
   else
