@@ -95,6 +95,7 @@ function Agg:merge(e)
       if part.secs <= 0 then part.secs = p.h.secs end
       ranks.merge_hist(acc.lat, p.blobs.lat)
       ranks.merge_hist(acc.queue, p.blobs.queue)
+      local names = {}
       for i, t in ipairs(p.h.types or {}) do
         local s = types[t.name]
         if not s then
@@ -102,12 +103,9 @@ function Agg:merge(e)
           types[t.name] = s; torder[#torder + 1] = s
         end
         s.events, s.restarts, s.rollbacks = s.events + t.events, s.restarts + t.restarts, s.rollbacks + t.rollbacks
-        local b, id = p.blobs["t" .. i], C.lb_runtime_type_id(self.rt, t.name)
-        if b and #b > 0 and id >= 0 then
-          if acc.type_lat[id] == nil then acc.type_lat[id] = C.lb_hist_new(C.lb_hist_cfg(acc.lat)) end
-          ranks.merge_hist(acc.type_lat[id], b)
-        end
+        names[i] = t.name
       end
+      ranks.merge_types(self.rt, acc, names, p.blobs)
     end
   end
   -- Every rank's last interval empty (each ended on a tick): nothing to print.

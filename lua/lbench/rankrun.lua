@@ -1,11 +1,16 @@
--- The reporter's part in a job of several ranks (cluster.lua), kept out of
--- runner.lua: the stop notices between ranks, the interval slots every
--- rank must post alike, and the end of the run (this rank's own document,
--- then rank 0's merge of every rank's figures, ranks.lua).  Workers are
--- not involved: only the reporter (the main thread) calls these.
+-- The reporter's rank in a job of several (cluster.lua): an object the
+-- reporter (runner.lua) owns and calls, so that rank code never reaches
+-- into the reporter.  It carries the stop notices between ranks, the
+-- interval parts every rank posts alike (rankiv.lua merges them on rank
+-- 0), and the end of the run: this rank's own document, then rank 0's
+-- merge of every rank's figures (ranks.lua).  Workers are not involved:
+-- only the reporter (the main thread) calls these.
 local C = require("lbench.ffi").C
 local json = require("lbench.json")
 local cluster = require("lbench.cluster")
+local ranks = require("lbench.ranks")
+local rankiv = require("lbench.rankiv")
+local snapshot = require("lbench.snapshot")
 
 local M = {}
 
@@ -17,54 +22,91 @@ local M = {}
 M.POLL_NS = 100000000
 local MOVING_POLL_NS = 10000000
 
--- When the reporter `R` should call in next: sooner while a part moves,
--- or (rank 0) while an interval waits for another rank's part.
-function M.poll_ns(R)
-  if C.lb_cluster_in_flight() > 0 or (R.agg and R.agg.rank == 0 and next(R.agg.pending)) then
+local Rank = {}
+Rank.__index = Rank
+
+-- The rank of a reporter whose run is `run`.  With report intervals
+-- (`interval_ns` > 0, histograms of configuration `hcfg`), rank 0 prints
+-- the job's intervals through `emit(part, acc)`.
+function M.new(ctx, run, interval_ns, hcfg, emit)
+  local self = setmetatable({ ctx = ctx, run = run, emit = emit, notified = false, stopped_by = nil }, Rank)
+  if interval_ns > 0 then
+    self.agg = rankiv.new(ctx.rt, interval_ns, function() return snapshot.new(hcfg) end)
+    self.own_intervals = json.array()
+  end
+  return self
+end
+
+-- Are intervals merged across the ranks (then every rank sends a last one)?
+function Rank:merges_intervals() return self.agg ~= nil end
+
+-- When the reporter should call in next: sooner while a part moves, or
+-- (rank 0) while an interval waits for another rank's part.
+function Rank:poll_ns()
+  if C.lb_cluster_in_flight() > 0 or (self.agg and self.agg.rank == 0 and next(self.agg.pending)) then
     return MOVING_POLL_NS
   end
   return M.POLL_NS
 end
 
--- A failure here tells the others to stop; a notice from another rank
--- stops this one.  Rank 0 prints the job's intervals that are ready.
-function M.poll(R)
-  if not R.notified and (C.lb_run_failed(R.run) ~= 0 or R.signalled) then
-    R.notified = true
+-- Rank 0: print the job's intervals that are complete (or waited for long
+-- enough; `flush`: all).
+function Rank:emit_ready(flush)
+  for _, m in ipairs(self.agg:ready(flush)) do
+    if not m.part.empty then self.emit(m.part, m.acc) end
+  end
+end
+
+-- A failure here (`signalled`: a signal) tells the others to stop; a
+-- notice from another rank stops this one (self.stopped_by names it).
+-- Rank 0 prints the job's intervals that are ready.
+function Rank:poll(signalled)
+  if not self.notified and (C.lb_run_failed(self.run) ~= 0 or signalled) then
+    self.notified = true
     cluster.notify_stop()
   end
-  if R.agg and R.agg.rank == 0 then R:emit_ready() end
+  if self.agg and self.agg.rank == 0 then self:emit_ready() end
   local from = C.lb_cluster_poll_stop()
-  if from > 0 and not R.stopped_by then
-    R.stopped_by = from - 1
-    R.notified = true -- the rank that failed has told everyone
-    C.lb_run_stop(R.run)
+  if from > 0 and not self.stopped_by then
+    self.stopped_by = from - 1
+    self.notified = true -- the rank that failed has told everyone
+    C.lb_run_stop(self.run)
   end
+end
+
+-- This rank's interval `key` (its end in ms from the start, or "end"):
+-- kept as its own (`own`, for its --rank-result-file), posted to rank 0,
+-- and on rank 0 the job's intervals that are ready printed.
+function Rank:interval(key, part, acc, own)
+  if own then self.own_intervals[#self.own_intervals + 1] = own end
+  self.agg:contribute(key, part, acc)
+  if self.agg.rank == 0 then self:emit_ready() end
 end
 
 -- After the run: this rank's own document (--rank-result-file), then rank
 -- 0 merges every rank's figures (ranks.lua); the others keep theirs.
--- `fns`: the runner's counters, diff and new_snapshot.
-function M.merge(ctx, lb, a, R, fns)
-  local ranks = require("lbench.ranks")
-  a.posted = R.agg and R.agg.posted or 0
-  local own = R.own_intervals and setmetatable({ intervals = R.own_intervals }, { __index = a }) or a
+-- `cum_lat`: the reporter's cumulative histogram (its configuration);
+-- `deadline`: the run's, bounding how long rank 0 waits for the others.
+function Rank:merge(lb, a, cum_lat, deadline)
+  local ctx = self.ctx
+  a.posted = self.agg and self.agg.posted or 0
+  local own = self.own_intervals and setmetatable({ intervals = self.own_intervals }, { __index = a }) or a
   local ok, e = ranks.write_own(ctx, lb, own)
   if not ok then a.failed, a.error = true, a.error or e end
   local d = a.d
   local q = d.reads + d.writes + d.other
   local cpu_result = a.cpu and a.cpu.result(json, d.events, q > 0 and q or nil)
-  local left = R.deadline and math.max(0, tonumber(R.deadline - C.lb_clock_ns()) / 1e9) or 86400
-  a.new_snapshot = function() return fns.new_snapshot(R.cum.lat ~= nil and C.lb_hist_cfg(R.cum.lat) or nil) end
+  local left = deadline and math.max(0, tonumber(deadline - C.lb_clock_ns()) / 1e9) or 86400
+  a.new_snapshot = function() return snapshot.new(cum_lat ~= nil and C.lb_hist_cfg(cum_lat) or nil) end
   local t0 = C.lb_clock_ns()
-  a = ranks.merge(ctx, a, fns.counters, fns.diff, cpu_result, left + ctx.opt.rank_timeout)
-  if R.agg and cluster.rank() == 0 then
+  a = ranks.merge(ctx, a, cpu_result, left + ctx.opt.rank_timeout)
+  if self.agg and cluster.rank() == 0 then
     -- Every rank has ended: the intervals still on their way, then the
     -- last ones printed (marked where a rank's part never came).
-    if a.posted_by and not R.agg:collect_all(a.posted_by, 5) then
+    if a.posted_by and not self.agg:collect_all(a.posted_by, 5) then
       cluster.give_up("some interval reports never arrived")
     end
-    R:emit_ready(true)
+    self:emit_ready(true)
   end
   -- What the merge costs after rank 0's own end (it waits for the slowest rank too).
   a.merge_ms = tonumber(C.lb_clock_ns() - t0) / 1e6

@@ -13,6 +13,7 @@ local publish = require("lbench.publish")
 
 local phases = require("lbench.phases")
 local cpu = require("lbench.cpu")
+local snapshot = require("lbench.snapshot")
 
 local M = {}
 
@@ -99,6 +100,25 @@ function M.merge_hist(dst, bytes)
   if C.lb_hist_merge_packed(dst, buf, #bytes) ~= 0 then error("a rank sent a malformed histogram", 0) end
 end
 
+-- A part's per-type histograms (blobs t1..tn, the types named by `names`)
+-- merged into `snap`, each under this process's id for its name; returns
+-- the map from the part's ids to this process's.  The one place event
+-- types are renumbered between processes: each numbers its types in the
+-- order its scenario first used them.
+function M.merge_types(rt, snap, names, blobs)
+  local map = {}
+  for i, name in ipairs(names) do
+    local id = C.lb_runtime_type_id(rt, name)
+    map[i - 1] = id
+    local b = blobs["t" .. i]
+    if b and #b > 0 and id >= 0 then
+      if snap.type_lat[id] == nil then snap.type_lat[id] = C.lb_hist_new(C.lb_hist_cfg(snap.lat)) end
+      M.merge_hist(snap.type_lat[id], b)
+    end
+  end
+  return map
+end
+
 local function new_hist()
   local hc = ffi.new("lb_hist_config")
   C.lb_hist_config_default(hc)
@@ -179,7 +199,8 @@ local function start_on_rank0_clock(a, h)
 end
 
 -- Rank 0: merge every rank's part into `a`.
-local function merge_all(ctx, a, parts, counters, diff)
+local function merge_all(ctx, a, parts)
+  local counters, diff = snapshot.counters, snapshot.diff
   local final, base = ffi.new("lb_stats"), ffi.new("lb_stats")
   local cum = a.new_snapshot()
   local ranks, evs, busy = json.array(), {}, {}
@@ -192,20 +213,11 @@ local function merge_all(ctx, a, parts, counters, diff)
     list[#list + 1] = { h = h, blobs = blobs }
     cpus[#cpus + 1] = { host = h.host, cpu = h.cpu }
     h.phase_names = names
-    local map = {}
-    for i, name in ipairs(h.type_names) do map[i - 1] = C.lb_runtime_type_id(ctx.rt, name) end
-    add_stats(final, blobs.final, map)
-    add_stats(base, blobs.base, map)
     M.merge_hist(cum.lat, blobs.lat)
     M.merge_hist(cum.queue, blobs.queue)
-    for i = 1, #h.type_names do
-      local b = blobs["t" .. i]
-      if b and #b > 0 and map[i - 1] >= 0 then
-        local gi = map[i - 1]
-        if cum.type_lat[gi] == nil then cum.type_lat[gi] = C.lb_hist_new(C.lb_hist_cfg(cum.lat)) end
-        M.merge_hist(cum.type_lat[gi], b)
-      end
-    end
+    local map = M.merge_types(ctx.rt, cum, h.type_names, blobs)
+    add_stats(final, blobs.final, map)
+    add_stats(base, blobs.base, map)
     local rs, rb = ffi.new("lb_stats"), ffi.new("lb_stats")
     add_stats(rs, blobs.final, {}); add_stats(rb, blobs.base, {})
     local entry = rank_entry(h, blobs, diff(counters(rs), counters(rb)), a.keys)
@@ -239,7 +251,7 @@ end
 -- ranks, nranks, mpi_library, start_skew_ms); the other ranks keep theirs.
 -- `cpu_result` is this rank's CPU figures; `wait_s` how long rank 0 may
 -- wait for the others (the time left to the run's deadline, plus grace).
-function M.merge(ctx, a, counters, diff, cpu_result, wait_s)
+function M.merge(ctx, a, cpu_result, wait_s)
   local parts, missing = cluster.gather(pack(ctx, a, cpu_result), wait_s)
   if cluster.rank() ~= 0 then return a end
   a.nranks, a.mpi_library = cluster.size(), cluster.library()
@@ -249,7 +261,7 @@ function M.merge(ctx, a, counters, diff, cpu_result, wait_s)
       .. "the totals are rank 0's alone", cluster.names(missing), wait_s))
     return a
   end
-  merge_all(ctx, a, parts, counters, diff)
+  merge_all(ctx, a, parts)
   if a.merged_error then a.failed, a.error = true, a.merged_error end
   -- The job's status: an error anywhere is the job's; else rank 0's.
   if a.failed then a.stop_reason = nil end

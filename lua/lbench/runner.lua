@@ -15,17 +15,14 @@ local phases = require("lbench.phases")
 local interval = require("lbench.interval")
 local cluster = require("lbench.cluster")
 local rankrun = require("lbench.rankrun")
+local ranks = require("lbench.ranks")
+local snapshot = require("lbench.snapshot")
+local new_snapshot, counters, diff, type_names = snapshot.new, snapshot.counters, snapshot.diff, snapshot.type_names
 
 local M = {}
 
 local INT64_MAX = 9223372036854775807LL
 local summary, plain = result.summary, result.plain
-
-local function new_snapshot(hcfg)
-  local s = ffi.new("lb_snapshot")
-  if C.lb_stats_snapshot_init(s, hcfg) ~= 0 then error("out of memory for histograms") end
-  return ffi.gc(s, C.lb_stats_snapshot_free)
-end
 
 local function say(ctx, s) C.lb_runtime_write(ctx.rt, s, #s) end
 
@@ -42,40 +39,6 @@ function M.percentile_keys(opt)
     keys[1] = string.format("%g", opt.percentile)
   end
   return keys
-end
-
-local function counters(sum)
-  local db = ffi.cast("lb_db_stats *", sum.ext)
-  local q = db.queries
-  return {
-    events = tonumber(sum.events),
-    restarts = tonumber(sum.restarts),
-    busy_ns = tonumber(sum.busy_ns),
-    reads = tonumber(q[C.LB_DB_Q_SELECT]),
-    inserts = tonumber(q[C.LB_DB_Q_INSERT]),
-    updates = tonumber(q[C.LB_DB_Q_UPDATE]),
-    deletes = tonumber(q[C.LB_DB_Q_DELETE]),
-    writes = tonumber(q[C.LB_DB_Q_INSERT] + q[C.LB_DB_Q_UPDATE] + q[C.LB_DB_Q_DELETE] + db.writes_other),
-    other = tonumber(q[C.LB_DB_Q_OTHER]),
-    db_errors = tonumber(db.errors),
-    reconnects = tonumber(db.reconnects),
-    io_reads = tonumber(sum.io_reads), io_writes = tonumber(sum.io_writes), io_fsyncs = tonumber(sum.io_fsyncs),
-    io_bytes_read = tonumber(sum.io_bytes_read), io_bytes_written = tonumber(sum.io_bytes_written),
-    not_started = tonumber(sum.not_started),
-  }
-end
-
-local function diff(a, b)
-  local d = {}
-  for k, v in pairs(a) do d[k] = v - (b[k] or 0) end
-  return d
-end
-
-local function type_names(rt)
-  local n = C.lb_runtime_type_count(rt)
-  local names = {}
-  for i = 0, n - 1 do names[#names + 1] = ffi.string(C.lb_runtime_type_name(rt, i)) end
-  return names
 end
 
 -- Parse --cpu-affinity=0,2-3 into a list of CPU numbers.
@@ -108,7 +71,7 @@ local function cluster_config(cfg, cl, opt, mode)
   end
   if opt.events > 0 then
     if opt.events < cl.size then util.fail("--events=%d: fewer events than the job's %d ranks", opt.events, cl.size) end
-    cfg.events = require("lbench.cluster").share(opt.events, cl.rank, cl.size)
+    cfg.events = cluster.share(opt.events, cl.rank, cl.size)
   end
 end
 
@@ -363,13 +326,12 @@ local function new_reporter(ctx, lb, run, metrics, keys, paced)
   R.base = counters(R.snap.sum)  -- counters at the warm-up end
   -- Several ranks: each phase's raw figures and packed histogram too, for rank 0's merge.
   R.phases = phases.tracker(opt, keys, new_snapshot(hcfg), result.summary, warm_end, R.base,
-    ctx.cluster and require("lbench.ranks").pack_hist or nil)
+    ctx.cluster and ranks.pack_hist or nil)
   R.last_report = { t = t0, c = counters(R.snap.sum) }
   R.next_cut = C.lb_run_next_cut(run, t0)
   R.warm_pending = R.has_warm
-  if ctx.cluster and R.interval_ns > 0 then
-    R.agg = require("lbench.rankiv").new(ctx.rt, R.interval_ns, function() return new_snapshot(hcfg) end)
-    R.own_intervals = json.array()
+  if ctx.cluster then
+    R.rank = rankrun.new(ctx, run, R.interval_ns, hcfg, function(part, acc) R:emit(part, acc) end)
   end
   -- Without interval reports the endpoint still gets a latency interval
   -- every second (a collection merges into the cumulative histograms
@@ -405,11 +367,10 @@ function Reporter:tick(t, final)
     part.types = interval.type_deltas(self.tnames, snap.sum, self.last_types)
     ffi.copy(self.last_types, snap.sum, ffi.sizeof("lb_stats"))
   end
-  if self.agg then
+  if self.rank and self.rank:merges_intervals() then
     -- This rank's own interval (for its --rank-result-file), then the job's.
-    if part.secs > 0 then self.own_intervals[#self.own_intervals + 1] = interval.json(self:interval_of(part, acc)) end
-    self.agg:contribute(final and "end" or math.floor(part.t_rel * 1000 + 0.5), part, acc)
-    if self.agg.rank == 0 then self:emit_ready() end
+    self.rank:interval(final and "end" or math.floor(part.t_rel * 1000 + 0.5), part, acc,
+      part.secs > 0 and interval.json(self:interval_of(part, acc)) or nil)
   else
     self:emit(part, acc)
   end
@@ -445,14 +406,6 @@ function Reporter:emit(part, acc)
     say(ctx, line .. "\n")
   elseif opt.output == "json" then say(ctx, text_json .. "\n")
   elseif opt.output == "csv" then say(ctx, report.csv_row(iv) .. "\n") end
-end
-
--- Rank 0 of several: print the job's intervals that are complete (or
--- waited for long enough; `flush`: all).
-function Reporter:emit_ready(flush)
-  for _, m in ipairs(self.agg:ready(flush)) do
-    if not m.part.empty then self:emit(m.part, m.acc) end
-  end
 end
 
 -- The warm-up is over (or the run ended inside it), and the collection at
@@ -517,8 +470,8 @@ function Reporter:loop()
     local wake = now + 1e9
     if self.next_cut < wake then wake = self.next_cut end
     if self.stuck_check and not self.aborted and self.stuck_check < wake then wake = self.stuck_check end
-    if self.ctx.cluster then
-      local ns = rankrun.poll_ns(self)
+    if self.rank then
+      local ns = self.rank:poll_ns()
       if now + ns < wake then wake = now + ns end
     end
     if self.signalled and not self.cut then
@@ -530,7 +483,7 @@ function Reporter:loop()
       self.signalled = C.lb_clock_ns()
       C.lb_run_stop(run)
     end
-    if self.ctx.cluster then rankrun.poll(self) end
+    if self.rank then self.rank:poll(self.signalled) end
     if all_done then return end
     now = C.lb_clock_ns()
     if self.signalled and not self.cut and now >= self.signalled + COMMAND_STOP_GRACE_NS then
@@ -572,8 +525,9 @@ function Reporter:finish()
     local events = counters(self.snap.sum).events - self.last_report.c.events
     -- Several ranks: every rank sends a last interval, empty or not, so
     -- that rank 0 knows each has ended.
-    if events > 0 or t_end - self.last_report.t >= 1e6 or self.agg then self:tick(t_end, true) end
-  elseif self.agg and self.interval_ns > 0 then
+    local merged = self.rank and self.rank:merges_intervals()
+    if events > 0 or t_end - self.last_report.t >= 1e6 or merged then self:tick(t_end, true) end
+  elseif self.rank and self.rank:merges_intervals() then
     self:tick(self.last_report.t, true)
   end
   if self.phases then self.phases:finish(t_end, counters(self.snap.sum)) end
@@ -587,7 +541,7 @@ end
 function Reporter:stop_reason()
   if self.signalled or C.lb_runtime_stop_requested(self.ctx.rt) ~= 0 then return "signal" end
   if self.cut_at_deadline then return "deadline_abort" end
-  if self.stopped_by then return "rank_stopped" end
+  if self.rank and self.rank.stopped_by then return "rank_stopped" end
   return nil
 end
 
@@ -630,7 +584,7 @@ function M.run_measured(ctx, lb, metrics)
     -- Nothing was measured (thread_init failed: no connection, no table):
     -- the caller reports the error alone (of the rank that failed).
     C.lb_run_join(run)
-    local _, err = require("lbench.cluster").combine(false, ffi.string(C.lb_run_error(run)))
+    local _, err = cluster.combine(false, ffi.string(C.lb_run_error(run)))
     return nil, true, err
   end
   -- The banner once the workers are ready: a run that cannot start (no
@@ -676,12 +630,12 @@ function M.run_measured(ctx, lb, metrics)
     warmup_events = R.warmup_events, intervals = R.intervals, failed = failed, error = err,
     stop_reason = R:stop_reason(), paced = paced, threads = C.lb_run_threads(run), final_stats = R.snap.sum,
     base_stats = R.base_stats, worker_base = R.worker_base, cpu = cpu_sampler, type_names = R.tnames,
-    connect = connect, phases = R.phases and R.phases.done, stopped_by = R.stopped_by, clocks = clocks,
+    connect = connect, phases = R.phases and R.phases.done, stopped_by = R.rank and R.rank.stopped_by, clocks = clocks,
     phase_raw = R.phases and R.phases.raw, stuck_thread = R.cut_at_deadline,
     stuck_waiting = R.stuck_waiting,
   }
   if ctx.cluster then
-    a = rankrun.merge(ctx, lb, a, R, { counters = counters, diff = diff, new_snapshot = new_snapshot })
+    a = R.rank:merge(lb, a, R.cum.lat, R.deadline)
     failed, err = a.failed, a.error
   end
   local res = result.build(ctx, lb, a)
