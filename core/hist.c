@@ -1,5 +1,6 @@
 /* hist.c - log-linear histogram; see hist.h for layout and error bound. */
 #include "hist.h"
+#include "wire.h"
 
 #include <errno.h>
 #include <float.h>
@@ -480,19 +481,19 @@ int64_t lb_hist_pack(const lb_hist *h, void *buf, int64_t cap)
     int64_t need = lb_hist_packed_size(h);
     if (cap < need)
         return -ENOSPC;
-    int64_t *out = buf;
-    int64_t sum_bits;
+    uint64_t sum_bits;
     memcpy(&sum_bits, &h->sum, sizeof(sum_bits));
-    int64_t head[PACK_HEADER] = {h->total, h->underflow, h->overflow, h->min, h->max, sum_bits};
-    memcpy(out, head, sizeof(head));
+    int64_t head[PACK_HEADER] = {h->total, h->underflow, h->overflow, h->min, h->max, (int64_t)sum_bits};
+    for (int k = 0; k < PACK_HEADER; k++)
+        lb_wire_put64(buf, k, (uint64_t)head[k]);
     int64_t k = PACK_HEADER;
     if (h->total > 0) {
         int32_t last = slot_of(&h->cfg, h->max);
         for (int32_t i = slot_of(&h->cfg, h->min); i <= last; i++) {
             if (h->counts[i] == 0)
                 continue;
-            out[k++] = i;
-            out[k++] = h->counts[i];
+            lb_wire_put64(buf, k++, (uint64_t)i);
+            lb_wire_put64(buf, k++, (uint64_t)h->counts[i]);
         }
     }
     return need;
@@ -503,22 +504,24 @@ int lb_hist_merge_packed(lb_hist *dst, const void *buf, int64_t len)
     int64_t words = len / (int64_t)sizeof(int64_t);
     if (!dst || !buf || len % (int64_t)sizeof(int64_t) || words < PACK_HEADER || (words - PACK_HEADER) % 2)
         return -EINVAL;
-    const int64_t *in = buf;
+#define IN(k) ((int64_t)lb_wire_get64(buf, (k)))
     /* Validate every slot before touching dst: a bad buffer merges nothing. */
     for (int64_t k = PACK_HEADER; k < words; k += 2)
-        if (in[k] < 0 || in[k] >= dst->cfg.counts_len || in[k + 1] < 0)
+        if (IN(k) < 0 || IN(k) >= dst->cfg.counts_len || IN(k + 1) < 0)
             return -EINVAL;
     for (int64_t k = PACK_HEADER; k < words; k += 2)
-        dst->counts[in[k]] += in[k + 1];
+        dst->counts[IN(k)] += IN(k + 1);
+    uint64_t sum_bits = lb_wire_get64(buf, 5);
     double sum;
-    memcpy(&sum, &in[5], sizeof(sum));
-    dst->total += in[0];
-    dst->underflow += in[1];
-    dst->overflow += in[2];
-    if (in[0] > 0 && in[3] < dst->min)
-        dst->min = in[3];
-    if (in[0] > 0 && in[4] > dst->max)
-        dst->max = in[4];
+    memcpy(&sum, &sum_bits, sizeof(sum));
+    dst->total += IN(0);
+    dst->underflow += IN(1);
+    dst->overflow += IN(2);
+    if (IN(0) > 0 && IN(3) < dst->min)
+        dst->min = IN(3);
+    if (IN(0) > 0 && IN(4) > dst->max)
+        dst->max = IN(4);
     dst->sum += sum;
     return 0;
+#undef IN
 }

@@ -184,8 +184,9 @@ const lb_hist_config *lb_hist_cfg(const lb_hist *h);
 /* Sparse wire form of a histogram, for merging across processes (the
  * cluster layer): a header of 6 int64 (total, underflow, overflow, min,
  * max, sum as IEEE bits), then one (int64 slot, int64 count) pair per
- * non-empty slot.  Both sides must use lb_hist_config_same configs and
- * the same byte order (the cluster checks the binary is the same build).
+ * non-empty slot, every word little-endian (wire.h): hosts of any byte
+ * order read it alike.  Both sides must use lb_hist_config_same configs
+ * (the cluster checks the binary is the same build).
  * lb_hist_packed_size: the bytes lb_hist_pack writes.  lb_hist_pack:
  * writes them to buf (cap bytes) and returns the length, or -ENOSPC. */
 int64_t lb_hist_packed_size(const lb_hist *h);

@@ -1,4 +1,5 @@
 #include "stats.h"
+#include "wire.h"
 
 #include <errno.h>
 #include <linux/membarrier.h>
@@ -7,6 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 int lb_stats_hists_init(lb_stats_hists *sh, const lb_hist_config *cfg, const lb_stats *live, int paced,
@@ -317,6 +319,55 @@ void lb_stats_add(lb_stats *dst, const lb_stats *src)
         dst->types[t].restarts += ld(&src->types[t].restarts);
         dst->types[t].rollbacks += ld(&src->types[t].rollbacks);
     }
+}
+
+/* ---- on the wire ---------------------------------------------------------- */
+
+_Static_assert(sizeof(lb_stats) % 8 == 0, "lb_stats is a block of 64-bit words");
+_Static_assert(sizeof(lb_code_count) == 16 && offsetof(lb_code_count, count) == 8,
+               "a code slot is a code word and a count word");
+
+/* The word at byte `off` holds a code slot's int32 code (and its pad). */
+static int is_code_word(size_t off)
+{
+    size_t base = offsetof(lb_stats, ext.codes);
+    return off >= base && off < base + sizeof(((lb_stats *)0)->ext.codes) && (off - base) % sizeof(lb_code_count) == 0;
+}
+
+int64_t lb_stats_wire_size(void) { return (int64_t)sizeof(lb_stats); }
+
+void lb_stats_to_wire(const lb_stats *s, void *out)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t off = 0; off < sizeof(lb_stats); off += 8) {
+        uint64_t v;
+        if (is_code_word(off)) {
+            int32_t code;
+            memcpy(&code, p + off, sizeof(code));
+            v = (uint64_t)(int64_t)code;
+        } else {
+            memcpy(&v, p + off, sizeof(v));
+        }
+        lb_wire_put64(out, (int64_t)(off / 8), v);
+    }
+}
+
+int lb_stats_from_wire(lb_stats *s, const void *in, int64_t len)
+{
+    if (len != (int64_t)sizeof(lb_stats))
+        return -EINVAL;
+    unsigned char *p = (unsigned char *)s;
+    for (size_t off = 0; off < sizeof(lb_stats); off += 8) {
+        uint64_t v = lb_wire_get64(in, (int64_t)(off / 8));
+        if (is_code_word(off)) {
+            int32_t code = (int32_t)(int64_t)v;
+            memset(p + off, 0, 8);
+            memcpy(p + off, &code, sizeof(code));
+        } else {
+            memcpy(p + off, &v, sizeof(v));
+        }
+    }
+    return 0;
 }
 
 int lb_stats_snapshot_init(lb_snapshot *s, const lb_hist_config *cfg)

@@ -88,6 +88,13 @@ int lb_stats_snapshot_merge_hists(lb_snapshot *dst, const lb_snapshot *src);
  * written concurrently by its worker).  Also the merge of other ranks'
  * counters (cluster.h). */
 void lb_stats_add(lb_stats *dst, const lb_stats *src);
+/* An lb_stats on the wire between processes (lbench-mpi): its 64-bit
+ * words in order, little-endian (an error code as one signed word),
+ * whatever the hosts' byte order.  lb_stats_from_wire: -EINVAL when `len`
+ * is not lb_stats_wire_size() (another build). */
+int64_t lb_stats_wire_size(void);
+void lb_stats_to_wire(const lb_stats *s, void *out);
+int lb_stats_from_wire(lb_stats *s, const void *in, int64_t len);
 /* FFI END */
 
 /* The histograms of one worker, by period of completion.

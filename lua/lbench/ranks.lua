@@ -19,7 +19,14 @@ local M = {}
 
 local phases_of, phases_entry = phases.of, phases.entry
 
-local STATS = ffi.sizeof("lb_stats")
+local WIRE = tonumber(C.lb_stats_wire_size())
+
+-- Counters as they travel (lb_stats_to_wire: little-endian words).
+local function stats_wire(s)
+  local buf = ffi.new("char[?]", WIRE)
+  C.lb_stats_to_wire(s, buf)
+  return ffi.string(buf, WIRE)
+end
 
 local function pack_hist(h)
   if h == nil then return "" end
@@ -34,8 +41,8 @@ end
 local function pack(ctx, a, cpu_result)
   local blobs, names = {}, {}
   local function add(name, s) blobs[#blobs + 1] = s; names[#names + 1] = { name, #s } end
-  add("final", ffi.string(a.final_stats, STATS))
-  add("base", ffi.string(a.base_stats, STATS))
+  add("final", stats_wire(a.final_stats))
+  add("base", stats_wire(a.base_stats))
   add("lat", pack_hist(a.cum.lat))
   add("queue", pack_hist(a.cum.queue))
   for i = 1, #a.type_names do add("t" .. i, pack_hist(a.cum.type_lat[i - 1])) end
@@ -86,8 +93,11 @@ end
 -- its scenario first used them).
 local function add_stats(dst, bytes, map)
   local src, moved = ffi.new("lb_stats"), ffi.new("lb_stats")
-  ffi.copy(src, bytes, STATS)
-  ffi.copy(moved, src, STATS)
+  if C.lb_stats_from_wire(src, bytes, #bytes) ~= 0 then
+    error(string.format("a rank sent counters of %d bytes, this build's are %d: the ranks run different builds",
+      #bytes, WIRE), 0)
+  end
+  ffi.copy(moved, src, ffi.sizeof("lb_stats"))
   ffi.fill(moved.types, ffi.sizeof(moved.types))
   for i, gi in pairs(map) do if gi >= 0 then moved.types[gi] = src.types[i] end end
   C.lb_stats_add(dst, moved)
