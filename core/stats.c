@@ -321,6 +321,38 @@ void lb_stats_add(lb_stats *dst, const lb_stats *src)
     }
 }
 
+void lb_stats_sub(lb_stats *dst, const lb_stats *a, const lb_stats *b)
+{
+    lb_stats out = *a;
+    out.events -= b->events;
+    out.restarts -= b->restarts;
+    out.failures -= b->failures;
+    out.busy_ns -= b->busy_ns;
+    out.io_reads -= b->io_reads;
+    out.io_writes -= b->io_writes;
+    out.io_fsyncs -= b->io_fsyncs;
+    out.io_bytes_read -= b->io_bytes_read;
+    out.io_bytes_written -= b->io_bytes_written;
+    out.not_started -= b->not_started;
+    for (int i = 0; i < LB_STATS_EXT_SUMS; i++)
+        out.ext.sums[i] -= b->ext.sums[i];
+    for (int i = 0; i < LB_STATS_EXT_CODES; i++) {
+        if (b->ext.codes[i].count == 0)
+            continue;
+        for (int j = 0; j < LB_STATS_EXT_CODES; j++)
+            if (out.ext.codes[j].code == b->ext.codes[i].code && out.ext.codes[j].count >= b->ext.codes[i].count) {
+                out.ext.codes[j].count -= b->ext.codes[i].count;
+                break;
+            }
+    }
+    for (int t = 0; t < LB_MAX_TYPES; t++) {
+        out.types[t].events -= b->types[t].events;
+        out.types[t].restarts -= b->types[t].restarts;
+        out.types[t].rollbacks -= b->types[t].rollbacks;
+    }
+    *dst = out;
+}
+
 /* ---- on the wire ---------------------------------------------------------- */
 
 _Static_assert(sizeof(lb_stats) % 8 == 0, "lb_stats is a block of 64-bit words");

@@ -88,6 +88,9 @@ int lb_stats_snapshot_merge_hists(lb_snapshot *dst, const lb_snapshot *src);
  * written concurrently by its worker).  Also the merge of other ranks'
  * counters (cluster.h). */
 void lb_stats_add(lb_stats *dst, const lb_stats *src);
+/* dst = a - b, counter by counter (code slots matched by code): what
+ * happened between b and its later state a (an interval of one rank). */
+void lb_stats_sub(lb_stats *dst, const lb_stats *a, const lb_stats *b);
 /* An lb_stats on the wire between processes (lbench-mpi): its 64-bit
  * words in order, little-endian (an error code as one signed word),
  * whatever the hosts' byte order.  lb_stats_from_wire: -EINVAL when `len`

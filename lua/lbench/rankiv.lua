@@ -1,6 +1,7 @@
 -- Interval reports of a job of several ranks (cluster.lua).  At each tick
--- every rank's reporter posts its interval (counter differences and the
--- interval's histograms, packed) to rank 0 without waiting; rank 0 merges
+-- every rank's reporter posts its interval (its lb_stats difference and
+-- the interval's histograms, in the final merge's wire form) to rank 0
+-- without waiting; rank 0 merges
 -- the parts of one interval exactly and prints it when every rank's part
 -- is in, or, after a bounded wait, marked with the ranks whose part is
 -- missing (a late part is then dropped from the interval lines; the final
@@ -9,6 +10,8 @@ local ffi = require("ffi")
 local C = require("lbench.ffi").C
 local cluster = require("lbench.cluster")
 local ranks = require("lbench.ranks")
+local snapshot = require("lbench.snapshot")
+local interval = require("lbench.interval")
 
 local M = {}
 
@@ -31,13 +34,16 @@ local function order(a, b)
   return a < b
 end
 
-local function pack(rt, key, part, acc)
-  local blobs = { { "lat", ranks.pack_hist(acc.lat) }, { "queue", ranks.pack_hist(acc.queue) } }
-  for i, t in ipairs(part.types or {}) do
-    blobs[#blobs + 1] = { "t" .. i, ranks.pack_hist(acc.type_lat[C.lb_runtime_type_id(rt, t.name)]) }
-  end
-  return ranks.frame({ key = key, t_rel = part.t_rel, secs = part.secs, d = part.d, threads = part.threads,
-    warm = part.warm or false, phase = part.phase, types = part.types }, blobs)
+-- A rank's interval on the wire: a header (when, how long, threads, the
+-- warm-up flag, the phase, its event types' names), then its counters and
+-- histograms in the same binary form as the final merge's (ranks.lua).
+local function pack(rt, key, part, acc, stats)
+  local names = snapshot.type_names(rt)
+  local blobs = { { "stats", ranks.stats_wire(stats) }, { "lat", ranks.pack_hist(acc.lat) },
+                  { "queue", ranks.pack_hist(acc.queue) } }
+  for i = 1, #names do blobs[#blobs + 1] = { "t" .. i, ranks.pack_hist(acc.type_lat[i - 1]) } end
+  return ranks.frame({ key = key, t_rel = part.t_rel, secs = part.secs, threads = part.threads,
+    warm = part.warm or false, phase = part.phase, type_names = names }, blobs)
 end
 
 function Agg:add(from, msg)
@@ -51,8 +57,8 @@ function Agg:add(from, msg)
 end
 
 -- This rank's interval `key`: posted to rank 0, or (rank 0) kept.
-function Agg:contribute(key, part, acc)
-  local msg = pack(self.rt, key, part, acc)
+function Agg:contribute(key, part, acc, stats)
+  local msg = pack(self.rt, key, part, acc, stats)
   if self.rank == 0 then return self:add(0, msg) end
   if C.lb_cluster_post(msg, #msg) == 0 then self.posted = self.posted + 1 end
 end
@@ -70,47 +76,33 @@ function Agg:poll()
   end
 end
 
-local json = require("lbench.json")
+local ZERO = ffi.new("lb_stats")
 
--- (A decoded JSON object is iterated with json.pairs.)
-local function add_counts(sum, d)
-  for k, v in json.pairs(d) do sum[k] = (sum[k] or 0) + v end
-end
-
--- The job's interval from the parts of `e`: counters and histograms summed,
--- per-type counts matched by name; times and the warm-up flag are rank 0's.
+-- The job's interval from the parts of `e`: counters and histograms summed
+-- (event types renumbered by name, ranks.merge_types), counted as one
+-- process counts (snapshot.counters); times and the warm-up flag are rank
+-- 0's.
 function Agg:merge(e)
   local own = e.parts[0].h
-  local acc = self.new_snapshot()
-  local part = { t_rel = own.t_rel, secs = own.secs, d = {}, threads = 0, warm = own.warm, phase = own.phase,
-                 missing = {} }
-  local types, torder = {}, {}
+  local acc, sum = self.new_snapshot(), ffi.new("lb_stats")
+  local part = { t_rel = own.t_rel, secs = own.secs, threads = 0, warm = own.warm, phase = own.phase, missing = {} }
   for r = 0, self.size - 1 do
     local p = e.parts[r]
     if not p then
       part.missing[#part.missing + 1] = r
     else
-      add_counts(part.d, p.h.d)
       part.threads = part.threads + p.h.threads
       if part.secs <= 0 then part.secs = p.h.secs end
       ranks.merge_hist(acc.lat, p.blobs.lat)
       ranks.merge_hist(acc.queue, p.blobs.queue)
-      local names = {}
-      for i, t in ipairs(p.h.types or {}) do
-        local s = types[t.name]
-        if not s then
-          s = { name = t.name, events = 0, restarts = 0, rollbacks = 0 }
-          types[t.name] = s; torder[#torder + 1] = s
-        end
-        s.events, s.restarts, s.rollbacks = s.events + t.events, s.restarts + t.restarts, s.rollbacks + t.rollbacks
-        names[i] = t.name
-      end
-      ranks.merge_types(self.rt, acc, names, p.blobs)
+      ranks.add_stats(sum, p.blobs.stats, ranks.merge_types(self.rt, acc, p.h.type_names or {}, p.blobs))
     end
   end
+  part.d = snapshot.counters(sum)
+  local names = snapshot.type_names(self.rt)
+  if #names > 0 then part.types = interval.type_deltas(names, sum, ZERO) end
   -- Every rank's last interval empty (each ended on a tick): nothing to print.
-  if part.secs <= 0 then part.secs, part.empty = 1e-9, (part.d.events or 0) == 0 end
-  if #torder > 0 then part.types = torder end
+  if part.secs <= 0 then part.secs, part.empty = 1e-9, part.d.events == 0 end
   return { part = part, acc = acc }
 end
 

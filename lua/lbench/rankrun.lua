@@ -74,12 +74,13 @@ function Rank:poll(signalled)
   end
 end
 
--- This rank's interval `key` (its end in ms from the start, or "end"):
+-- This rank's interval `key` (its end in ms from the start, or "end"),
+-- its counters `stats` (an lb_stats difference) and histograms `acc`:
 -- kept as its own (`own`, for its --rank-result-file), posted to rank 0,
 -- and on rank 0 the job's intervals that are ready printed.
-function Rank:interval(key, part, acc, own)
+function Rank:interval(key, part, acc, stats, own)
   if own then self.own_intervals[#self.own_intervals + 1] = own end
-  self.agg:contribute(key, part, acc)
+  self.agg:contribute(key, part, acc, stats)
   if self.agg.rank == 0 then self:emit_ready() end
 end
 

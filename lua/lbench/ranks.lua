@@ -91,7 +91,7 @@ end
 -- Add a rank's lb_stats (bytes) into `dst`, its event types renumbered
 -- to this process's ids by name (each process numbers types in the order
 -- its scenario first used them).
-local function add_stats(dst, bytes, map)
+function M.add_stats(dst, bytes, map)
   local src, moved = ffi.new("lb_stats"), ffi.new("lb_stats")
   if C.lb_stats_from_wire(src, bytes, #bytes) ~= 0 then
     error(string.format("a rank sent counters of %d bytes, this build's are %d: the ranks run different builds",
@@ -226,10 +226,10 @@ local function merge_all(ctx, a, parts)
     M.merge_hist(cum.lat, blobs.lat)
     M.merge_hist(cum.queue, blobs.queue)
     local map = M.merge_types(ctx.rt, cum, h.type_names, blobs)
-    add_stats(final, blobs.final, map)
-    add_stats(base, blobs.base, map)
+    M.add_stats(final, blobs.final, map)
+    M.add_stats(base, blobs.base, map)
     local rs, rb = ffi.new("lb_stats"), ffi.new("lb_stats")
-    add_stats(rs, blobs.final, {}); add_stats(rb, blobs.base, {})
+    M.add_stats(rs, blobs.final, {}); M.add_stats(rb, blobs.base, {})
     local entry = rank_entry(h, blobs, diff(counters(rs), counters(rb)), a.keys)
     entry.clock_offset_ms, entry.clock_rtt_ms = clock_of(a, h.rank)
     ranks[#ranks + 1] = entry
@@ -295,5 +295,5 @@ function M.write_own(ctx, lb, a)
     { option = "--rank-result-file", encode = function(indent) return result.to_json(doc, indent) end })
 end
 
-M.unpack, M.pack_hist = unpack, pack_hist
+M.unpack, M.pack_hist, M.stats_wire = unpack, pack_hist, stats_wire
 return M

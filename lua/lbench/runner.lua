@@ -319,7 +319,7 @@ local function new_reporter(ctx, lb, run, metrics, keys, paced)
     cum = new_snapshot(hcfg),   -- histograms after the warm-up
     snap = new_snapshot(hcfg),  -- one collection
     last_collect = t0, base_stats = ffi.new("lb_stats"), tnames = type_names(ctx.rt),
-    last_types = ffi.new("lb_stats"), intervals = json.array(), warmup_events = 0,
+    last_sum = ffi.new("lb_stats"), intervals = json.array(), warmup_events = 0,
     deadline = opt.time > 0 and warm_end + opt.time * 1e9 or nil, aborted = false,
     stuck_check = opt.time > 0 and warm_end + opt.time * 1e9 + 2e9 or nil,
     worker_base = {}, last_metrics = t0 }, Reporter)
@@ -363,18 +363,19 @@ function Reporter:tick(t, final)
   part.warm = self.has_warm and t <= self.warm_end + 1e6
   if self.phases and not part.warm then part.phase = self.phases:current() end
   metrics_publish(self.metrics, acc.lat, self.keys, part.secs)
-  if #self.tnames > 0 then
-    part.types = interval.type_deltas(self.tnames, snap.sum, self.last_types)
-    ffi.copy(self.last_types, snap.sum, ffi.sizeof("lb_stats"))
-  end
+  if #self.tnames > 0 then part.types = interval.type_deltas(self.tnames, snap.sum, self.last_sum) end
   if self.rank and self.rank:merges_intervals() then
-    -- This rank's own interval (for its --rank-result-file), then the job's.
-    self.rank:interval(final and "end" or math.floor(part.t_rel * 1000 + 0.5), part, acc,
+    -- This rank's own interval (for its --rank-result-file), then the
+    -- job's: its counters travel as the difference of two lb_stats.
+    local stats = ffi.new("lb_stats")
+    C.lb_stats_sub(stats, snap.sum, self.last_sum)
+    self.rank:interval(final and "end" or math.floor(part.t_rel * 1000 + 0.5), part, acc, stats,
       part.secs > 0 and interval.json(self:interval_of(part, acc)) or nil)
   else
     self:emit(part, acc)
   end
   C.lb_stats_snapshot_reset_hists(acc)
+  ffi.copy(self.last_sum, snap.sum, ffi.sizeof("lb_stats"))
   self.last_report = { t = t, c = c }
 end
 

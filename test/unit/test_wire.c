@@ -66,8 +66,45 @@ static void hist_wire(void)
     lb_hist_free(back);
 }
 
+/* An interval's counters are the difference of two states of the same
+ * workers: a - b added back to b gives a, codes matched by value even when
+ * they sit in other slots. */
+static void stats_sub(void)
+{
+    lb_stats b, a, d, back;
+    memset(&b, 0, sizeof b);
+    lb_stats_ext_init(&b.ext);
+    b.events = 10;
+    b.types[2].events = 4;
+    lb_stats_count_code(&b.ext, 1213);
+    a = b;
+    a.events = 25;
+    a.types[2].events = 9;
+    a.types[3].restarts = 2;
+    lb_stats_count_code(&a.ext, 1062);
+    lb_stats_count_code(&a.ext, 1213);
+    lb_stats_sub(&d, &a, &b);
+    int codes_ok = 0;
+    for (int i = 0; i < LB_STATS_EXT_CODES; i++) {
+        if (d.ext.codes[i].code == 1213 && d.ext.codes[i].count == 1)
+            codes_ok++;
+        if (d.ext.codes[i].code == 1062 && d.ext.codes[i].count == 1)
+            codes_ok++;
+    }
+    check(d.events == 15 && d.types[2].events == 5 && d.types[3].restarts == 2 && codes_ok == 2, "stats_sub_interval",
+          "events %llu, type events %llu, codes %d", (unsigned long long)d.events,
+          (unsigned long long)d.types[2].events, codes_ok);
+    memset(&back, 0, sizeof back);
+    lb_stats_ext_init(&back.ext);
+    lb_stats_add(&back, &b);
+    lb_stats_add(&back, &d);
+    check(back.events == a.events && back.types[2].events == a.types[2].events, "stats_sub_adds_back",
+          "%llu events against %llu", (unsigned long long)back.events, (unsigned long long)a.events);
+}
+
 int main(void)
 {
+    stats_sub();
     stats_wire();
     hist_wire();
     return check_exit();
