@@ -263,8 +263,8 @@ local function add_commands(lb, ctx)
       for k, v in pairs(over or {}) do opt2[(tostring(k):gsub("-", "_"))] = v end
       -- A round prints no final report of the run command's (final_report).
       local ctx2 = setmetatable({ opt = opt2, command = "run", final_report = false }, { __index = ctx })
-      -- lbench-mpi: a round of the whole job, merged over the ranks (cluster.lua).
-      local result, failed, err = require("lbench.cluster").lead_run(ctx2, lb)
+      -- lbench-mpi: a round of the whole job, merged over the ranks (job.lua).
+      local result, failed, err = require("lbench.job").lead_run(ctx2, lb)
       -- No result when nothing was measured (the workers failed to start).
       return result and runner.unwrap(result), failed, err
     end
@@ -274,8 +274,8 @@ local function add_commands(lb, ctx)
     -- a worker's error.
     function lb.run_parallel(name)
       local ctx2 = setmetatable({ command = name }, { __index = ctx })
-      -- lbench-mpi: every rank's threads take part (cluster.lua).
-      local ok, err = require("lbench.cluster").lead_parallel(ctx2)
+      -- lbench-mpi: every rank's threads take part (job.lua).
+      local ok, err = require("lbench.job").lead_parallel(ctx2)
       if not ok and err ~= "interrupted" then
         -- A worker's one-line mistake (no server, no table) stays one line;
         -- a script error keeps the worker's traceback.

@@ -4,6 +4,7 @@
 -- show how much (the seeds pin processes with taskset for this reason).
 local ffi = require("ffi")
 local util = require("lbench.util")
+local cluster = require("lbench.cluster")
 
 local M = {}
 
@@ -121,7 +122,7 @@ function M.server_pid(opt, lb)
     if not M.seconds(opt.server_pid) then
       -- lbench-mpi: every rank has the same options, and the server runs
       -- on one host at most; the ranks elsewhere measure nothing.
-      if require("lbench.cluster").active() then return nil end
+      if cluster.active() then return nil end
       util.fail("--server-pid=%d: no such process on this machine", opt.server_pid)
     end
     return opt.server_pid

@@ -11,6 +11,7 @@ local json = require("lbench.json")
 local publish = require("lbench.publish")
 local loadfile = require("lbench.loadfile") -- parsed once per process (core/luart.c)
 local cluster = require("lbench.cluster")
+local job = require("lbench.job")
 
 local M = {}
 
@@ -286,10 +287,10 @@ end
 -- the other ranks take part in the parallel commands it starts.
 local function main_state_command(rt, ctx, lb, cmd, fn)
   if (ctx.rank or 0) ~= 0 then
-    cluster.follow(ctx, lb)
+    job.follow(ctx, lb)
     return 0
   end
-  cluster.lead(fn)
+  job.lead(fn)
   return command_status(rt, cmd)
 end
 

@@ -36,6 +36,7 @@ local result = require("lbench.result")
 local publish = require("lbench.publish")
 local sweep_data = require("lbench.sweep_data")
 local cluster = require("lbench.cluster")
+local job = require("lbench.job")
 
 local M = {}
 
@@ -633,7 +634,7 @@ function Sweep:run_point(i, point)
   -- The data steps loaded the scenario for themselves: load it again.
   if i > 1 or self.data then ctx, lb = runtime.setup(self.rt, self.path, self:raw_for(point), "run", self.scen_argv) end
   -- lbench-mpi: the point is a run of the whole job (cluster.lua).
-  local res, failed, err = cluster.lead_run(ctx, lb)
+  local res, failed, err = job.lead_run(ctx, lb)
   if not res then
     -- Nothing measured (the workers did not start): the sweep stops.
     self:stop_on_error(i, lbl, err)
@@ -753,10 +754,10 @@ function M.main(rt, argv)
   cluster.check_same({ { "lbench version", sw.lb1.version }, { "scenario", sw.ctx1.script_hash },
     { "sweep arguments", util.serialize(argv) } })
   if cluster.rank() ~= 0 then
-    cluster.follow(sw.ctx1, sw.lb1)
+    job.follow(sw.ctx1, sw.lb1)
     return 0
   end
-  cluster.lead(function() sw:sweep() end)
+  job.lead(function() sw:sweep() end)
   return sw:report()
 end
 
