@@ -122,3 +122,28 @@ pg_sandbox_start() {
   P="--db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-port=$LB_PG_PORT --pgsql-user=sbtest --pgsql-password=sbtest --pgsql-db=sbtest"
   PSQL=(env PGPASSWORD=sbtest psql -X -w -q -t -A -h 127.0.0.1 -p "$LB_PG_PORT" -U sbtest -d sbtest)
 }
+
+# server_stopped_run NAME PIDS PATTERN CMD...: run CMD (a 3 s run) in the
+# background, stop the server's processes (PIDS, a command that prints
+# them) with SIGSTOP after 1 s, and pass NAME when CMD ends by itself within
+# 12 s with status 1, its report on stdout and PATTERN on stderr (a worker
+# stuck past the deadline was cut off); the server continues afterwards.
+server_stopped_run() {
+  local name=$1 pids=$2 pattern=$3 start bg el
+  shift 3
+  start=$(date +%s)
+  ( "$@" >"$T/$name.out" 2>"$T/$name.err"; echo $? >"$T/$name.rc" ) &
+  bg=$!
+  sleep 1
+  kill -STOP $(eval "$pids") 2>/dev/null
+  for _ in $(seq 30); do kill -0 $bg 2>/dev/null || break; sleep 0.5; done
+  if kill -0 $bg 2>/dev/null; then fail "$name" "still running 15 s after a 3 s run"; kill -9 $bg
+  else
+    el=$(( $(date +%s) - start ))
+    if [ "$(cat "$T/$name.rc")" = 1 ] && grep -q 'transactions:' "$T/$name.out" && grep -q "$pattern" "$T/$name.err" \
+       && [ "$el" -le 12 ]; then pass "$name"
+    else fail "$name" "rc=$(cat "$T/$name.rc") after ${el}s: $(head -3 "$T/$name.err")"; fi
+  fi
+  kill -CONT $(eval "$pids") 2>/dev/null
+  wait $bg 2>/dev/null
+}
