@@ -50,10 +50,15 @@ local function lat_summary(h, keys, with_standard)
   return s, shown
 end
 
+-- A summary as the reports read it: the JSON object's fields, and two
+-- for display only: pct_list (the configured percentiles) and highest_ms
+-- (the histogram's range, for the text report's out-of-range line).
 local function summary(h, keys, with_standard)
   local s, shown = lat_summary(h, keys, with_standard)
+  local highest_ms = tonumber(C.lb_hist_cfg(h).highest) / 1e6
   return setmetatable({}, { __index = function(_, k)
     if k == "pct_list" then return shown end
+    if k == "highest_ms" then return highest_ms end
     return s[k]
   end, __json = s })
 end
