@@ -209,12 +209,16 @@ function M.merged(json, parts, events, queries)
   if #order > 0 then
     local server = 0
     for _, s in ipairs(order) do server = server + s.server_s end
-    if #order == 1 then o.server_pid, o.server_host = order[1].pid, order[1].host
+    if #order == 1 then
+      o.server_pid = order[1].pid
+      o.server_host = order[1].host
     else
       o.servers = json.array()
       for _, s in ipairs(order) do
         local e = json.object()
-        e.host, e.pid, e.server_s = s.host, s.pid, s.server_s
+        e.host = s.host
+        e.pid = s.pid
+        e.server_s = s.server_s
         o.servers[#o.servers + 1] = e
       end
     end

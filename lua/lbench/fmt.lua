@@ -5,13 +5,8 @@ local M = {}
 
 -- A number with enough digits to compare, never exponent noise for
 -- ordinary magnitudes; "-" for nil and NaN.
-function M.num(v)
-  if v == nil then return "-" end
-  if type(v) ~= "number" then return tostring(v) end
-  if v ~= v then return "-" end
+local function digits(v)
   local a = math.abs(v)
-  if a == 0 then return "0" end
-  if a == math.floor(a) and a < 1e15 then return string.format("%d", v) end
   if a >= 1000 then return string.format("%.0f", v) end
   if a >= 100 then return string.format("%.1f", v) end
   if a >= 1 then return string.format("%.2f", v) end
@@ -20,6 +15,22 @@ function M.num(v)
     return string.format("%." .. (2 - math.floor(math.log10(a))) .. "f", v)
   end
   return string.format("%.3g", v)
+end
+
+function M.num(v)
+  if v == nil then return "-" end
+  if type(v) ~= "number" then return tostring(v) end
+  if v ~= v then return "-" end
+  local a = math.abs(v)
+  if a == 0 then return "0" end
+  if a == math.floor(a) and a < 1e15 then return string.format("%d", v) end
+  local s = digits(v)
+  -- Rounding may carry into the next magnitude (999.96 -> "1000.0",
+  -- 0.99996 -> "1.000"): the rounded value then takes that magnitude's
+  -- digits ("1000", "1.00"), as its neighbours there have.
+  local r = tonumber(s)
+  if r and r ~= v and r ~= 0 then return digits(r) end
+  return s
 end
 
 -- A duration given in milliseconds in the unit that reads (ns, µs, ms or
@@ -33,9 +44,12 @@ function M.ms(v)
   if v == 0 then return "0" end
   local a, u = math.abs(v), 1
   while u < #UNITS and a >= UNITS[u + 1][1] do u = u + 1 end
-  local x = a / UNITS[u][1]
-  local dec = math.max(0, 2 - math.floor(math.log10(x) + 1e-12))
-  local s = string.format("%." .. dec .. "f", x)
+  local function sig3(x)
+    return string.format("%." .. math.max(0, 2 - math.floor(math.log10(x) + 1e-12)) .. "f", x)
+  end
+  local s = sig3(a / UNITS[u][1])
+  -- 9.9996 rounds to "10.00": three digits of the rounded value, "10.0".
+  s = sig3(tonumber(s))
   -- 999.96 µs rounds to "1000": that is 1.00 ms.
   if tonumber(s) >= 1000 and u < #UNITS then
     u = u + 1

@@ -52,7 +52,9 @@ function M.json(iv)
     for _, name in ipairs(iv.type_order) do
       local ty = iv.types[name]
       local t = json.object()
-      t.events, t.restarts, t.rollbacks = ty.events, ty.restarts, ty.rollbacks
+      t.events = ty.events
+      t.restarts = ty.restarts
+      t.rollbacks = ty.rollbacks
       t.latency_ms = plain(ty.latency_ms)
       ts[name] = t
     end

@@ -4,19 +4,24 @@
 -- is well formed by construction.  Objects made with json.object() keep the
 -- order in which keys were first assigned (readable documents); plain tables
 -- are arrays when they have a 1..n sequence and no other keys, otherwise
--- objects with sorted keys.  NaN and infinities become null.
+-- objects with sorted keys.  NaN and infinities become null; 64-bit
+-- integer cdata are written exactly.  Decoding, a null is json.null inside
+-- an array (the positions after it are kept) and an absent key inside an
+-- object.
+local ffi = require("ffi")
 local M = {}
 
 local order_mt = {}
 
--- An object that remembers key insertion order.
+-- An object that remembers key insertion order.  A key set to nil is
+-- left out; set again, it keeps its first place (and is listed once).
 function M.object()
-  local keys, vals = {}, {}
+  local keys, vals, known = {}, {}, {}
   return setmetatable({}, {
     __jsonorder = keys,
     __index = vals,
     __newindex = function(_, k, v)
-      if vals[k] == nil and v ~= nil then keys[#keys + 1] = k end
+      if v ~= nil and not known[k] then known[k] = true; keys[#keys + 1] = k end
       vals[k] = v
     end,
     __pairs_vals = vals,
@@ -63,7 +68,10 @@ encode = function(v, out, indent, depth)
   elseif t == "boolean" then out[#out + 1] = tostring(v)
   elseif t == "number" then out[#out + 1] = num(v)
   elseif t == "string" then out[#out + 1] = esc_str(v)
-  elseif t == "cdata" then out[#out + 1] = num(tonumber(v))
+  elseif t == "cdata" then
+    -- A 64-bit counter past 2^53 would lose its last digits as a double.
+    if ffi.istype("int64_t", v) or ffi.istype("uint64_t", v) then out[#out + 1] = (tostring(v):gsub("U?LL$", ""))
+    else out[#out + 1] = num(tonumber(v)) end
   elseif t == "table" and v == M.null then out[#out + 1] = "null"
   elseif t == "table" then
     local nl, pad, pad1 = "", "", ""
@@ -114,15 +122,19 @@ function M.encode(v, indent)
   return table.concat(out)
 end
 
--- Iterate an object made by json.object() or a plain table.
+-- Iterate an object made by json.object() (in its order, keys set to nil
+-- left out) or a plain table.
 function M.pairs(t)
   local mt = getmetatable(t)
   if mt and mt.__jsonorder then
     local i, keys, vals = 0, mt.__jsonorder, mt.__pairs_vals
     return function()
-      i = i + 1
-      local k = keys[i]
-      if k ~= nil then return k, vals[k] end
+      while true do
+        i = i + 1
+        local k = keys[i]
+        if k == nil then return nil end
+        if vals[k] ~= nil then return k, vals[k] end
+      end
     end
   end
   return pairs(t)
@@ -141,6 +153,17 @@ local function skip(s, i)
   return s:find("[^ \t\r\n]", i) or #s + 1
 end
 
+-- The UTF-8 bytes of code point cp.
+local function utf8(cp)
+  if cp < 0x80 then return string.char(cp) end
+  if cp < 0x800 then return string.char(0xC0 + math.floor(cp / 64), 0x80 + cp % 64) end
+  if cp < 0x10000 then
+    return string.char(0xE0 + math.floor(cp / 4096), 0x80 + math.floor(cp / 64) % 64, 0x80 + cp % 64)
+  end
+  return string.char(0xF0 + math.floor(cp / 262144), 0x80 + math.floor(cp / 4096) % 64, 0x80 + math.floor(cp / 64) % 64,
+    0x80 + cp % 64)
+end
+
 local function decode_string(s, i)
   local out, j = {}, i + 1
   while true do
@@ -152,12 +175,20 @@ local function decode_string(s, i)
       local map = { b = "\b", f = "\f", n = "\n", r = "\r", t = "\t", ['"'] = '"', ["\\"] = "\\", ["/"] = "/" }
       if map[e] then out[#out + 1] = map[e]; j = j + 2
       elseif e == "u" then
-        local cp = tonumber(s:sub(j + 2, j + 5), 16)
-        if not cp then decode_error(s, j, "bad \\u escape") end
-        if cp < 0x80 then out[#out + 1] = string.char(cp)
-        elseif cp < 0x800 then out[#out + 1] = string.char(0xC0 + math.floor(cp / 64), 0x80 + cp % 64)
-        else out[#out + 1] = string.char(0xE0 + math.floor(cp / 4096), 0x80 + math.floor(cp / 64) % 64, 0x80 + cp % 64) end
+        local hex = s:match("^%x%x%x%x", j + 2)
+        if not hex then decode_error(s, j, "bad \\u escape (expected four hex digits)") end
+        local cp = tonumber(hex, 16)
         j = j + 6
+        -- Beyond the BMP: a UTF-16 surrogate pair, one character.
+        if cp >= 0xD800 and cp <= 0xDBFF then
+          local lo = s:match("^\\u([dD][c-fC-F]%x%x)", j)
+          if not lo then decode_error(s, j, "bad \\u escape (a high surrogate without its low one)") end
+          cp = 0x10000 + (cp - 0xD800) * 0x400 + (tonumber(lo, 16) - 0xDC00)
+          j = j + 6
+        elseif cp >= 0xDC00 and cp <= 0xDFFF then
+          decode_error(s, j - 6, "bad \\u escape (a low surrogate without its high one)")
+        end
+        out[#out + 1] = utf8(cp)
       else decode_error(s, j, "bad escape") end
     else
       local k = s:find('["\\]', j) or #s + 1
@@ -190,13 +221,15 @@ decode_value = function(s, i)
       i = skip(s, i + 1)
     end
   elseif c == "[" then
-    local arr = M.array()
+    local arr, n = M.array(), 0
     i = skip(s, i + 1)
     if s:sub(i, i) == "]" then return arr, i + 1 end
     while true do
       local v
       v, i = decode_value(s, i)
-      arr[#arr + 1] = v
+      n = n + 1
+      if v == nil then v = M.null end
+      arr[n] = v
       i = skip(s, i)
       local d = s:sub(i, i)
       if d == "]" then return arr, i + 1 end
@@ -211,7 +244,9 @@ decode_value = function(s, i)
     local numstr = s:match("^-?%d+%.?%d*[eE]?[-+]?%d*", i)
     if c == "" then decode_error(s, i, "unexpected end of the document (truncated?)") end
     if not numstr or numstr == "" then decode_error(s, i, "unexpected character '" .. c .. "'") end
-    return tonumber(numstr), i + #numstr
+    local v = tonumber(numstr)
+    if not v then decode_error(s, i, "bad number '" .. numstr .. "'") end
+    return v, i + #numstr
   end
 end
 

@@ -144,13 +144,16 @@ function Tracker:merge(snap) C.lb_stats_snapshot_merge_hists(self.hist, snap) en
 -- one process's, or (ranks.lua) the job's merge of every rank's.
 function M.entry(p, f, latency)
   local o = json.object()
-  o.name, o.rate = p.name, p.spec
+  o.name = p.name
+  o.rate = p.spec
   o.target_rate = { from = p.rate0, to = p.rate1 }
   o.start_s = f.start_s
   o.duration_s = f.duration_s
   local per = f.duration_s > 0 and f.duration_s or 1
-  o.events, o.events_per_sec = f.events, f.events / per
-  o.queries, o.queries_per_sec = f.queries, f.queries / per
+  o.events = f.events
+  o.events_per_sec = f.events / per
+  o.queries = f.queries
+  o.queries_per_sec = f.queries / per
   o.errors = f.errors
   o.latency_ms = latency
   return o

@@ -135,7 +135,7 @@ end
 -- One line per configured percentile, in the order they were asked for.
 local function pct_lines(out, list)
   for _, p in ipairs(list) do
-    line(out, "         %-33s%11s", p.key .. "th percentile:", fmt_ms(p.ms))
+    line(out, "         %-34s%11s", p.key .. "th percentile:", fmt_ms(p.ms))
   end
 end
 

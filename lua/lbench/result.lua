@@ -50,10 +50,15 @@ local function lat_summary(h, keys, with_standard)
   return s, shown
 end
 
+-- A summary as the reports read it: the JSON object's fields, and two
+-- for display only: pct_list (the configured percentiles) and highest_ms
+-- (the histogram's range, for the text report's out-of-range line).
 local function summary(h, keys, with_standard)
   local s, shown = lat_summary(h, keys, with_standard)
+  local highest_ms = tonumber(C.lb_hist_cfg(h).highest) / 1e6
   return setmetatable({}, { __index = function(_, k)
     if k == "pct_list" then return shown end
+    if k == "highest_ms" then return highest_ms end
     return s[k]
   end, __json = s })
 end
@@ -114,10 +119,19 @@ function M.sql_totals(c, secs)
   t.events_per_sec = c.events / secs
   local q = c.reads + c.writes + c.other
   local qo = json.object()
-  qo.read, qo.write, qo.other, qo.total = c.reads, c.writes, c.other, q
+  -- One assignment per key: LuaJIT assigns a list right to left, which
+  -- would reverse a json.object()'s order.
+  qo.read = c.reads
+  qo.write = c.writes
+  qo.other = c.other
+  qo.total = q
   t.queries = qo
   local bt = json.object()
-  bt.select, bt.insert, bt.update, bt.delete, bt.other = c.reads, c.inserts, c.updates, c.deletes, c.other
+  bt.select = c.reads
+  bt.insert = c.inserts
+  bt.update = c.updates
+  bt.delete = c.deletes
+  bt.other = c.other
   t.queries_by_type = bt
   t.queries_per_sec = q / secs
   t.ignored_errors = c.restarts
@@ -168,8 +182,12 @@ end
 local function io_totals(d, secs)
   if d.io_reads + d.io_writes + d.io_fsyncs == 0 then return nil end
   local io = json.object()
-  io.reads, io.writes, io.fsyncs = d.io_reads, d.io_writes, d.io_fsyncs
-  io.reads_per_sec, io.writes_per_sec, io.fsyncs_per_sec = d.io_reads / secs, d.io_writes / secs, d.io_fsyncs / secs
+  io.reads = d.io_reads
+  io.writes = d.io_writes
+  io.fsyncs = d.io_fsyncs
+  io.reads_per_sec = d.io_reads / secs
+  io.writes_per_sec = d.io_writes / secs
+  io.fsyncs_per_sec = d.io_fsyncs / secs
   io.read_mib_per_sec = d.io_bytes_read / secs / 1048576
   io.written_mib_per_sec = d.io_bytes_written / secs / 1048576
   return io
@@ -261,8 +279,12 @@ end
 local function fairness(opt, a)
   local evs, busy = M.thread_figures(a)
   local f = json.object()
-  f.events_avg, f.events_stddev = avgsd(evs)
-  f.exec_time_avg_s, f.exec_time_stddev_s = avgsd(busy)
+  local ea, es = avgsd(evs)
+  f.events_avg = ea
+  f.events_stddev = es
+  local ba, bs = avgsd(busy)
+  f.exec_time_avg_s = ba
+  f.exec_time_stddev_s = bs
   if (opt.connections or 0) > 0 then
     local lf = M.lane_figures(a)
     local cf = json.object()
@@ -303,7 +325,8 @@ function M.build(ctx, lb, a)
   r.threads = a.threads
   -- Several ranks (lbench-mpi): the job's figures, each rank's beside them.
   if a.nranks then
-    r.nranks, r.mpi_library = a.nranks, a.mpi_library
+    r.nranks = a.nranks
+    r.mpi_library = a.mpi_library
     if a.start_skew_ms then r.start_skew_ms = a.start_skew_ms end
     if a.merge_ms then r.merge_ms = a.merge_ms end
   end
@@ -364,7 +387,7 @@ end
 
 -- Serialise a result tree (summaries become their plain JSON objects).
 local function unwrap(v)
-  if type(v) == "table" then
+  if type(v) == "table" and v ~= json.null then
     local mt = getmetatable(v)
     if mt and mt.__json then return unwrap(mt.__json) end
     if mt and mt.__jsonorder then
@@ -536,6 +559,14 @@ local function need(doc, key, ty, where)
   return v
 end
 
+-- An entry of a list that must be an object ("intervals[2]").
+local function entry(v, where)
+  if type(v) ~= "table" then
+    error(string.format("%s: expected an object, found %s", where, v == nil and "nothing" or type(v)), 0)
+  end
+  return v
+end
+
 -- A run's measured part: what compare, plot and the report read.
 local function validate_run(r, where)
   need(r, "threads", "number", where)
@@ -550,6 +581,7 @@ local function validate_run(r, where)
   end
   need(lat, "percentiles", "table", where .. "latency_ms.")
   for i, iv in ipairs(need(r, "intervals", "table", where)) do
+    entry(iv, string.format("%sintervals[%d]", where, i))
     local w = string.format("%sintervals[%d].", where, i)
     need(iv, "time_s", "number", w)
     need(iv, "events", "number", w)
@@ -577,7 +609,9 @@ function M.validate(doc)
     end
     if doc.error ~= nil then need(doc, "error", "string", "") end
     if doc.tool == "sweep" then
-      for i, p in ipairs(need(doc, "points", "table", "")) do validate_run(p, string.format("points[%d].", i)) end
+      for i, p in ipairs(need(doc, "points", "table", "")) do
+        validate_run(entry(p, string.format("points[%d]", i)), string.format("points[%d].", i))
+      end
       need(doc, "summary", "table", "")
     elseif doc.command == "run" and doc.scenario ~= "slap" then
       validate_run(doc, "")

@@ -600,8 +600,12 @@ function Sweep:summarise(i, point, r, sp, lbl)
   s.p95 = f.p95
   s.p99 = f.p99
   s.errors = f.errors
-  s.client_us, s.server_us = f.client_us, f.server_us
-  if r.sweep_data then s.loaded, s.prepare_s = r.sweep_data.loaded, r.sweep_data.prepare_s end
+  s.client_us = f.client_us
+  s.server_us = f.server_us
+  if r.sweep_data then
+    s.loaded = r.sweep_data.loaded
+    s.prepare_s = r.sweep_data.prepare_s
+  end
   s.baseline = base_of[group]
   s.scale_factor = (b and b.throughput and b.throughput > 0 and s.status == "ok") and f.throughput / b.throughput or nil
   if self.threads_dim and s.scale_factor and b.threads and b.threads > 0 then
