@@ -557,39 +557,20 @@ local function set_cuts(cfg, opt, metrics)
   end
 end
 
-function M.run_measured(ctx, lb, metrics)
-  local opt = ctx.opt
-  local keys = M.percentile_keys(opt)
-  local paced = opt.rate > 0
-  local boot = boot_chunk(ctx, "run")
-  local cfg = make_config(opt, C.LB_RUN_EVENTS, boot, ctx.cluster)
-  set_cuts(cfg, opt, metrics)
-
-  -- Main-state callbacks run once for the job: on rank 0.
-  local init = rawget(_G, "init")
-  if type(init) == "function" and (ctx.rank or 0) == 0 then init() end
-
-  local started_at = C.lb_clock_wall()
-  local run = new_run(ctx, cfg, boot)
+-- Start the workers (thread_init, the barrier) and print the banner once
+-- they are ready: a run that cannot start (no server, no table) prints
+-- its one-line error and nothing else.  Returns true and, in async mode,
+-- how long opening every connection took; or false, nil and the error.
+local function start_workers(ctx, run, opt, keys, paced)
   local text = opt.output == "text" and opt.verbosity >= 3
-  local cpu_sampler = cpu.sampler(cpu.server_pid(opt, lb))
-  if metrics ~= nil then
-    local nt = C.lb_run_threads(run)
-    C.lb_metrics_attach(metrics, run, nt, (opt.connections or 0) > 0 and math.ceil(opt.connections * nt / opt.threads) or nt)
-  end
-  -- Several ranks: their wall clocks against rank 0's, so that the start
-  -- skew compares one clock (ranks.lua); off the measured period.
-  local clocks = ctx.cluster and cluster.clock_offsets()
   local open_t0, retries0 = C.lb_clock_ns(), C.lb_runtime_connect_retries(ctx.rt)
   if C.lb_run_start(run) ~= 0 then
     -- Nothing was measured (thread_init failed: no connection, no table):
     -- the caller reports the error alone (of the rank that failed).
     C.lb_run_join(run)
     local _, err = cluster.combine(false, ffi.string(C.lb_run_error(run)))
-    return nil, true, err
+    return false, nil, err
   end
-  -- The banner once the workers are ready: a run that cannot start (no
-  -- server, no table) prints its one-line error and nothing else.
   -- Async mode: how long opening every connection took (thread_init).
   local connect
   if (opt.connections or 0) > 0 then
@@ -605,6 +586,33 @@ function M.run_measured(ctx, lb, metrics)
     end
   end
   if opt.output == "csv" and opt.report_interval > 0 then csv_header(ctx, keys) end
+  return true, connect
+end
+
+function M.run_measured(ctx, lb, metrics)
+  local opt = ctx.opt
+  local keys = M.percentile_keys(opt)
+  local paced = opt.rate > 0
+  local boot = boot_chunk(ctx, "run")
+  local cfg = make_config(opt, C.LB_RUN_EVENTS, boot, ctx.cluster)
+  set_cuts(cfg, opt, metrics)
+
+  -- Main-state callbacks run once for the job: on rank 0.
+  local init = rawget(_G, "init")
+  if type(init) == "function" and (ctx.rank or 0) == 0 then init() end
+
+  local started_at = C.lb_clock_wall()
+  local run = new_run(ctx, cfg, boot)
+  local cpu_sampler = cpu.sampler(cpu.server_pid(opt, lb))
+  if metrics ~= nil then
+    local nt = C.lb_run_threads(run)
+    C.lb_metrics_attach(metrics, run, nt, (opt.connections or 0) > 0 and math.ceil(opt.connections * nt / opt.threads) or nt)
+  end
+  -- Several ranks: their wall clocks against rank 0's, so that the start
+  -- skew compares one clock (ranks.lua); off the measured period.
+  local clocks = ctx.cluster and cluster.clock_offsets()
+  local started, connect, err0 = start_workers(ctx, run, opt, keys, paced)
+  if not started then return nil, true, err0 end
 
   local R = new_reporter(ctx, lb, run, metrics, keys, paced)
   if not R.has_warm then cpu_sampler.start() end
