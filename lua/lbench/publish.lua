@@ -11,8 +11,16 @@ local result = require("lbench.result")
 
 local M = {}
 
+-- The document's text, one line (indent nil) or indented, each encoded
+-- once however many ways out take it (kept in how.texts).
 local function encoder(doc, how)
-  return how.encode or function(indent) return json.encode(doc, indent) end
+  local enc = how.encode or function(indent) return json.encode(doc, indent) end
+  how.texts = how.texts or {}
+  return function(indent)
+    local k = indent or ""
+    how.texts[k] = how.texts[k] or enc(indent)
+    return how.texts[k]
+  end
 end
 
 -- The embedding result and the report on stdout.  how.text() and

@@ -94,32 +94,3 @@ describe("lbench.chart", function()
     assert.truthy(svg:find(">RAID0</text>", 1, true))
   end)
 end)
-
-describe("the formatter and the catalogue for the report", function()
-  local fmt = require("lbench.fmt")
-  local catalogue = require("lbench.catalogue")
-
-  it("shows a latency in ms in the unit that reads, three significant digits", function()
-    assert.are.equal("40.5 ns", fmt.ms(4.05e-05))
-    assert.are.equal("40.5 µs", fmt.ms(0.0405))
-    assert.are.equal("1.23 ms", fmt.ms(1.2345))
-    assert.are.equal("123 ms", fmt.ms(123.4))
-    assert.are.equal("2.50 s", fmt.ms(2500))
-    assert.are.equal("4000 s", fmt.ms(4e6))
-    -- rounding up to 1000 of a unit is the next unit
-    assert.are.equal("1.00 ms", fmt.ms(0.99996))
-    assert.are.equal("0", fmt.ms(0))
-    assert.are.equal("-", fmt.ms(nil))
-    assert.are.equal("-", fmt.ms(0 / 0))
-  end)
-
-  it("sets runs side by side only when lbench compare would", function()
-    local oltp, tpcc = { scenario = "oltp" }, { scenario = "tpcc" }
-    local sweep = { scenario = "oltp", tool = "sweep", points = {} }
-    assert.is_true(catalogue.comparable(oltp, { scenario = "oltp" }))
-    assert.are.same({ false, "scenario" }, { catalogue.comparable(oltp, tpcc) })
-    assert.is_true(catalogue.comparable(oltp, tpcc, true))
-    assert.are.same({ false, "sweep" }, { catalogue.comparable(oltp, sweep) })
-    assert.are.same({ false, "sweep" }, { catalogue.comparable(oltp, sweep, true) })
-  end)
-end)

@@ -42,6 +42,7 @@ describe("lbench.fmt numbers", function()
     local cases = {
       { 0.0000405, "40.5 ns" }, { 0.0405, "40.5 µs" }, { 1.234, "1.23 ms" }, { 12, "12.0 ms" }, { 12000, "12.0 s" },
       { 1, "1.00 ms" }, { 1e-7, "0.100 ns" }, { -2.5, "-2.50 ms" }, { 5e6, "5000 s" }, { 250, "250 ms" },
+      { 1.2345, "1.23 ms" }, { 123.4, "123 ms" }, { 2500, "2.50 s" }, { 4e6, "4000 s" },
     }
     for _, c in ipairs(cases) do assert.are.equal(c[2], fmt.ms(c[1]), tostring(c[1])) end
     assert.are.equal("0", fmt.ms(0))
@@ -175,6 +176,13 @@ describe("lbench.catalogue", function()
     local sweep = { scenario = "cpu", points = {} }
     assert.are.same({ false, "sweep" }, { catalogue.comparable(sweep, cpu_run) })
     assert.are.same({ false, "sweep" }, { catalogue.comparable(cpu_run, sweep, true) })
+    local oltp, tpcc = { scenario = "oltp" }, { scenario = "tpcc" }
+    local osweep = { scenario = "oltp", tool = "sweep", points = {} }
+    assert.is_true(catalogue.comparable(oltp, { scenario = "oltp" }))
+    assert.are.same({ false, "scenario" }, { catalogue.comparable(oltp, tpcc) })
+    assert.is_true(catalogue.comparable(oltp, tpcc, true))
+    assert.are.same({ false, "sweep" }, { catalogue.comparable(oltp, osweep) })
+    assert.are.same({ false, "sweep" }, { catalogue.comparable(oltp, osweep, true) })
     assert.are.same({ true }, { catalogue.comparable(sweep, { scenario = "cpu", points = {} }) })
   end)
 
