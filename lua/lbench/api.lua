@@ -3,16 +3,16 @@
 --
 -- One instance per Lua state.  Hot-path functions (random numbers, clock)
 -- are thin closures over FFI calls on this state's own C objects, so the
--- JIT compiles them into the event loop.  The result document's modules
--- (result, publish, history) are required where a main-state command
--- uses them, not here: every worker state loads this file, and loading
--- them there cost ~2 ms of start-up per thread (64 threads: 0.33 s
--- against 0.21 s).
+-- JIT compiles them into the event loop.  Every state loads this file, so
+-- it stays below the run and the result document: what needs those is
+-- added by whoever made the state (ctx.extend_api, see M.new).
 local ffi = require("ffi")
 local C = require("lbench.ffi").C
 local util = require("lbench.util")
 local hist = require("lbench.hist")
 local async = require("lbench.async")
+local sbffi = require("lbench.sbffi")
+local sql = require("lbench.sql")
 
 local M = {}
 
@@ -35,7 +35,7 @@ local function add_rand(lb, ctx)
   end
   -- sysbench's sb_rand_* C functions (ffi.C.sb_rand_str, ...) draw from
   -- the same stream; sb_counter_inc and sb_event_* reach this worker.
-  require("lbench.sbffi").bind(ctx, R)
+  sbffi.bind(ctx, R)
   local iter, spct, sres = opt.rand_spec_iter or 12, opt.rand_spec_pct or 1, opt.rand_spec_res or 75
   local ph, zexp = opt.rand_pareto_h or 0.2, opt.rand_zipfian_exp or 0.8
   local rand = {}
@@ -178,45 +178,6 @@ local function add_stat(lb, ctx)
   -- `options` (for commands that write their own documents).
   function lb.result_options() return ctx.redacted_options end
 
-  -- The standard header of a result document (lbench_version, scenario,
-  -- options, host, started_at, status, ...) for a command that writes its
-  -- own document; `started_at` is os.time() when it began.  Then
-  -- lb.write_result(path, doc) writes it atomically (temp file + rename).
-  function lb.result_header(command, started_at, status, stop_reason, err)
-    local ctx2 = setmetatable({ command = command }, { __index = ctx })
-    return require("lbench.result").header(ctx2, lb, started_at, status, stop_reason, err)
-  end
-  -- A document's SQL totals from plain counts, as a run's are built
-  -- (result.sql_totals), for a command that counts its own rounds.
-  lb.result_sql_totals = function(...) return require("lbench.result").sql_totals(...) end
-  -- `path` may be nil: the document then goes only to the history
-  -- (--history / LBENCH_HISTORY), when there is one.
-  function lb.write_result(path, doc)
-    local ok, e = require("lbench.publish").store(ctx.opt, doc,
-      { file = path, source = ctx.scenario_name .. " " .. tostring(doc.command) })
-    if not ok then util.fail("%s", e) end
-  end
-  -- A command's finished document through the one way out (publish.lua):
-  -- the embedding result, stdout in --output (how.text(), how.csv(): the
-  -- reports for text and CSV, nil when the command printed them as it
-  -- ran), then how.file (the result file, or nil) and the history.
-  function lb.publish(doc, how)
-    how.source = how.source or (ctx.scenario_name .. " " .. tostring(doc.command))
-    local ok, e = require("lbench.publish").document(ctx.rt, ctx.opt, doc, how)
-    if not ok then util.fail("%s", e) end
-  end
-  -- Is a result document wanted (a result file or a history)?
-  function lb.result_wanted()
-    return ctx.opt.result_file ~= nil or require("lbench.history").path_of(ctx.opt) ~= nil
-  end
-  -- Refuse an output path (and a history) that cannot be written before
-  -- anything runs.
-  function lb.check_result_path(path, what)
-    local res = require("lbench.result")
-    if path then res.check_writable(path, what or "--result-file") end
-    res.check_outputs(ctx.opt, nil)
-  end
-
   -- This thread's lb_worker* (nil in the main state), for C extensions
   -- that record operations themselves (lb_worker_record).
   function lb.worker_ptr() return W end
@@ -232,17 +193,9 @@ local function add_stat(lb, ctx)
   end
 end
 
--- Reports, progress, result documents, and (main state) lbench.run / run_parallel.
-local function add_commands(lb, ctx)
-  local opt, W = ctx.opt, ctx.W
-  -- ---- reports (sysbench's built-in report functions) ----------------
-  local report = require("lbench.report")
-  lb.report_default = function(stat_) report.hook_default(ctx.rt, stat_, opt) end
-  lb.report_csv = function(stat_) report.hook_csv(ctx.rt, stat_) end
-  lb.report_json = function(stat_) report.hook_json(ctx.rt, stat_) end
-
-  -- Progress of long commands (shown as a bar with rate and ETA on a
-  -- terminal): the main state sets the total, workers add what they did.
+-- Progress of long commands (shown as a bar with rate and ETA on a
+-- terminal): the main state sets the total, workers add what they did.
+local function add_progress(lb, ctx)
   lb.progress = {
     total = function(n, unit)
       C.lb_runtime_progress_reset(ctx.rt, n)
@@ -251,41 +204,6 @@ local function add_commands(lb, ctx)
     add = function(n) C.lb_runtime_progress_add(ctx.rt, n) end,
     done = function() return tonumber(C.lb_runtime_progress_done(ctx.rt)) end,
   }
-
-  -- lbench.run{option = value, ...} (main state only): run the event loop
-  -- once with these options overriding the command line, and return the
-  -- result tree (plus failed, error).  For commands that run several
-  -- measured rounds: preconditioning, sweeps.
-  if W == nil then
-    function lb.run(over)
-      local runner = require("lbench.runner")
-      local opt2 = {}
-      for k, v in pairs(ctx.opt) do opt2[k] = v end
-      for k, v in pairs(over or {}) do opt2[(tostring(k):gsub("-", "_"))] = v end
-      -- A round prints no final report of the run command's (final_report).
-      local ctx2 = setmetatable({ opt = opt2, command = "run", final_report = false }, { __index = ctx })
-      -- lbench-mpi: a round of the whole job, merged over the ranks (job.lua).
-      local result, failed, err = require("lbench.job").lead_run(ctx2, lb)
-      -- No result when nothing was measured (the workers failed to start).
-      return result and runner.unwrap(result), failed, err
-    end
-    -- Run the command `name` (declared in lbench.cmdline.commands) in every
-    -- worker thread, as a parallel command.  Returns true, or false when a
-    -- signal stopped it (the caller says what it leaves behind); raises on
-    -- a worker's error.
-    function lb.run_parallel(name)
-      local ctx2 = setmetatable({ command = name }, { __index = ctx })
-      -- lbench-mpi: every rank's threads take part (job.lua).
-      local ok, err = require("lbench.job").lead_parallel(ctx2)
-      if not ok and err ~= "interrupted" then
-        -- A worker's one-line mistake (no server, no table) stays one line;
-        -- a script error keeps the worker's traceback.
-        if not tostring(err):find("stack traceback:", 1, true) then util.fail("%s", tostring(err)) end
-        error(err, 0)
-      end
-      return ok
-    end
-  end
 end
 
 -- sysbench.cmdline's helpers that scripts call: is a command declared, may
@@ -341,18 +259,22 @@ function M.new(ctx)
   add_rand(lb, ctx)
   add_clock(lb, ctx)
   add_stat(lb, ctx)
-  add_commands(lb, ctx)
+  add_progress(lb, ctx)
+  -- What needs the layers above this one (sysbench's report functions; in
+  -- the main state lbench.run, run_parallel and the result documents) is
+  -- added by whoever made the state: run/worker.lua and run/main_api.lua.
+  if ctx.extend_api then ctx.extend_api(lb, ctx) end
 
-  -- The SQL API is loaded on first use.
+  -- The SQL API is made on first use.
   setmetatable(lb, { __index = function(t, k)
     if k == "sql" then
-      local sql = require("lbench.sql").new(ctx, lb)
-      rawset(t, "sql", sql)
+      local api = sql.new(ctx, lb)
+      rawset(t, "sql", api)
       -- Reports use the SQL layout (tps/qps, SQL statistics) even for an
       -- interval in which no query completed.
       ctx.sql_used = true
       if ctx.rt ~= nil then C.lb_runtime_mark_sql(ctx.rt) end
-      return sql
+      return api
     end
   end })
   return lb
@@ -373,7 +295,6 @@ local set_loading = function() end
 function M.set_loading(on) set_loading(on) end
 
 function M.install(lb, strict)
-  local sbffi = require("lbench.sbffi")
   rawset(_G, "lbench", lb)
   rawset(_G, "sysbench", lb)
   rawset(_G, "ffi", sbffi.ffi)

@@ -4,7 +4,6 @@
 -- show how much (the seeds pin processes with taskset for this reason).
 local ffi = require("ffi")
 local util = require("lbench.util")
-local cluster = require("lbench.cluster")
 
 local M = {}
 
@@ -116,13 +115,14 @@ function M.check_list(s)
 end
 
 -- The local server's PID: --server-pid, or for a MySQL server reached
--- through a local socket, the PID from its own pid file.
-function M.server_pid(opt, lb)
+-- through a local socket, the PID from its own pid file.  `in_job`: this
+-- process is one rank of several (lbench-mpi).
+function M.server_pid(opt, lb, in_job)
   if opt.server_pid and opt.server_pid > 0 then
     if not M.seconds(opt.server_pid) then
       -- lbench-mpi: every rank has the same options, and the server runs
       -- on one host at most; the ranks elsewhere measure nothing.
-      if cluster.active() then return nil end
+      if in_job then return nil end
       util.fail("--server-pid=%d: no such process on this machine", opt.server_pid)
     end
     return opt.server_pid

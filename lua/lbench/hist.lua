@@ -95,12 +95,83 @@ function H:buckets()
   return out
 end
 
+-- Rows of the printed distribution.  The HDR histogram keeps thousands of
+-- buckets (0.1 % wide); printed one per line they are unreadable and their
+-- labels repeat.  They are merged into log-spaced bins, as many per decade
+-- as keep the non-empty span to about HIST_ROWS rows (sysbench prints
+-- about 100), at most 1000 per decade (finer than the buckets themselves).
+local HIST_ROWS = 100
+
+-- v with `sig` significant digits, in fixed notation (no exponents, so the
+-- column stays aligned and readable).
+local function fmt_sig(v, sig)
+  if v <= 0 then return "0" end
+  local dec = math.max(0, sig - 1 - math.floor(math.log10(v)))
+  return string.format("%." .. dec .. "f", v)
+end
+
+-- { {label, count}, ... } from { {lo, hi, count}, ... } buckets (any unit,
+-- ascending).  A row's label is its bin's lower edge, with enough
+-- significant digits that neighbouring bins differ; should two labels
+-- still coincide (bins finer than a bucket), their rows are merged, so
+-- every label is distinct and the counts add up to the total.
+function M.histogram_rows(buckets, scale)
+  scale = scale or 1
+  local lo, hi
+  for _, b in ipairs(buckets) do
+    if b[3] > 0 and b[1] * scale > 0 then
+      lo = lo or b[1] * scale
+      hi = math.max(hi or 0, b[2] * scale)
+    end
+  end
+  local decades = lo and math.max(math.log10(hi / lo), 1e-3) or 1
+  local per = math.max(1, math.min(1000, math.floor(HIST_ROWS / decades)))
+  -- Neighbouring edges differ by a factor 10^(1/per): that relative step
+  -- needs about -log10(step) + 1 significant digits to show.
+  local sig = math.max(3, math.ceil(-math.log10(10 ^ (1 / per) - 1)) + 1)
+  local rows, last_bin = {}, nil
+  for _, b in ipairs(buckets) do
+    if b[3] > 0 then
+      local v = b[1] * scale
+      local bin = v > 0 and math.floor(math.log10(v) * per + 1e-9) or -math.huge
+      if bin ~= last_bin then
+        local label = bin == -math.huge and "0" or fmt_sig(10 ^ (bin / per), sig)
+        if #rows > 0 and rows[#rows][1] == label then
+          rows[#rows][2] = rows[#rows][2] + b[3]
+        else
+          rows[#rows + 1] = { label, b[3] }
+        end
+        last_bin = bin
+      else
+        rows[#rows][2] = rows[#rows][2] + b[3]
+      end
+    end
+  end
+  return rows
+end
+
+-- The distribution as text bars in sysbench's layout (value, bar, count);
+-- buckets are in ms once multiplied by `scale`.
+function M.histogram_text(buckets, scale)
+  local rows = M.histogram_rows(buckets, scale)
+  local out = { "Latency histogram (values are in milliseconds)",
+                "       value  ------------- distribution ------------- count" }
+  local maxc = 0
+  for _, r in ipairs(rows) do if r[2] > maxc then maxc = r[2] end end
+  for _, r in ipairs(rows) do
+    local bar = maxc > 0 and math.floor(r[2] / maxc * 40 + 0.5) or 0
+    if bar == 0 and r[2] > 0 then bar = 1 end
+    out[#out + 1] = string.format("%12s |%-40s %d", r[1], string.rep("*", bar), r[2])
+  end
+  return table.concat(out, "\n")
+end
+
 -- Print the distribution (sysbench's --histogram layout; a histogram of
 -- sysbench's form prints sysbench's chart, as its h:print() does).
 function H:print(out)
   if self.sb and not out then return C.sb_histogram_print(self.sb) end
   out = out or print
-  out(require("lbench.report").histogram_text(self:buckets(), 1))
+  out(M.histogram_text(self:buckets(), 1))
 end
 
 M.wrap = function(ptr, scale)

@@ -20,6 +20,7 @@ local plotdata = require("lbench.plotdata")
 local chart = require("lbench.chart")
 local html = require("lbench.html")
 local domain = require("lbench.reportdomain")
+local datasize = require("lbench.datasize")
 
 local M = {}
 
@@ -239,7 +240,7 @@ local function loaded_cells(d, header, rows)
   local any = false
   for _, s in ipairs(type(d.summary) == "table" and d.summary or {}) do if type(s.loaded) == "table" then any = true end end
   if not any then return end
-  local text = require("lbench.datasize").text
+  local text = datasize.text
   table.insert(header, 2, "loaded")
   for i, row in ipairs(rows) do table.insert(row, 2, text(d.summary[i].loaded)) end
 end

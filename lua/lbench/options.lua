@@ -6,7 +6,10 @@
 -- lbench.opt.  Names are written with dashes on the command line
 -- (--table-size) and read with underscores in Lua (lbench.opt.table_size),
 -- as in sysbench.
+local C = require("lbench.ffi").C
 local util = require("lbench.util")
+local cpu = require("lbench.cpu")
+local phases = require("lbench.phases")
 
 local M = {}
 
@@ -19,9 +22,9 @@ local M = {}
 -- its own Lua state and each virtual user a connection, so beyond these
 -- limits a run only exhausts memory or file descriptors.
 local MAX_THREADS, MAX_CONNECTIONS = 10000, 1000000
-local function check_cpus(s) return require("lbench.cpu").check_list(s) end
+local function check_cpus(s) return cpu.check_list(s) end
 local function check_driver(name)
-  if require("lbench.ffi").C.lb_db_driver_find(name) == nil then return nil, "unknown driver (available: mysql, pgsql, null)" end
+  if C.lb_db_driver_find(name) == nil then return nil, "unknown driver (available: mysql, pgsql, null)" end
   return name
 end
 -- MySQL error numbers, PostgreSQL SQLSTATEs (five digits or capital
@@ -47,7 +50,7 @@ local TIME_MAX = 4e9
 M.TIME_MAX = TIME_MAX
 
 -- --rate's value goes in as a number or a schedule (phases.lua).
-local function store_rate(into, v, r, raw) require("lbench.phases").store(into, v, r, raw) end
+local function store_rate(into, v, r, raw) phases.store(into, v, r, raw, TIME_MAX) end
 
 M.core = {
   { "threads", "int", 1, "number of worker threads", min = 1, max = MAX_THREADS },
@@ -195,7 +198,7 @@ end
 -- --rate: a number, or a schedule (phases.lua), whose peak is the value.
 local function to_rate(spec, raw)
   if type(raw) == "string" and raw:find("@", 1, true) then
-    local segs, why = require("lbench.phases").parse(raw)
+    local segs, why = phases.parse(raw)
     if not segs then return nil, why end
     local peak = 0
     for _, sg in ipairs(segs) do peak = math.max(peak, sg.rate0, sg.rate1) end

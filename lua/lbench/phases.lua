@@ -75,8 +75,8 @@ end
 -- --rate's value: a number, or a schedule whose peak becomes opt.rate
 -- (what "paced" means everywhere) and whose segments opt.rate_schedule;
 -- the run lasts the schedule.  Called by the option parser (raw: all the
--- raw options, for --time and --phases).
-function M.store(into, v, raw_value, raw)
+-- raw options, for --time and --phases; `max`: the longest --time).
+function M.store(into, v, raw_value, raw, max)
   local segs, why = M.parse(raw_value)
   if why then util.fail("--rate=%s: %s", tostring(raw_value), why) end
   if not segs then
@@ -86,7 +86,6 @@ function M.store(into, v, raw_value, raw)
   local peak, total = 0, 0
   for _, s in ipairs(segs) do peak = math.max(peak, s.rate0, s.rate1); total = total + s.dur_s end
   into.rate, into.rate_schedule = peak, segs
-  local max = require("lbench.options").TIME_MAX
   if total > max then
     util.fail("--rate=%s: the schedule lasts %g s; expected at most %d s (the longest --time)", tostring(raw_value),
       total, max)

@@ -8,8 +8,37 @@
 local C = require("lbench.ffi").C
 local json = require("lbench.json")
 local result = require("lbench.result")
+local history = require("lbench.history")
 
 local M = {}
+
+-- Where a finished document goes: the result file (when `path` is given),
+-- then the history (--history, else LBENCH_HISTORY; history.lua), also
+-- when the file could not be written, so that one copy survives.  `text`
+-- is the document as written; `source` names what wrote it.  Returns
+-- true, or false and the reasons, one line each.
+local function store_text(opt, path, text, source)
+  local errs = {}
+  if path then
+    local ok, e = result.write_atomic(path, text)
+    if not ok then errs[#errs + 1] = string.format("--result-file: cannot write '%s': %s", path, tostring(e)) end
+  end
+  local hpath = history.path_of(opt)
+  if hpath then
+    local ok, e = history.record(hpath, text, source)
+    if not ok then errs[#errs + 1] = e end
+  end
+  if #errs > 0 then return false, table.concat(errs, "\n") end
+  return true
+end
+
+-- Before a command measures anything: the result file and the history
+-- can be written there (see check_writable and history.check_path).
+function M.check_outputs(opt, path)
+  if path then result.check_writable(path, "--result-file") end
+  local hpath = history.path_of(opt)
+  if hpath then history.check_path(hpath) end
+end
 
 -- The document's text, one line (indent nil) or indented, each encoded
 -- once however many ways out take it (kept in how.texts).
@@ -48,7 +77,7 @@ end
 -- LBENCH_HISTORY) under the label how.source.  Returns true, or false and
 -- the message: either failing fails the command, after its report.
 function M.store(opt, doc, how)
-  return result.publish(opt, how.file, encoder(doc, how)("  ") .. "\n", how.source)
+  return store_text(opt, how.file, encoder(doc, how)("  ") .. "\n", how.source)
 end
 
 -- The result file alone: a sweep rewrites it after every point (the

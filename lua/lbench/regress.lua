@@ -23,7 +23,7 @@ local util = require("lbench.util")
 local fmt = require("lbench.fmt")
 local result = require("lbench.result")
 local history = require("lbench.history")
-local cmd = require("lbench.histcmd")
+local cmd = require("lbench.histargs")
 
 local M = {}
 

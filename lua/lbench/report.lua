@@ -6,6 +6,18 @@ local json = require("lbench.json")
 
 local M = {}
 
+-- Why an interrupted run stopped, in words (text report and error line).
+function M.stop_words(r)
+  if r.stop_reason == "signal" then return "signal" end
+  if r.stuck_thread then
+    local doing = r.stuck_waiting and r.stuck_waiting ~= "" and "waiting for the server: " .. r.stuck_waiting
+      or "in a call of the script's own (no query waiting)"
+    return string.format("thread %d stuck past the deadline inside one event (2 s of grace), %s; its connections were cut",
+      r.stuck_thread, doing)
+  end
+  return "workers stuck past the deadline were cut off"
+end
+
 local function fmt_ms(v)
   if v == nil then return "overflow" end
   return string.format("%.2f", v)
@@ -243,7 +255,7 @@ end
 local function status_section(out, r)
   if r.status == "interrupted" then
     line(out, "Run interrupted (%s) after %.4fs of measurement: the figures above cover that period.",
-      require("lbench.result").stop_words(r), r.duration_s)
+      M.stop_words(r), r.duration_s)
     line(out, "")
   elseif r.status ~= "ok" then
     line(out, "Run stopped on error: %s", (r.error or ""):match("^[^\n]*"))
@@ -272,77 +284,6 @@ function M.final_text(r)
   status_section(out, r)
   -- The scenario's own section (lbench.hooks.report_extra).
   if r.extra_text and r.extra_text ~= "" then out[#out + 1] = r.extra_text end
-  return table.concat(out, "\n")
-end
-
--- Rows of the printed distribution.  The HDR histogram keeps thousands of
--- buckets (0.1 % wide); printed one per line they are unreadable and their
--- labels repeat.  They are merged into log-spaced bins, as many per decade
--- as keep the non-empty span to about HIST_ROWS rows (sysbench prints
--- about 100), at most 1000 per decade (finer than the buckets themselves).
-local HIST_ROWS = 100
-
--- v with `sig` significant digits, in fixed notation (no exponents, so the
--- column stays aligned and readable).
-local function fmt_sig(v, sig)
-  if v <= 0 then return "0" end
-  local dec = math.max(0, sig - 1 - math.floor(math.log10(v)))
-  return string.format("%." .. dec .. "f", v)
-end
-
--- { {label, count}, ... } from { {lo, hi, count}, ... } buckets (any unit,
--- ascending).  A row's label is its bin's lower edge, with enough
--- significant digits that neighbouring bins differ; should two labels
--- still coincide (bins finer than a bucket), their rows are merged, so
--- every label is distinct and the counts add up to the total.
-function M.histogram_rows(buckets, scale)
-  scale = scale or 1
-  local lo, hi
-  for _, b in ipairs(buckets) do
-    if b[3] > 0 and b[1] * scale > 0 then
-      lo = lo or b[1] * scale
-      hi = math.max(hi or 0, b[2] * scale)
-    end
-  end
-  local decades = lo and math.max(math.log10(hi / lo), 1e-3) or 1
-  local per = math.max(1, math.min(1000, math.floor(HIST_ROWS / decades)))
-  -- Neighbouring edges differ by a factor 10^(1/per): that relative step
-  -- needs about -log10(step) + 1 significant digits to show.
-  local sig = math.max(3, math.ceil(-math.log10(10 ^ (1 / per) - 1)) + 1)
-  local rows, last_bin = {}, nil
-  for _, b in ipairs(buckets) do
-    if b[3] > 0 then
-      local v = b[1] * scale
-      local bin = v > 0 and math.floor(math.log10(v) * per + 1e-9) or -math.huge
-      if bin ~= last_bin then
-        local label = bin == -math.huge and "0" or fmt_sig(10 ^ (bin / per), sig)
-        if #rows > 0 and rows[#rows][1] == label then
-          rows[#rows][2] = rows[#rows][2] + b[3]
-        else
-          rows[#rows + 1] = { label, b[3] }
-        end
-        last_bin = bin
-      else
-        rows[#rows][2] = rows[#rows][2] + b[3]
-      end
-    end
-  end
-  return rows
-end
-
--- The distribution as text bars in sysbench's layout (value, bar, count);
--- buckets are in ms once multiplied by `scale`.
-function M.histogram_text(buckets, scale)
-  local rows = M.histogram_rows(buckets, scale)
-  local out = { "Latency histogram (values are in milliseconds)",
-                "       value  ------------- distribution ------------- count" }
-  local maxc = 0
-  for _, r in ipairs(rows) do if r[2] > maxc then maxc = r[2] end end
-  for _, r in ipairs(rows) do
-    local bar = maxc > 0 and math.floor(r[2] / maxc * 40 + 0.5) or 0
-    if bar == 0 and r[2] > 0 then bar = 1 end
-    out[#out + 1] = string.format("%12s |%-40s %d", r[1], string.rep("*", bar), r[2])
-  end
   return table.concat(out, "\n")
 end
 
@@ -438,6 +379,15 @@ end
 
 local function out(rt, s) C.lb_runtime_write(rt, s, #s) end
 
+
+-- sysbench's report functions that a script may call or install as its
+-- hooks (lbench.report_default, report_csv, report_json), added to the
+-- scenario API of every state (api.lua's ctx.extend_api).
+function M.add_hooks(lb, ctx)
+  lb.report_default = function(stat_) M.hook_default(ctx.rt, stat_, ctx.opt) end
+  lb.report_csv = function(stat_) M.hook_csv(ctx.rt, stat_) end
+  lb.report_json = function(stat_) M.hook_json(ctx.rt, stat_) end
+end
 
 -- sysbench's report_default and report_csv, in its formats (a script that
 -- calls them gets the lines sysbench prints for the same stat).

@@ -63,18 +63,6 @@ local function summary(h, keys, with_standard)
   end, __json = s })
 end
 
--- Why an interrupted run stopped, in words (text report and error line).
-function M.stop_words(r)
-  if r.stop_reason == "signal" then return "signal" end
-  if r.stuck_thread then
-    local doing = r.stuck_waiting and r.stuck_waiting ~= "" and "waiting for the server: " .. r.stuck_waiting
-      or "in a call of the script's own (no query waiting)"
-    return string.format("thread %d stuck past the deadline inside one event (2 s of grace), %s; its connections were cut",
-      r.stuck_thread, doing)
-  end
-  return "workers stuck past the deadline were cut off"
-end
-
 local function plain(summary_)
   return getmetatable(summary_).__json
 end
@@ -455,36 +443,6 @@ function M.write_atomic(path, doc)
   local rok, re = os.rename(tmp, path)
   if not rok then os.remove(tmp) return false, re end
   return true
-end
-
--- Where a finished document goes: the result file (when `path` is given),
--- then the history (--history, else LBENCH_HISTORY; history.lua), also
--- when the file could not be written, so that one copy survives.  `text`
--- is the document as written; `source` names what wrote it.  Returns
--- true, or false and the reasons, one line each.
-function M.publish(opt, path, text, source)
-  local errs = {}
-  if path then
-    local ok, e = M.write_atomic(path, text)
-    if not ok then errs[#errs + 1] = string.format("--result-file: cannot write '%s': %s", path, tostring(e)) end
-  end
-  local history = require("lbench.history")
-  local hpath = history.path_of(opt)
-  if hpath then
-    local ok, e = history.record(hpath, text, source)
-    if not ok then errs[#errs + 1] = e end
-  end
-  if #errs > 0 then return false, table.concat(errs, "\n") end
-  return true
-end
-
--- Before a command measures anything: the result file and the history
--- can be written there (see check_writable and history.check_path).
-function M.check_outputs(opt, path)
-  if path then M.check_writable(path, "--result-file") end
-  local history = require("lbench.history")
-  local hpath = history.path_of(opt)
-  if hpath then history.check_path(hpath) end
 end
 
 -- ---- reading result files ---------------------------------------------------

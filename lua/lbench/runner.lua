@@ -603,7 +603,7 @@ function M.run_measured(ctx, lb, metrics)
 
   local started_at = C.lb_clock_wall()
   local run = new_run(ctx, cfg, boot)
-  local cpu_sampler = cpu.sampler(cpu.server_pid(opt, lb))
+  local cpu_sampler = cpu.sampler(cpu.server_pid(opt, lb, cluster.active()))
   if metrics ~= nil then
     local nt = C.lb_run_threads(run)
     C.lb_metrics_attach(metrics, run, nt, (opt.connections or 0) > 0 and math.ceil(opt.connections * nt / opt.threads) or nt)

@@ -12,6 +12,7 @@
 -- statement at a time and skips the statements that are already declared.
 local ffi = require("ffi")
 local C = require("lbench.ffi").C
+local sql = require("lbench.sql")
 
 local M = {}
 
@@ -74,7 +75,7 @@ function M.bind(ctx, R)
   C.lb_sb_bind(C.lb_runtime_run_host(ctx.rt), ctx.W, R, cfg)
   -- The SQL half; options a script never connects with may be unusable
   -- (a bad --mysql-port is refused when the SQL API is used, not here).
-  local ok, keep = pcall(require("lbench.sql").bind_c, ctx)
+  local ok, keep = pcall(sql.bind_c, ctx)
   anchors.sql = ok and keep or nil
 end
 

@@ -3,6 +3,7 @@ local ffi = require("ffi")
 local C = require("lbench.ffi").C
 local util = require("lbench.util")
 local api = require("lbench.api")
+local sbffi = require("lbench.sbffi")
 local loadfile = require("lbench.loadfile") -- parsed once per process (core/luart.c)
 
 local M = {}
@@ -112,7 +113,7 @@ function M.load(path, ctx)
   end
   chunk()
   loaded()
-  if type(lb.cmdline.options) == "table" then require("lbench.sbffi").add_test_args(lb.cmdline.options) end
+  if type(lb.cmdline.options) == "table" then sbffi.add_test_args(lb.cmdline.options) end
   return lb
 end
 

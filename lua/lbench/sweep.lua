@@ -29,12 +29,14 @@ local util = require("lbench.util")
 local options = require("lbench.options")
 local scenario = require("lbench.scenario")
 local runner = require("lbench.runner")
-local runtime = require("lbench.runtime")
+local session = require("lbench.session")
 local catalogue = require("lbench.catalogue")
 local fmt = require("lbench.fmt")
 local result = require("lbench.result")
 local publish = require("lbench.publish")
 local sweep_data = require("lbench.sweep_data")
+local datasize = require("lbench.datasize")
+local server_vars = require("lbench.server_vars")
 local cluster = require("lbench.cluster")
 local job = require("lbench.job")
 
@@ -143,180 +145,6 @@ local function label(point, skip)
   return table.concat(parts, " ")
 end
 
--- ---- server variables ----------------------------------------------------
-
--- The server's error number in whatever form the SQL layer raised it.
-local function errno_of(e)
-  if type(e) == "table" then
-    if e.sql_errno then return tonumber(e.sql_errno), tostring(e.sql_errmsg or e) end
-    if e.lbench_message then return tonumber(e.lbench_message:match("error (%d+)")), e.lbench_message end
-  end
-  local s = tostring(e)
-  return tonumber(s:match("errno = (%d+)")), s
-end
-
--- A value as an SQL literal: sizes (2G) become bytes, numbers and bare
--- words (ON, OFF, O_DIRECT) stay as they are, anything else is quoted.
-function M.sql_literal(v)
-  v = tostring(v)
-  if v:match("^%d+%.?%d*[kKmMgGtT]$") then return tostring(options.parse_size(v)) end
-  if v:match("^%-?%d+%.?%d*$") or v:match("^[%a_][%w_]*$") then return v end
-  return "'" .. v:gsub("\\", "\\\\"):gsub("'", "''") .. "'"
-end
-
-local SV = {}
-SV.__index = SV
-
-local function new_server_vars(lb, opt, names, timeout)
-  local self = setmetatable({ names = names, original = {}, current = {}, timeout = timeout or 3600,
-                              user = opt.mysql_user }, SV)
-  local ok, e = pcall(function()
-    local drv = lb.sql.driver()
-    self.driver = drv:name()
-    self.con = drv:connect()
-  end)
-  if not ok then
-    local code, msg = errno_of(e)
-    if code == 1045 then
-      util.fail("--server-var: access denied for user '%s' (error 1045; check --mysql-user and the password): " ..
-        "SET GLOBAL needs an account with the SUPER (MariaDB) or SYSTEM_VARIABLES_ADMIN (MySQL) privilege (%s)",
-        tostring(opt.mysql_user), msg)
-    end
-    util.fail("--server-var: %s", msg)
-  end
-  return self
-end
-
-function SV:query(sql)
-  local ok, a, b = pcall(self.con.query_row, self.con, sql)
-  if not ok and type(a) == "table" and a.errcode then
-    -- The connection was lost and re-established by the SQL layer: retry once.
-    ok, a, b = pcall(self.con.query_row, self.con, sql)
-  end
-  if not ok then return nil, a end
-  return true, a, b
-end
-
-function SV:refuse(name, value, e)
-  local code, msg = errno_of(e)
-  if code == 1238 then
-    util.fail("--server-var %s: the variable is read-only on this server (not dynamic, error 1238); set it in the " ..
-      "server's configuration and restart the server between runs instead", name)
-  elseif code == 1227 or code == 1045 or code == 1044 then
-    util.fail("--server-var %s: user '%s' may not change global variables (error %d); it needs the SUPER (MariaDB) " ..
-      "or SYSTEM_VARIABLES_ADMIN (MySQL) privilege", name, tostring(self.user), code)
-  elseif code == 1193 then
-    util.fail("--server-var %s: unknown system variable on this server (error 1193)", name)
-  elseif code == 1228 then
-    util.fail("--server-var %s: a session-only variable, SET GLOBAL cannot change it (error 1228)", name)
-  end
-  util.fail("--server-var %s%s: %s", name, value and ("=" .. value) or "", msg)
-end
-
-function SV:get(name)
-  local ok, v = self:query("SELECT @@GLOBAL." .. name)
-  if not ok then self:refuse(name, nil, v) end
-  return v
-end
-
--- Read every original value and check, before the first point, that each
--- variable can be set (setting it to its own value changes nothing).
-function SV:start()
-  for _, name in ipairs(self.names) do
-    local v = self:get(name)
-    self.original[name] = v
-    self.current[name] = v
-    if v ~= nil then
-      local ok, e = self:query("SET GLOBAL " .. name .. " = " .. M.sql_literal(v))
-      if not ok then self:refuse(name, nil, e) end
-    end
-  end
-end
-
-local function bp_status(self)
-  local ok, _, v = self:query("SHOW STATUS LIKE 'Innodb_buffer_pool_resize_status'")
-  return ok and v or ""
-end
-
--- Servers that resize the buffer pool in the background (MySQL 5.7+, older
--- MariaDB) set Innodb_buffer_pool_resize_status when SET
--- GLOBAL returns and end it with "Completed resizing buffer pool ...":
--- wait for that.  Servers that resize within the SET statement itself leave
--- the status as it was: nothing to wait for.
-function SV:wait_resize(before, t0, say)
-  if self.driver == "null" then return end
-  local told = false
-  while true do
-    local st = bp_status(self)
-    local now = C.lb_clock_now()
-    local low = st:lower()
-    if st ~= before then
-      if low:find("completed") or st == "" then return end
-      if low:find("fail") or low:find("error") or low:find("abort") then
-        util.fail("--server-var innodb_buffer_pool_size: the resize failed: %s", st)
-      end
-    elseif now - t0 >= 0.5 then
-      return
-    end
-    if now - t0 > self.timeout then
-      util.fail("--server-var innodb_buffer_pool_size: the resize has not completed after %g s (status: %s)",
-        self.timeout, st)
-    end
-    if not told and now - t0 > 2 then
-      told = true
-      say(string.format("  waiting for the buffer pool resize (%s)\n", st))
-    end
-    -- A stop ends the wait before a point, never the restore after the
-    -- sweep: that one puts the server back and is bounded by the timeout.
-    if not self.restoring and C.lb_runtime_stop_requested(self.rt) ~= 0 then
-      util.fail("interrupted while waiting for the buffer pool resize")
-    end
-    C.lb_clock_sleep_ns(100e6)
-  end
-end
-
-function SV:set(name, value, say)
-  if self.current[name] ~= nil and tostring(self.current[name]) == tostring(value) then return end
-  local lit = M.sql_literal(value)
-  local is_bp = name:lower() == "innodb_buffer_pool_size"
-  local before = is_bp and bp_status(self) or nil
-  say(string.format("  SET GLOBAL %s = %s\n", name, lit))
-  local ok, e = self:query("SET GLOBAL " .. name .. " = " .. lit)
-  if not ok then self:refuse(name, value, e) end
-  self.current[name] = value
-  if is_bp then self:wait_resize(before, C.lb_clock_now(), say) end
-end
-
--- The values in effect now (what the server made of the requested ones).
-function SV:effective()
-  local o = json.object()
-  for _, name in ipairs(self.names) do
-    local ok, v = self:query("SELECT @@GLOBAL." .. name)
-    o[name] = ok and v or json.null
-  end
-  return o
-end
-
--- Put every variable back; returns a list of problems (never raises).
-function SV:restore(say)
-  local problems = {}
-  self.restoring = true
-  for _, name in ipairs(self.names) do
-    local orig = self.original[name]
-    if orig == nil then
-      problems[#problems + 1] = string.format("%s: the original value could not be read; not restored", name)
-    elseif tostring(self.current[name]) ~= tostring(orig) then
-      local ok, e = pcall(self.set, self, name, orig, say)
-      if not ok then
-        problems[#problems + 1] = string.format("%s: could not restore %s: %s", name, tostring(orig),
-          util.is_usage_error(e) and e.lbench_message or tostring(e))
-      end
-    end
-  end
-  if self.con then pcall(self.con.disconnect, self.con) end
-  return problems
-end
-
 -- ---- the sweep ----------------------------------------------------------------
 
 local function copy(t)
@@ -376,7 +204,7 @@ local function summary_table(doc, dims, sums, csv)
   for i, s in ipairs(sums) do
     local row = {}
     for j in ipairs(dims) do row[#row + 1] = tostring(doc.points_coords[i][j].value) end
-    if any_loaded then row[#row + 1] = sweep_data.loaded_text(s.loaded) end
+    if any_loaded then row[#row + 1] = datasize.text(s.loaded) end
     row[#row + 1] = fmt.num(s.events_per_sec)
     if any_sql then row[#row + 1] = fmt.num(s.qps) end
     if any_io then
@@ -441,7 +269,7 @@ local function new_sweep(rt, argv)
   local given = options.parse_argv(rest)
   if self.result_file == nil and given["result-file"] then self.result_file = given["result-file"] end
   given["result-file"] = nil
-  self.base = runtime.merged_raw(given)
+  self.base = session.merged_raw(given)
   self.base["result-file"] = nil
   self.user_verbosity = self.base.verbosity ~= nil
 
@@ -479,9 +307,9 @@ function Sweep:load()
   local scen_argv = { self.scenario_arg }
   for _, a in ipairs(self.rest) do scen_argv[#scen_argv + 1] = a end
   self.scen_argv = scen_argv
-  local ctx1, lb1, specs = runtime.setup(self.rt, self.path, self:raw_for(self.points[1]), "run", scen_argv)
+  local ctx1, lb1, specs = session.setup(self.rt, self.path, self:raw_for(self.points[1]), "run", scen_argv)
   if not scenario.fn("event") then util.fail("%s defines no event() function: nothing to run", ctx1.scenario_name) end
-  result.check_outputs(ctx1.opt, self.result_file)
+  publish.check_outputs(ctx1.opt, self.result_file)
   local core_specs = options.core_specs()
   for i = 2, #self.points do
     local raw = self:raw_for(self.points[i])
@@ -535,9 +363,8 @@ end
 -- document records them; one that cannot be read is not restored).
 function Sweep:start_server_vars()
   if #self.sv_names == 0 then return end
-  local sv = new_server_vars(self.lb1, self.opt1, self.sv_names, self.sv_timeout)
+  local sv = server_vars.new(self.lb1, self.opt1, self.sv_names, self.sv_timeout, self.rt)
   self.sv = sv
-  sv.rt = self.rt
   sv:start()
   for _, d in ipairs(self.dims) do
     if d.kind == "server_var" then
@@ -636,7 +463,7 @@ function Sweep:run_point(i, point)
   end
   local ctx, lb = self.ctx1, self.lb1
   -- The data steps loaded the scenario for themselves: load it again.
-  if i > 1 or self.data then ctx, lb = runtime.setup(self.rt, self.path, self:raw_for(point), "run", self.scen_argv) end
+  if i > 1 or self.data then ctx, lb = session.setup(self.rt, self.path, self:raw_for(point), "run", self.scen_argv) end
   -- lbench-mpi: the point is a run of the whole job (cluster.lua).
   local res, failed, err = job.lead_run(ctx, lb)
   if not res then

@@ -14,7 +14,9 @@
 local C = require("lbench.ffi").C
 local json = require("lbench.json")
 local util = require("lbench.util")
-local runtime = require("lbench.runtime")
+local session = require("lbench.session")
+local job = require("lbench.job")
+local datasize = require("lbench.datasize")
 
 local M = {}
 
@@ -55,7 +57,7 @@ end
 
 -- Refuse what the scenario cannot do, once it is loaded (as `lb`).
 function Data:check(lb, name)
-  local function has(cmd) return type((runtime.command_of(lb, cmd))) == "function" end
+  local function has(cmd) return type((session.command_of(lb, cmd))) == "function" end
   if self.prepare and not has("prepare") then
     util.fail("--prepare-each: %s has no prepare command, so there is no data to make before each point", name)
   end
@@ -117,15 +119,15 @@ end
 -- failed.
 function Data:command(cmd, raw)
   local sw = self.sweep
-  local ctx, lb = runtime.setup(self.rt, sw.path, raw, cmd, sw.scen_argv)
+  local ctx, lb = session.setup(self.rt, sw.path, raw, cmd, sw.scen_argv)
   -- The workers of a parallel step print to stderr too.
   if not sw.text then ctx.opt._print_to_stderr = true end
-  local fn, parallel = runtime.command_of(lb, cmd)
+  local fn, parallel = session.command_of(lb, cmd)
   local t0 = C.lb_clock_now()
   local ok, e = pcall(self.quietly, self, function()
     if parallel then
       -- lbench-mpi: on every rank (cluster.lua).
-      local done, err = require("lbench.cluster").lead_parallel(ctx)
+      local done, err = job.lead_parallel(ctx)
       if not done and err ~= "interrupted" then error(err, 0) end
     else
       fn()
@@ -177,7 +179,7 @@ function Data:steps(point, lbl)
   for _, cmd in ipairs({ "cleanup", "prepare", "precondition" }) do
     if rec[cmd .. "_s"] then took[#took + 1] = string.format("%s %.1f s", cmd, rec[cmd .. "_s"]) end
   end
-  say(string.format("  %s%s\n", rec.loaded and ("loaded: " .. M.loaded_text(rec.loaded) .. "; ") or "",
+  say(string.format("  %s%s\n", rec.loaded and ("loaded: " .. datasize.text(rec.loaded) .. "; ") or "",
     table.concat(took, ", ")))
   return rec
 end
@@ -209,8 +211,5 @@ function Data:closing()
   return string.format("The data of the last point prepared (%s%s) is left in place; remove it with 'lbench %s ... " ..
     "cleanup' and that point's options.\n", self.made_label, state, self.sweep.scenario_arg)
 end
-
--- A record's figures as a table cell (the sweep table's, the report's).
-M.loaded_text = require("lbench.datasize").text
 
 return M

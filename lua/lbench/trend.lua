@@ -18,7 +18,7 @@ local result = require("lbench.result")
 local history = require("lbench.history")
 local chart = require("lbench.chart")
 local html = require("lbench.html")
-local cmd = require("lbench.histcmd")
+local cmd = require("lbench.histargs")
 
 local M = {}
 

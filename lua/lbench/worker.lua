@@ -8,6 +8,7 @@ local scenario = require("lbench.scenario")
 local async = require("lbench.async")
 local vu = require("lbench.vu")
 local util = require("lbench.util")
+local report = require("lbench.report")
 
 local M = {}
 
@@ -318,12 +319,13 @@ function M.main(wptr, boot, rtptr)
   local cfg = assert(loadstring(boot, "=boot"))()
   local tid = C.lb_worker_tid(W)
   local ctx = { rt = ffi.cast("lb_runtime *", rtptr), W = W, tid = tid, opt = cfg.opt,
-                command = cfg.command, script = cfg.script, argv = cfg.argv, rank = cfg.rank, nranks = cfg.nranks }
+                command = cfg.command, script = cfg.script, argv = cfg.argv, rank = cfg.rank, nranks = cfg.nranks,
+                extend_api = report.add_hooks }
   vu.snapshot_preloaded()
   local ok, err = xpcall(function()
     local lb = scenario.load(cfg.script, ctx)
     -- A step of a sweep whose stdout is its document (sweep_data.lua).
-    if cfg.opt._print_to_stderr then rawset(_G, "print", require("lbench.util").stderr_print) end
+    if cfg.opt._print_to_stderr then rawset(_G, "print", util.stderr_print) end
     if cfg.mode == "run" and (cfg.opt.connections or 0) > 0 then
       return run_async(W, lb, tid, cfg)
     end

@@ -8,6 +8,7 @@ local json = require("lbench.json")
 local report = require("lbench.report")
 local result = require("lbench.result")
 local snapshot = require("lbench.snapshot")
+local hist = require("lbench.hist")
 
 local function lines(t) return table.concat(t, "\n") end
 
@@ -223,7 +224,7 @@ describe("lbench.report histogram", function()
       "        1.00 |*************                            10",
       "        1.97 |**************************************** 30",
       "        3.95 |*******                                  5" }),
-      report.histogram_text({ { 1000000, 1000447, 10 }, { 2000000, 2000895, 30 }, { 4000000, 4001791, 5 } }, 1e-6))
+      hist.histogram_text({ { 1000000, 1000447, 10 }, { 2000000, 2000895, 30 }, { 4000000, 4001791, 5 } }, 1e-6))
   end)
 
   it("gives a zero bucket the label 0 and at least one star to any count", function()
@@ -233,26 +234,26 @@ describe("lbench.report histogram", function()
       "           0 |***************************              2",
       "        1.00 |**************************************** 3",
       "        1000 |*************                            1" }),
-      report.histogram_text({ { 0, 0, 2 }, { 1, 1, 3 }, { 5, 5, 0 }, { 1000, 1000, 1 } }, 1))
+      hist.histogram_text({ { 0, 0, 2 }, { 1, 1, 3 }, { 5, 5, 0 }, { 1000, 1000, 1 } }, 1))
     -- a count of 1 beside 80: 0.5 stars rounds to 0, shown as 1
-    assert.truthy(report.histogram_text({ { 1, 1, 80 }, { 2, 2, 1 } }, 1):find("|*                                        1",
+    assert.truthy(hist.histogram_text({ { 1, 1, 80 }, { 2, 2, 1 } }, 1):find("|*                                        1",
       1, true))
   end)
 
   it("merges buckets of one bin, so the rows' counts add up to the total", function()
-    local rows = report.histogram_rows({ { 100, 100, 1 }, { 101, 101, 2 }, { 1000000, 1000447, 3 } }, 1)
+    local rows = hist.histogram_rows({ { 100, 100, 1 }, { 101, 101, 2 }, { 1000000, 1000447, 3 } }, 1)
     assert.are.same({ { "100", 3 }, { "1000000", 3 } }, rows)
     -- one decade of fine buckets: 100 bins, labels distinct
     local buckets, total = {}, 0
     for v = 1000, 1999, 7 do buckets[#buckets + 1] = { v, v, 2 }; total = total + 2 end
     local seen, sum = {}, 0
-    for _, r in ipairs(report.histogram_rows(buckets, 1)) do
+    for _, r in ipairs(hist.histogram_rows(buckets, 1)) do
       assert.is_nil(seen[r[1]])
       seen[r[1]] = true
       sum = sum + r[2]
     end
     assert.are.equal(total, sum)
-    assert.are.same({}, report.histogram_rows({}, 1))
+    assert.are.same({}, hist.histogram_rows({}, 1))
   end)
 end)
 

@@ -8,6 +8,7 @@ local C = require("lbench.ffi").C
 local json = require("lbench.json")
 local result = require("lbench.result")
 local snapshot = require("lbench.snapshot")
+local report = require("lbench.report")
 
 local CFG = ffi.new("lb_hist_config")
 C.lb_hist_config_default(CFG)
@@ -160,12 +161,12 @@ describe("lbench.result building", function()
     assert.truthy(result.to_json(r):find('"percentiles":{"95":0.002,"99.9":null,"50":0.001,"90":0.002,"99":0.002,'
       .. '"99.99":null}', 1, true))
     assert.are.same({ "interrupted", "signal" }, { r.status, r.stop_reason })
-    assert.are.equal("signal", result.stop_words(r))
+    assert.are.equal("signal", report.stop_words(r))
     assert.are.equal("thread 3 stuck past the deadline inside one event (2 s of grace), waiting for the server: "
-      .. "SELECT 1; its connections were cut", result.stop_words({ stuck_thread = 3, stuck_waiting = "SELECT 1" }))
+      .. "SELECT 1; its connections were cut", report.stop_words({ stuck_thread = 3, stuck_waiting = "SELECT 1" }))
     assert.are.equal("thread 0 stuck past the deadline inside one event (2 s of grace), in a call of the script's own "
-      .. "(no query waiting); its connections were cut", result.stop_words({ stuck_thread = 0, stuck_waiting = "" }))
-    assert.are.equal("workers stuck past the deadline were cut off", result.stop_words({}))
+      .. "(no query waiting); its connections were cut", report.stop_words({ stuck_thread = 0, stuck_waiting = "" }))
+    assert.are.equal("workers stuck past the deadline were cut off", report.stop_words({}))
     local failed = measured(function(_, _, a) a.failed, a.error = true, "boom" end)
     assert.are.same({ "error", "boom" }, { failed.status, failed.error })
   end)
