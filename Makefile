@@ -21,7 +21,7 @@ DEPS_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(shell mariadb_co
 # SQLite (the run history) is called only by the Lua half, through the FFI:
 # no C reference keeps it, so a linker under --as-needed (Debian's gcc
 # default) would drop it.  Kept by name, so the binary, liblbench.so and
-# programs built with pkg-config carry it; lua/lbench/sqlite.lua still
+# programs built with pkg-config carry it; lua/lbench/result/sqlite.lua still
 # loads libsqlite3.so.0 itself when a program was linked without it.
 DEPS_LIBS   += -Wl,--push-state,--no-as-needed -lsqlite3 -Wl,--pop-state
 # io_uring engine only where liburing is installed (else it explains at run time).
@@ -47,7 +47,7 @@ LDFLAGS  ?=
 
 LIB_SRC  := $(filter-out core/main.c core/cluster/cluster_mpi.c,$(wildcard core/*.c core/*/*.c core/*/*/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(O)/%.o) $(O)/embedded.o
-LUA_SRC  := $(wildcard lua/lbench/*.lua)
+LUA_SRC  := $(wildcard lua/lbench/*.lua lua/lbench/*/*.lua)
 # Order matters: each header's FFI section may use types of the ones before.
 FFI_HDRS := core/clock.h core/cluster/cluster.h core/hist.h core/rand.h core/rowgen.h core/handle.h core/stats.h core/db/db.h core/lbench.h core/pace.h core/run.h core/worker.h core/sbcompat/sbcompat.h core/sbcompat/sbsql.h \
             core/loop.h core/metrics.h core/runtime.h \

@@ -11,8 +11,8 @@
 
 /* Generated at build time from lua/ (see contrib/embed.lua). */
 typedef struct lb__embedded_file {
-    const char *name;      /* module name, e.g. "lbench.worker" */
-    const char *chunkname; /* "@lua/lbench/worker.lua": error messages name the source file */
+    const char *name;      /* module name, e.g. "lbench.run.worker" */
+    const char *chunkname; /* "@lua/lbench/run/worker.lua": error messages name the source file */
     const char *data;      /* the source */
     size_t len;
     const char *bc;        /* the same module as bytecode, with debug information */

@@ -69,7 +69,7 @@ void *lb__worker_main(void *arg)
         /* lbench.worker.main(worker, boot): loads the scenario, meets the
          * barrier through lb_worker_ready, runs the loop or the command. */
         const lb__luart_arg args[] = { { w, NULL }, { NULL, r->boot }, { r->host.owner, NULL } };
-        if (lb__luart_call(L, "lbench.worker", "main", args, 3, NULL, err, sizeof(err)) != 0)
+        if (lb__luart_call(L, "lbench.run.worker", "main", args, 3, NULL, err, sizeof(err)) != 0)
             lb__run_fail(r, err);
         lb__luart_close(L);
     }

@@ -118,7 +118,7 @@ local function describe(opt, m, engine, depth, mode)
 end
 
 function init()
-  require("lbench.report").io_run = true -- CSV intervals carry the I/O columns
+  require("lbench.result.render").io_run = true -- CSV intervals carry the I/O columns
   if precondition.active() then return end
   local opt = lbench.opt
   local mode = opt.file_test_mode

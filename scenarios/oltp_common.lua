@@ -405,7 +405,7 @@ lbench.hooks.loaded_size = function()
   local con = lbench.sql.driver():connect()
   local names = {}
   for t = 1, opt.tables do names[t] = "sbtest" .. t end
-  local bytes = require("lbench.datasize").sql_tables_bytes(con, pg(), names)
+  local bytes = require("lbench.db.datasize").sql_tables_bytes(con, pg(), names)
   con:disconnect()
   return { tables = opt.tables, table_size = opt.table_size, rows = opt.tables * opt.table_size, bytes = bytes }
 end

@@ -296,7 +296,7 @@ end
 
 -- Latency summary (ms) of a histogram of ns: the result module's, so
 -- slap's documents have the same latency shape as a run's.
-local result = require("lbench.result")
+local result = require("lbench.result.document")
 local function lat_summary(h)
   return result.plain(result.summary(h.h, pct_keys(), true))
 end
@@ -396,7 +396,7 @@ local function new_job()
   check_options()
   -- Outputs are checked before anything runs, so nothing measured is lost.
   lbench.check_result_path(opt.result_file)
-  if opt.csv ~= "" and opt.csv ~= "-" then require("lbench.result").check_writable(opt.csv, "--csv") end
+  if opt.csv ~= "" and opt.csv ~= "-" then require("lbench.result.document").check_writable(opt.csv, "--csv") end
   local levels = concurrency_levels()
   for _, c in ipairs(levels) do quotas(c, 1) end
   local auto = opt.auto_generate_sql

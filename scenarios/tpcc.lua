@@ -177,7 +177,7 @@ end
 lbench.hooks.loaded_size = function()
   local con = connect()
   local w = tonumber(meta_get(con, "warehouses"))
-  local bytes = require("lbench.datasize").sql_tables_bytes(con, pg(), schema.TABLES)
+  local bytes = require("lbench.db.datasize").sql_tables_bytes(con, pg(), schema.TABLES)
   con:disconnect()
   return { warehouses = w, bytes = bytes }
 end

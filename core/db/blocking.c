@@ -2,7 +2,7 @@
  * started and then waited for in lb_db_wait, a poll() loop on the
  * driver's socket.  Threads call these; an async worker's virtual users
  * start the same operations and yield to their event loop instead
- * (sql.lua).  The poll loop costs no system call over a blocking client
+ * (api/sql.lua).  The poll loop costs no system call over a blocking client
  * library: a client library's own blocking read also tries a non-blocking
  * recv and then polls (Connector/C and libpq both do). */
 #include "internal.h"

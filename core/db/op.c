@@ -7,7 +7,7 @@
  * op_done finishes it once the driver reports completion, with the
  * accounting helpers of conn.h, query.h and stmt.h.  Who waits is the
  * caller's choice:
- *  - an async worker's virtual user yields to its event loop (sql.lua);
+ *  - an async worker's virtual user yields to its event loop (api/sql.lua);
  *  - everything else calls lb_db_wait: the blocking calls (lb_db_query,
  *    ...), all in blocking.c.
  * The layer reads bottom to top: error, debug, account, sql, emulate →

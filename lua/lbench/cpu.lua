@@ -176,7 +176,7 @@ function M.sampler(server_pid)
   return obj
 end
 
--- Several ranks (ranks.lua): the job's `cpu` from every rank's own
+-- Several ranks (cluster/ranks.lua): the job's `cpu` from every rank's own
 -- (`parts`: { host, cpu } per rank, cpu as obj.result built it, or nil).
 -- The client's CPU is every rank's, summed; a server is counted once per
 -- (host, PID), however many ranks on its host measured it, with the

@@ -140,7 +140,7 @@ function Tracker:current() return self.list[self.i] and self.list[self.i].name e
 function Tracker:merge(snap) C.lb_stats_snapshot_merge_hists(self.hist, snap) end
 
 -- The document entry of phase `p` (an entry of M.of) from its figures:
--- one process's, or (ranks.lua) the job's merge of every rank's.
+-- one process's, or (cluster/ranks.lua) the job's merge of every rank's.
 function M.entry(p, f, latency)
   local o = json.object()
   o.name = p.name

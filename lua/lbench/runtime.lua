@@ -4,26 +4,26 @@ local ffi = require("ffi")
 local C = require("lbench.ffi").C
 local util = require("lbench.util")
 local options = require("lbench.options")
-local scenario = require("lbench.scenario")
-local runner = require("lbench.runner")
-local report = require("lbench.report")
-local hist = require("lbench.hist")
-local publish = require("lbench.publish")
-local cluster = require("lbench.cluster")
-local job = require("lbench.job")
-local session = require("lbench.session")
-local sbffi = require("lbench.sbffi")
+local scenario = require("lbench.api.scenario")
+local runner = require("lbench.run.runner")
+local report = require("lbench.result.render")
+local hist = require("lbench.api.hist")
+local publish = require("lbench.result.publish")
+local cluster = require("lbench.cluster.transport")
+local job = require("lbench.run.job")
+local session = require("lbench.run.session")
+local sbffi = require("lbench.api.sbffi")
 
 local M = {}
 
 -- Built-in tools dispatched by the first positional argument: name ->
 -- module with main(rt, argv) returning the exit status.
-M.tools = { compare = "lbench.compare", plot = "lbench.plot", sweep = "lbench.sweep", history = "lbench.histcmd" }
-M.tools.report = "lbench.htmlreport" -- lbench report FILE... --out=FILE.html
+M.tools = { compare = "lbench.report.compare", plot = "lbench.report.plot", sweep = "lbench.sweep.command", history = "lbench.history.command" }
+M.tools.report = "lbench.report.htmlreport" -- lbench report FILE... --out=FILE.html
 
 local function out(rt, s) C.lb_runtime_write(rt, s, #s) end
 
--- The embedding API's options and scenario (session.lua).
+-- The embedding API's options and scenario (run/session.lua).
 M.set_option = session.set_option
 M.load = session.load
 local S = session.state
@@ -66,7 +66,7 @@ local function final_text(opt, result)
   return table.concat(s)
 end
 
--- How a run's document is published (publish.lua): its encoder, its
+-- How a run's document is published (result/publish.lua): its encoder, its
 -- reports, its result file and history label.
 local function run_publishing(ctx, lb, result)
   local opt = ctx.opt

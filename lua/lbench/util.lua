@@ -21,9 +21,9 @@ function M.is_usage_error(e)
 end
 
 -- A frame of lbench's own in a traceback: its embedded modules (chunks
--- "@lua/lbench/NAME.lua" and "@lbench/cdef") and a worker's boot chunk.
+-- "@lua/lbench/[FOLDER/]NAME.lua" and "@lbench/cdef") and a worker's boot chunk.
 local function internal_frame(line)
-  return line:match("^\tlua/lbench/[%w_]+%.lua:") or line:match("^\tlbench/cdef:") or line:match("^\tboot:")
+  return line:match("^\tlua/lbench/[%w_/]+%.lua:") or line:match("^\tlbench/cdef:") or line:match("^\tboot:")
 end
 
 -- A script error's text as the script's author needs it: the message

@@ -7,7 +7,7 @@ local ffi = require("ffi")
 local C = require("lbench.ffi").C
 local json = require("lbench.json")
 local util = require("lbench.util")
-local result = require("lbench.result")
+local result = require("lbench.result.document")
 local lib = require("fileio.lib")
 local fail = lib.fail
 

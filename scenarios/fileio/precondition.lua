@@ -6,7 +6,7 @@
 -- its writes and can be verified like any other.  The verdict goes into
 -- the manifest and the result document.
 local json = require("lbench.json")
-local rounds = require("lbench.rounds")
+local rounds = require("lbench.run.rounds")
 local lib = require("fileio.lib")
 local manifest = require("fileio.manifest")
 local points = require("fileio.points")

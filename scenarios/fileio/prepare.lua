@@ -5,7 +5,7 @@
 -- manifest lists ours and is written before the first byte of data.
 local ffi = require("ffi")
 local C = require("lbench.ffi").C
-local progress = require("lbench.progress")
+local progress = require("lbench.run.progress")
 local lib = require("fileio.lib")
 local manifest = require("fileio.manifest")
 local job = require("fileio.job")
@@ -233,7 +233,7 @@ local function announce(t, opt, geo)
 end
 
 -- Write the whole set: in the workers when there are several writers
--- (runner.lua's progress bar), else here with a progress line on a
+-- (run/runner.lua's progress bar), else here with a progress line on a
 -- terminal.  Returns the bytes written.
 local function write_set(t, m, opt)
   local total = m.total_size

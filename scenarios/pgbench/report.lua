@@ -96,7 +96,7 @@ end
 -- "metric,value" rows for the CSV totals (the scripts by name, with '-'
 -- as '_' so that every row name is one identifier).
 function M.csv(t)
-  local rows = require("lbench.report").metric_rows("pgbench_")
+  local rows = require("lbench.result.render").metric_rows("pgbench_")
   local add = rows.add
   add("scaling_factor", t.scaling_factor)
   add("clients", t.clients)

@@ -158,7 +158,7 @@ end
 
 -- "metric,value" rows for the CSV totals.
 function M.csv(t)
-  local rows = require("lbench.report").metric_rows("tpcc_")
+  local rows = require("lbench.result.render").metric_rows("tpcc_")
   local add = rows.add
   add("tpmC", t.tpmC)
   add("notpm", t.notpm)

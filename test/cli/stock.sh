@@ -59,7 +59,7 @@ if grep -Eq '^ +value  -+ distribution -+ count$' "$T/histogram.out" && grep -Eq
 # A known input: 1423 buckets 0.1 % apart over 10 .. 41 ms (the HDR layout
 # with 3 digits) -> one decade and a bit, merged into at most ~100 rows.
 cat > "$T/hist_rows.lua" <<'L'
-local hist = require("lbench.hist")
+local hist = require("lbench.api.hist")
 local b, v = {}, 10
 for i = 1, 1423 do b[i] = { v, v * 1.001, i % 7 + 1 }; v = v * 1.001 end
 local rows, total, seen, prev = hist.histogram_rows(b, 1), 0, {}, -1

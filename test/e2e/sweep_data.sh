@@ -67,7 +67,7 @@ json_assert fileio_fill_recorded "$T/fill.json" '(function()
   return r.sweep.precondition_each == true end)()'
 # The sweep-fill chart: throughput against the fill level as numbers.
 json_assert fileio_fill_chart "$T/fill.json" '(function()
-  for _, ch in ipairs(require("lbench.plotdata").charts({ r }, { "fill" })) do
+  for _, ch in ipairs(require("lbench.report.plotdata").charts({ r }, { "fill" })) do
     if ch.name == "sweep-fill" then
       local p = ch.series[1].points
       return ch.xlabel == "fill (%)" and not ch.categories and #p == 3 and p[1][1] == 25 and p[2][1] == 50

@@ -1,7 +1,7 @@
 -- Specs of lbench.chart (inline SVG charts) and lbench.html (escaping,
 -- tables, the page), run under lbench's own runtime.
-local chart = require("lbench.chart")
-local html = require("lbench.html")
+local chart = require("lbench.report.chart")
+local html = require("lbench.report.html")
 
 local function count(s, pat)
   local n = 0
@@ -9,7 +9,7 @@ local function count(s, pat)
   return n
 end
 
-describe("lbench.html", function()
+describe("lbench.report.html", function()
   it("escapes text and attribute values", function()
     assert.are.equal("a &lt;b&gt; &amp; &quot;c&quot; &#39;d&#39;", html.escape([[a <b> & "c" 'd']]))
     assert.are.equal("", html.escape(nil))
@@ -41,7 +41,7 @@ describe("lbench.html", function()
   end)
 end)
 
-describe("lbench.chart", function()
+describe("lbench.report.chart", function()
   it("picks 1-2-5 tick steps and labels large values with a suffix", function()
     assert.are.equal(2, chart.nice_step(10, 6))
     assert.are.equal(50000, chart.nice_step(240000, 6))

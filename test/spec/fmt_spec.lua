@@ -2,7 +2,7 @@
 -- ratios, sizes, tables and CSV) and lbench.catalogue (the metrics a run
 -- has, which runs compare, how runs and sweep points are named).
 local fmt = require("lbench.fmt")
-local catalogue = require("lbench.catalogue")
+local catalogue = require("lbench.result.catalogue")
 local json = require("lbench.json")
 
 local function fails(f, ...)
@@ -130,7 +130,7 @@ local function titles(runs)
   return table.concat(t, "|")
 end
 
-describe("lbench.catalogue", function()
+describe("lbench.result.catalogue", function()
   it("shows an SQL run's TPS, QPS and error counts, a plain run's events/s, a fileio run's I/O", function()
     assert.are.equal("events|duration (s)|TPS|QPS|latency avg (ms)|latency p95 (ms)|latency p99 (ms)|latency max (ms)"
       .. "|errors|ignored errors|reconnects", titles({ sql_run() }))

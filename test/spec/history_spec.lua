@@ -1,8 +1,8 @@
 -- Specs of the history's pure parts (lbench.history, lbench.regress):
 -- times, key options, metric names, limits, and the SQLite store on a
 -- temporary file (bound parameters, identity, filters, ids never reused).
-local history = require("lbench.history")
-local regress = require("lbench.regress")
+local history = require("lbench.result.history")
+local regress = require("lbench.history.check")
 
 local function doc(t)
   local d = { lbench_version = "0.1.0", scenario = "oltp_point_select", command = "run", started_at = "2026-12-03T14:20:18Z",
@@ -15,7 +15,7 @@ local function doc(t)
   return d
 end
 
-describe("lbench.history", function()
+describe("lbench.result.history", function()
   it("reads ISO 8601 UTC times as Unix seconds", function()
     assert.are.equal(0, history.unix_time("1970-01-01T00:00:00Z"))
     assert.are.equal(951782400, history.unix_time("2000-02-29"))
@@ -64,7 +64,7 @@ describe("lbench.history", function()
   end)
 end)
 
-describe("lbench.regress", function()
+describe("lbench.history.check", function()
   it("reads one limit, per-metric limits, and both", function()
     local names, limits = regress.plan(nil, "tps:5%,p99:10%", doc())
     assert.are.same({ "tps", "p99" }, names)

@@ -8,12 +8,12 @@
 local ffi = require("ffi")
 local C = require("lbench.ffi").C
 local json = require("lbench.json")
-local ranks = require("lbench.ranks")
-local rankiv = require("lbench.rankiv")
-local result = require("lbench.result")
-local snapshot = require("lbench.snapshot")
+local ranks = require("lbench.cluster.ranks")
+local rankiv = require("lbench.cluster.rankiv")
+local result = require("lbench.result.document")
+local snapshot = require("lbench.result.snapshot")
 local phases = require("lbench.phases")
-local interval = require("lbench.interval")
+local interval = require("lbench.result.interval")
 
 local CFG = ffi.new("lb_hist_config")
 C.lb_hist_config_default(CFG)
@@ -63,7 +63,7 @@ local S = {
 }
 S[3].read[#S[3].read + 1] = 2 ^ 43 -- past the histogram's range: an overflow
 
--- One rank's part, framed as ranks.lua's pack frames it.  `types` lists
+-- One rank's part, framed as cluster/ranks.lua's pack frames it.  `types` lists
 -- the event types in this rank's own numbering.
 local function part(r)
   local final, base = ffi.new("lb_stats"), ffi.new("lb_stats")
@@ -295,7 +295,7 @@ describe("lbench.ranks end-of-run merge", function()
   end)
 end)
 
--- An interval part as rankiv.lua packs it, from a capture of the real
+-- An interval part as cluster/rankiv.lua packs it, from a capture of the real
 -- packing (rank 0's Agg:contribute) or framed by hand with another
 -- numbering of the event types.
 local function interval_part(key, stats_events, lists, threads, secs, warm)

@@ -5,10 +5,10 @@
 local ffi = require("ffi")
 local C = require("lbench.ffi").C
 local json = require("lbench.json")
-local report = require("lbench.report")
-local result = require("lbench.result")
-local snapshot = require("lbench.snapshot")
-local hist = require("lbench.hist")
+local report = require("lbench.result.render")
+local result = require("lbench.result.document")
+local snapshot = require("lbench.result.snapshot")
+local hist = require("lbench.api.hist")
 
 local function lines(t) return table.concat(t, "\n") end
 

@@ -6,9 +6,9 @@
 local ffi = require("ffi")
 local C = require("lbench.ffi").C
 local json = require("lbench.json")
-local result = require("lbench.result")
-local snapshot = require("lbench.snapshot")
-local report = require("lbench.report")
+local result = require("lbench.result.document")
+local snapshot = require("lbench.result.snapshot")
+local report = require("lbench.result.render")
 
 local CFG = ffi.new("lb_hist_config")
 C.lb_hist_config_default(CFG)
@@ -27,7 +27,7 @@ local function keys_of(o)
   return table.concat(ks, " ")
 end
 
--- A measured run as runner.lua hands it to result.build: 100 events over
+-- A measured run as run/runner.lua hands it to result.build: 100 events over
 -- 10 s (110 counted, 10 of them before the warm-up end), latencies of
 -- 1000 ns (90 events) and 2000 ns (10): below 2048 ns the histogram is
 -- exact, so every figure is known.  `setup(final, base, a)` adds to it.

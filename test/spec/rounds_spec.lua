@@ -1,10 +1,10 @@
 -- Specs of lbench.rounds (rounds until steady state) and lbench.progress
 -- (the single-threaded progress line), run under lbench's own runtime.
 local json = require("lbench.json")
-local rounds = require("lbench.rounds")
-local progress = require("lbench.progress")
+local rounds = require("lbench.run.rounds")
+local progress = require("lbench.run.progress")
 
-describe("lbench.rounds", function()
+describe("lbench.run.rounds", function()
   local function series_runner(values)
     return function(k) return values[k], { round = k, v = values[k] } end
   end
@@ -38,7 +38,7 @@ describe("lbench.rounds", function()
   end)
 end)
 
-describe("lbench.progress", function()
+describe("lbench.run.progress", function()
   it("formats the line with the amount, share, rate and ETA", function()
     local m = progress.meter({ total = 4 * 1048576, show = false, now = 0,
                                amount = function(n) return string.format("%d MiB", n / 1048576) end })

@@ -1,5 +1,5 @@
 /* Every tool's finished document reaches an embedder (issue 28: one way
- * out for a document, lua/lbench/publish.lua): after fileio's prepare,
+ * out for a document, lua/lbench/result/publish.lua): after fileio's prepare,
  * precondition and verify through the C API, lb_runtime_result_json holds
  * the command's document, and a command's report goes through the output
  * callback, not the process's stdout. */

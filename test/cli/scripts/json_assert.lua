@@ -9,7 +9,7 @@ function check()
   local src = assert(util.read_file(lbench.opt.file), "cannot read " .. tostring(lbench.opt.file))
   local r = json.decode(src)
   if type(r) == "table" and r.lbench_version ~= nil then
-    local ok, why = require("lbench.result").validate(r)
+    local ok, why = require("lbench.result.document").validate(r)
     if not ok then error("not a valid result document: " .. tostring(why), 0) end
   end
   local f = assert(loadstring("local r = ...; return " .. lbench.opt.expr))

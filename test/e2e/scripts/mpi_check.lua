@@ -13,7 +13,7 @@ local util = require("lbench.util")
 
 local function load(path)
   local r = json.decode(assert(util.read_file(path), "cannot read " .. tostring(path)))
-  local ok, why = require("lbench.result").validate(r)
+  local ok, why = require("lbench.result.document").validate(r)
   if not ok then error(path .. ": not a valid result document: " .. tostring(why), 0) end
   return r
 end
