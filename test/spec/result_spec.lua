@@ -160,6 +160,11 @@ describe("lbench.result building", function()
     -- serialised as null (not as an empty object)
     assert.truthy(result.to_json(r):find('"percentiles":{"95":0.002,"99.9":null,"50":0.001,"90":0.002,"99":0.002,'
       .. '"99.99":null}', 1, true))
+    -- read back from the file (no key for a null there), the counts say which overflowed
+    local back = json.decode(result.to_json(r)).latency_ms
+    assert.are.same({ true, true, false, false, false }, { result.pct_overflowed(l, "99.99"),
+      result.pct_overflowed(back, "99.9"), result.pct_overflowed(back, "99"), result.pct_overflowed(back, "50"),
+      result.pct_overflowed(back, "nope") })
     assert.are.same({ "interrupted", "signal" }, { r.status, r.stop_reason })
     assert.are.equal("signal", report.stop_words(r))
     assert.are.equal("thread 3 stuck past the deadline inside one event (2 s of grace), waiting for the server: "

@@ -124,8 +124,7 @@ local function summary_row(i, run, keys, ratio)
   row[#row + 1] = lat_cell(num(lat.avg))
   for _, k in ipairs(keys) do
     local v = result.pct(lat, k)
-    row[#row + 1] = v and lat_cell(v) or (type(lat.percentiles) == "table" and lat.percentiles[k] == json.null and
-      { text = "overflow", class = "warn" } or "-")
+    row[#row + 1] = v and lat_cell(v) or (result.pct_overflowed(lat, k) and { text = "overflow", class = "warn" } or "-")
   end
   row[#row + 1] = lat_cell(num(lat.max))
   local errs = num(totals.errors)

@@ -505,6 +505,19 @@ function M.pct(lat, key)
   return num(lat.percentiles[key])
 end
 
+-- Whether percentile `key` of summary `lat` fell among the overflowed
+-- samples (written as null).  A decoded file has no key for a null, so
+-- the counts decide there: the percentile's rank is past the samples in
+-- range.
+function M.pct_overflowed(lat, key)
+  if type(lat) ~= "table" or type(lat.percentiles) ~= "table" then return false end
+  local v = lat.percentiles[key]
+  if v == json.null then return true end
+  local n, over, p = num(lat.count), num(lat.overflow), tonumber(key)
+  if v ~= nil or not (n and over and p) or over <= 0 then return false end
+  return math.ceil(p / 100 * n) > n - over
+end
+
 -- ---- the schema --------------------------------------------------------------
 
 local STATUSES = { ok = true, interrupted = true, error = true, mismatch = true }
