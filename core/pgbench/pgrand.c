@@ -1,7 +1,10 @@
 /* pgbench 15's random numbers and integer arithmetic: see pgrand.h. */
 #include "pgbench/pgrand.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
@@ -64,7 +67,7 @@ static uint64_t below_or_equal(lb_pg_prng *st, uint64_t range)
     return v;
 }
 
-void lb_pg_client_seeds(uint64_t seed, int32_t nclients, int32_t client, lb_pg_seeds *out)
+void lb_pg_client_seeds(uint64_t seed, int32_t nclients, int32_t client, int32_t draw_default, lb_pg_seeds *out)
 {
     lb_pg_prng base;
     lb_pg_prng_seed(&base, seed);
@@ -73,7 +76,7 @@ void lb_pg_client_seeds(uint64_t seed, int32_t nclients, int32_t client, lb_pg_s
         if (i == client)
             lb_pg_prng_seed(&out->func, v);
     }
-    out->default_seed = (int64_t)step(&base);
+    out->default_seed = draw_default ? (int64_t)step(&base) : 0;
     /* Each pgbench thread takes three draws (choice, throttle, sample). */
     for (int32_t t = 0; t < client; t++) {
         step(&base);
@@ -237,3 +240,47 @@ int lb_pg_format_double(double d, char *buf, int32_t cap)
     int n = special ? snprintf(buf, (size_t)cap, "%s", special) : snprintf(buf, (size_t)cap, "%.15g", d);
     return n < cap ? n : cap - 1;
 }
+
+/* ---- text to numbers ------------------------------------------------------- */
+
+int lb_pg_parse_int(const char *s, int64_t *out)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p && isspace(*p))
+        p++;
+    int neg = *p == '-';
+    if (*p == '-' || *p == '+')
+        p++;
+    if (!isdigit(*p))
+        return 2;
+    /* Accumulated negative: -2^63 has no positive twin. */
+    int64_t v = 0;
+    for (; isdigit(*p); p++)
+        if (__builtin_mul_overflow(v, 10, &v) || __builtin_sub_overflow(v, *p - '0', &v))
+            return 1;
+    while (*p && isspace(*p))
+        p++;
+    if (*p)
+        return 2;
+    if (!neg) {
+        if (v == INT64_MIN)
+            return 1;
+        v = -v;
+    }
+    *out = v;
+    return 0;
+}
+
+int lb_pg_parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(s, &end);
+    if (errno != 0)
+        return 1;
+    return end == s || *end != '\0' ? 2 : 0;
+}
+
+double lb_pg_pow(double x, double y) { return pow(x, y); }
+double lb_pg_exp(double x) { return exp(x); }
+double lb_pg_ln(double x) { return log(x); }

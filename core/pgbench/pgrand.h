@@ -50,8 +50,10 @@ uint64_t lb_pg_prng_u64(lb_pg_prng *st);
 /* Uniform in [0, 1) with 52 random bits, as pg_prng_double. */
 double lb_pg_prng_double(lb_pg_prng *st);
 
-/* The states of client `client` of `nclients` for the run seed `seed`. */
-void lb_pg_client_seeds(uint64_t seed, int32_t nclients, int32_t client, lb_pg_seeds *out);
+/* The states of client `client` of `nclients` for the run seed `seed`.
+ * pgbench draws default_seed only when --define did not set it
+ * (draw_default 0: the later draws move up by one, default_seed is 0). */
+void lb_pg_client_seeds(uint64_t seed, int32_t nclients, int32_t client, int32_t draw_default, lb_pg_seeds *out);
 
 /* --random-seed: "time" (microseconds of the wall clock), "rand" (the
  * kernel's random source) or an unsigned integer read as pgbench reads it
@@ -85,6 +87,16 @@ double lb_pg_rint(double d);
 /* d as pgbench prints a double ("%.15g"; NaN, Infinity, -Infinity as
  * PostgreSQL spells them): the length written into buf (cap >= 32). */
 int lb_pg_format_double(double d, char *buf, int32_t cap);
+/* Text to numbers as pgbench reads variables and constants: 0 with *out
+ * set, 1 out of range, 2 not a number.  An integer: blanks around,
+ * an optional sign, decimal digits; a double: what strtod takes, whole. */
+int lb_pg_parse_int(const char *s, int64_t *out);
+int lb_pg_parse_double(const char *s, double *out);
+/* The C library's functions (LuaJIT computes some powers its own way,
+ * which may differ from pgbench's in the last bit). */
+double lb_pg_pow(double x, double y);
+double lb_pg_exp(double x);
+double lb_pg_ln(double x);
 /* FFI END */
 
 #endif

@@ -56,7 +56,7 @@ static void pgbench_values(void)
     int64_t dseed = 0;
     for (int c = 0; c < 2; c++) {
         lb_pg_seeds s;
-        lb_pg_client_seeds(42, 2, c, &s);
+        lb_pg_client_seeds(42, 2, c, 1, &s);
         dseed = s.default_seed;
         for (int tx = 0; tx < 2; tx++)
             ok &= same(draw(&s), want[c][tx]);
