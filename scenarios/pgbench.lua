@@ -150,14 +150,16 @@ end
 
 -- With --file, every script runs through the script language
 -- (pgbench/custom.lua); without, the built-ins run as prepared plans.
+-- Decided when a run starts: the main state loads this file before its
+-- options are resolved.
 local argv = lbench.cmdline.argv
-local scripted = #custom.files(argv, opt) > 0
-local builtin = opt.builtin ~= "" and opt.builtin or "tpcb-like"
-local commit = schema.pg(opt) and "END" or "COMMIT"
+local scripted, commit
 
 local function script_list()
+  scripted = #custom.files(argv, opt) > 0
+  commit = schema.pg(opt) and "END" or "COMMIT"
   if scripted then return custom.load(opt, argv, commit) end
-  return scripts.parse(builtin)
+  return scripts.parse(opt.builtin ~= "" and opt.builtin or "tpcb-like")
 end
 
 -- The scale: pgbench reads it from pgbench_branches when a built-in
