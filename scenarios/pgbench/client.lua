@@ -291,6 +291,14 @@ function M.run(st, steps, index, cmds, source)
   if type(err) == "table" and err.pgbench_error then
     abort(st, cmds[st.command], "evaluation of meta-command failed: " .. err.pgbench_error)
   end
+  -- A server's error that stops the run: say which command of which
+  -- script sent it (in place of the Lua line that did).
+  if type(err) == "table" and err.lbench_message and err.sql_errmsg and not err.lbench_fatal then
+    local cmd = cmds[st.command]
+    err.lbench_message = string.format("client %d aborted in command %d (SQL) of script %d (%s:%d); %s",
+      st.client_id, st.command - 1, st.script, st.source, cmd.line,
+      (err.lbench_message:gsub("^[^\n]-client%.lua:%d+: ", "")))
+  end
   error(err, 0)
 end
 

@@ -96,6 +96,8 @@ ALLOW_STDOUT=1 one_line no_gset_row "^lbench: client 0 aborted in command 0 \(SQ
   $B --file=$S/nogset.sql --threads=1 --events=5 run
 ALLOW_STDOUT=1 one_line undefined_var '^lbench: client 0 aborted in command 0 \(set\) of script 0 .*: undefined variable "n"$' \
   $B --file=$S/log1.sql --threads=1 --events=5 run
+ALLOW_STDOUT=1 one_line sql_error "^lbench: client 0 aborted in command 0 \(SQL\) of script 0 \($S/sqlerr.sql:2\); SQL error, state = '42703': column \"nosuchcol\" does not exist" \
+  $B --file=$S/sqlerr.sql --threads=1 --events=5 run
 
 # ---- MySQL/MariaDB: the same draws as pgbench's on PostgreSQL ------------------------------
 "${PGB[@]}" -f $S/portable.sql -t 4 --random-seed=99 >/dev/null 2>"$T/pg_portable.err"
