@@ -5,6 +5,8 @@
 --   lbench pgbench --db-driver=pgsql --builtin=tpcb-like --threads=8 --time=60 run
 --                                                           pgbench -M prepared -b tpcb-like -c 8 -j 8 -T 60
 --   lbench pgbench --db-driver=pgsql --builtin=select-only@9,simple-update@1 run
+--   lbench pgbench --db-driver=pgsql --file=my.sql@3 --builtin=select-only --define=n=10 --random-seed=42 run
+--                                                           pgbench -f my.sql@3 -b select-only -D n=10 --random-seed=42
 --   lbench pgbench --db-driver=pgsql check                  balances against history
 --   lbench pgbench --db-driver=pgsql cleanup
 --
@@ -15,10 +17,18 @@
 -- pgbench/check.lua and pgbench's report in pgbench/report.lua.  Each
 -- script is an event type, so the engine's per-type table and the result's
 -- `types` have each script's counts and latencies, as pgbench's
--- per-script report.
+-- per-script report.  Custom scripts (--file) and the script language
+-- are in pgbench/custom.lua and the modules it names.
 local schema = require("pgbench.schema")
 local scripts = require("pgbench.scripts")
+local custom = require("pgbench.custom")
 local util = require("lbench.util")
+
+-- --random-seed=time (the default) must give every client the same seed:
+-- the main state fixes it while the scenario loads, before the options
+-- are resolved into this same table (a value given on the command line
+-- then replaces it), and the workers receive the resolved options.
+if lbench.opt.random_seed == nil then lbench.opt.random_seed = custom.resolve_seed("time") end
 
 -- Was --scale given (command line or config file)?  An option's check
 -- runs only on a value that was given, never on the default; `run` needs
@@ -30,11 +40,19 @@ lbench.cmdline.options = {
     .. "check use the scale found in pgbench_branches)", 1, min = 1, max = 1000000,
     check = function(v) scale_given = true; return v end },
   builtin = { "Built-in scripts and weights, name[@weight],...: tpcb-like, simple-update, select-only "
-    .. "(a unique prefix is enough)", "tpcb-like",
+    .. "(a unique prefix is enough; default tpcb-like when no --file is given)", "",
     check = function(v)
       local ok, why = scripts.parse(v)
       if not ok then return nil, why end
       return v
+    end },
+  file = { "A pgbench script file and its weight, FILE[@weight]; repeat the option for several (pgbench -f)", "" },
+  define = { "A variable of the scripts, NAME=VALUE; repeat the option for several (pgbench -D)", "" },
+  random_seed = { "Seed of the scripts' random numbers, as pgbench's --random-seed: an unsigned integer, time "
+    .. "or rand", "time", check = function(v)
+      local s, why = custom.resolve_seed(v)
+      if not s then return nil, why end
+      return s
     end },
   vacuum = { "Before a run, VACUUM pgbench_branches and pgbench_tellers as pgbench does without -n (PostgreSQL)",
     true },
@@ -124,23 +142,56 @@ local con, runner, pending
 local list, TYPES = nil, {}
 local values = {}
 
--- The event types of the parsed --builtin, in its order (the report lists
--- them so); every state registers the same names and gets the same ids.
+-- The event types of the scripts, in their order (the report lists them
+-- so); every state registers the same names and gets the same ids.
 local function register(l)
   for i, e in ipairs(l) do TYPES[i] = lbench.stat.type(e.builtin.name) end
 end
 
--- The notice pgbench prints when -s is given to a run (it always uses the
--- loaded scale), and pgbench's vacuum before the run.
+-- With --file, every script runs through the script language
+-- (pgbench/custom.lua); without, the built-ins run as prepared plans.
+-- Decided when a run starts: the main state loads this file before its
+-- options are resolved.
+local argv = lbench.cmdline.argv
+local scripted, commit
+
+local function script_list()
+  scripted = #custom.files(argv, opt) > 0
+  commit = schema.pg(opt) and "END" or "COMMIT"
+  if scripted then return custom.load(opt, argv, commit) end
+  return scripts.parse(opt.builtin ~= "" and opt.builtin or "tpcb-like")
+end
+
+-- The scale: pgbench reads it from pgbench_branches when a built-in
+-- script runs, and otherwise takes --scale (default 1) as it is.
+local function run_scale(c)
+  if scripted and opt.builtin == "" then return opt.scale end
+  return schema.loaded_scale(c, opt)
+end
+
+-- pgbench's vacuum before the run, of the tables that are there (custom
+-- scripts need none of pgbench's tables).
+local function vacuum(c)
+  if scripted and schema.pg(opt) and c:query_row("select to_regclass('pgbench_branches') is not null "
+      .. "and to_regclass('pgbench_tellers') is not null") ~= "t" then
+    return false
+  end
+  return schema.vacuum_before_run(c, opt)
+end
+
+-- The scripts are parsed (a bad one refused in one line) before anything
+-- connects; then the notice pgbench prints when -s is given to a run (it
+-- always uses the loaded scale), and pgbench's vacuum before the run.
 function init()
-  local l, total = scripts.parse(opt.builtin)
+  local l, total = script_list()
   register(l)
+  if scripted then custom.defines(argv, opt) end
   local c = connect()
-  local scale = schema.loaded_scale(c, opt)
+  local scale = run_scale(c)
   if scale_given and scale ~= opt.scale then
     io.stderr:write(string.format("note: scale option ignored, using count from pgbench_branches table (%d)\n", scale))
   end
-  if opt.vacuum and schema.vacuum_before_run(c, opt) and opt.output == "text" then
+  if opt.vacuum and vacuum(c) and opt.output == "text" then
     print("starting vacuum...end.")
   end
   c:disconnect()
@@ -151,20 +202,27 @@ function init()
 end
 
 function thread_init()
-  list = scripts.parse(opt.builtin)
+  local total
+  list, total = script_list()
   register(list)
   local t0 = lbench.clock.now()
   con = connect()
   lbench.progress.add(math.floor((lbench.clock.now() - t0) * 1e6 + 0.5))
   -- Each connection reads the scale itself: the main state's init() runs
   -- after the workers' options are fixed, so it cannot hand it over.
-  local scale = schema.loaded_scale(con, opt)
-  runner = scripts.runner(con, list, scale, {
-    big = schema.big(scale), commit = schema.pg(opt) and "END" or "COMMIT" })
+  local scale = run_scale(con)
+  if scripted then
+    local n = (opt.connections or 0) > 0 and opt.connections or opt.threads
+    runner = custom.client(con, { list = list, total = total, seed = opt.random_seed, nclients = n,
+      id = lbench.vu or lbench.tid, scale = scale, defines = custom.defines(argv, opt),
+      simple = opt.db_ps_mode == "disable" })
+    return
+  end
+  runner = scripts.runner(con, list, scale, { big = schema.big(scale), commit = commit })
 end
 
 function thread_done()
-  if runner then runner.close() end
+  if runner and runner.close then runner.close() end
   if con then con:disconnect() end
 end
 
@@ -173,12 +231,13 @@ end
 -- with the same values, as pgbench's retries do (lbench's SQL layer rolls
 -- the failed transaction back before the retry, on every server).
 function event()
-  if not pending then
+  local retry = pending ~= nil
+  if not retry then
     pending = runner.pick()
-    runner.draw(values)
+    if not scripted then runner.draw(values) end
   end
   lbench.stat.event(TYPES[pending])
-  runner.exec(pending, values)
+  if scripted then runner.exec(pending, retry) else runner.exec(pending, values) end
   pending = nil
 end
 

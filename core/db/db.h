@@ -301,6 +301,10 @@ int lb_db_next_result(lb_db_conn *c);
 /* Number of rows / columns of a result (0 for NULL). */
 int64_t lb_db_result_nrows(lb_db_result *r);
 int lb_db_result_nfields(lb_db_result *r);
+/* The name the server gives column i (0-based) of a result, valid as long
+ * as the result; NULL past the last column or when the driver cannot
+ * tell (pgbench's \gset names its variables after them). */
+const char *lb_db_result_field_name(lb_db_result *r, int i);
 
 /* Fetch the next row: 1 with *values / *lengths pointing at arrays of
  * nfields entries owned by the result (valid until the next fetch or free;
@@ -555,6 +559,11 @@ struct lb_db_driver_ops {
     int  (*load_end_start)(void *dc, lb__db_async *out, lb_db_error *err);
     int  (*load_rows_start)(void *dc, const char *sql, size_t len, const lb_rowsrc *src, lb__db_async *out,
                             lb_db_error *err);
+
+    /* Column names, optional: of a query's result (h as for fetch) and of
+     * an executed statement's (h as for stmt_fetch); NULL when unknown. */
+    const char *(*field_name)(void *h, int i);
+    const char *(*stmt_field_name)(void *h, int i);
 };
 
 /* Fill an error record (message truncated to fit; sqlstate NULL = "HY000"). */

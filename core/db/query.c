@@ -42,6 +42,17 @@ int lb_db_result_nfields(lb_db_result *r)
     return r && r->h ? r->nfields : 0;
 }
 
+const char *lb_db_result_field_name(lb_db_result *r, int i)
+{
+    if (!r || !r->h || i < 0 || i >= r->nfields)
+        return NULL;
+    /* The fetch function tells whose handle this is: a query's or an
+     * executed statement's (the same function for drivers that share one). */
+    const lb_db_driver_ops *ops = r->c->ops;
+    const char *(*name)(void *, int) = r->fetch == ops->fetch ? ops->field_name : ops->stmt_field_name;
+    return name ? name(r->h, i) : NULL;
+}
+
 int lb_db_result_fetch(lb_db_result *r, const char *const **values, const unsigned long **lengths)
 {
     if (!r || !r->h)

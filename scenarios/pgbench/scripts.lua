@@ -28,6 +28,36 @@ local SQL = {
     "tid", "bid", "aid", "delta" },
 }
 
+-- The \set lines pgbench's built-in scripts start with, by variable.
+local SETS = {
+  aid = "\\set aid random(1, 100000 * :scale)",
+  bid = "\\set bid random(1, 1 * :scale)",
+  tid = "\\set tid random(1, 10 * :scale)",
+  delta = "\\set delta random(-5000, 5000)",
+}
+
+-- Built-in script `b` as pgbench script text (pgbench -b NAME --show-script),
+-- for runs that mix it with --file scripts: the same statements, drawn by
+-- pgbench's random functions.  `commit` ends a transaction (END or COMMIT).
+function M.text(b, commit)
+  local lines, used = {}, {}
+  for _, key in ipairs(b.steps) do
+    for k = 2, SQL[key] and #SQL[key] or 0 do used[SQL[key][k]] = true end
+  end
+  for _, v in ipairs({ "aid", "bid", "tid", "delta" }) do
+    if used[v] then lines[#lines + 1] = SETS[v] end
+  end
+  for _, key in ipairs(b.steps) do
+    if key == "begin" then lines[#lines + 1] = "BEGIN;"
+    elseif key == "end" then lines[#lines + 1] = commit .. ";"
+    else
+      local k = 1
+      lines[#lines + 1] = SQL[key][1]:gsub("%?", function() k = k + 1; return ":" .. SQL[key][k] end) .. ";"
+    end
+  end
+  return table.concat(lines, "\n") .. "\n"
+end
+
 local function names()
   local t = {}
   for _, b in ipairs(M.BUILTIN) do t[#t + 1] = b.name end

@@ -167,6 +167,12 @@ void lb__db_my_result_out(MYSQL_RES *r, lb__db_rs *out)
     out->nfields = r ? (int)mysql_num_fields(r) : 0;
 }
 
+const char *lb__db_my_field_name(void *h, int i)
+{
+    MYSQL_FIELD *f = mysql_fetch_field_direct((MYSQL_RES *)h, (unsigned int)i);
+    return f ? f->name : NULL;
+}
+
 int lb__db_my_fetch(void *h, const char *const **values, const unsigned long **lengths, lb_db_error *err)
 {
     (void)err;
@@ -223,6 +229,8 @@ const lb_db_driver_ops lb__db_mysql_ops = {
     .stmt_bind = lb__db_my_stmt_bind,
     .stmt_fetch = lb__db_my_stmt_fetch,
     .stmt_free_result = lb__db_my_stmt_free_result,
+    .field_name = lb__db_my_field_name,
+    .stmt_field_name = lb__db_my_stmt_field_name,
     .stmt_close = lb__db_my_stmt_close,
     .connect_start = lb__db_my_connect_start,
     .query_start = lb__db_my_query_start,

@@ -93,6 +93,7 @@ void lb__db_my_disconnect(void *dc);
 void lb__db_my_abort(void *dc);
 const char *lb__db_my_server_version(void *dc);
 int  lb__db_my_fetch(void *h, const char *const **values, const unsigned long **lengths, lb_db_error *err);
+const char *lb__db_my_field_name(void *h, int i);
 void lb__db_my_free_result(void *h);
 uint64_t lb__db_my_affected_rows(void *dc, void *ds);
 uint64_t lb__db_my_insert_id(void *dc, void *ds);
@@ -145,6 +146,7 @@ int lb__db_my_stmt_executed(my_stmt *ms, lb__db_rs *out, lb_db_error *err);
 /* The ops of lb__db_mysql_ops that live in mysql_stmt.c. */
 int  lb__db_my_stmt_bind(void *ds, lb_db_bind *params, int n, lb_db_error *err);
 int  lb__db_my_stmt_fetch(void *h, const char *const **values, const unsigned long **lengths, lb_db_error *err);
+const char *lb__db_my_stmt_field_name(void *h, int i);
 void lb__db_my_stmt_free_result(void *h);
 void lb__db_my_stmt_close(void *ds);
 

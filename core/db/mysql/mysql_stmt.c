@@ -238,6 +238,12 @@ int lb__db_my_exec_shape(my_stmt *ms, lb__db_rs *out, lb_db_error *err)
     return 1;
 }
 
+const char *lb__db_my_stmt_field_name(void *h, int i)
+{
+    MYSQL_STMT *st = ((my_stmt *)h)->st;
+    return st->fields && (unsigned int)i < st->field_count ? st->fields[i].name : NULL;
+}
+
 int lb__db_my_stmt_fetch(void *h, const char *const **values, const unsigned long **lengths, lb_db_error *err)
 {
     my_stmt *ms = h;

@@ -236,6 +236,11 @@ static int pg_fetch(void *h, const char *const **values, const unsigned long **l
     return 1;
 }
 
+static const char *pg_field_name(void *h, int i)
+{
+    return PQfname(((pg_result *)h)->r, i);
+}
+
 static void pg_free_result(void *h)
 {
     pg_result *pr = h;
@@ -406,6 +411,8 @@ const lb_db_driver_ops lb__db_pgsql_ops = {
     .stmt_execute_start = lb__db_pg_stmt_execute_start,
     .stmt_fetch = pg_fetch,
     .stmt_free_result = pg_free_result,
+    .field_name = pg_field_name,
+    .stmt_field_name = pg_field_name,
     .stmt_close = pg_stmt_close,
     .load_start = lb__db_pg_load_start,
     .load_data_start = lb__db_pg_load_data_start,

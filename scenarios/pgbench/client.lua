@@ -1,0 +1,305 @@
+-- One pgbench client running parsed scripts (pgbench/script.lua) on one
+-- connection: each script is compiled once per client into an array of
+-- steps (closures over the client's variables, random state and
+-- connection), and a transaction runs the steps of one script.
+--
+-- SQL: in prepared mode each statement is prepared on first use, its
+-- :variables sent as parameters in their text form (as pgbench sends
+-- them: a variable that is not set is sent as NULL); in simple mode
+-- (--db-ps-mode=disable) the variables' text replaces them in the SQL
+-- (one that is not set stays as it is).  A compound statement ('\;') is
+-- always sent as text, as only the simple protocol takes several
+-- statements at once.  \gset keeps the one row of the last result in
+-- variables named after its columns (a NULL as an empty string), \aset
+-- the last row of every result that has rows.
+--
+-- A run-time error (an expression that fails, a \gset that gets no row
+-- or several, a \sleep or \shell that fails) aborts the client: raised
+-- as one line saying which client, command and script, where in the
+-- file, and what failed.
+local ffi = require("ffi")
+local C = require("lbench.ffi").C
+local eval = require("pgbench.eval")
+local script = require("pgbench.script")
+
+local M = {}
+
+local text_of, truth = eval.text, eval.truth
+
+-- "client C aborted in command N (WHAT) of script S (FILE:LINE); why",
+-- N counted from 0 as pgbench counts it there.
+local function abort(st, cmd, why)
+  local what = cmd.kind == "sql" and "SQL" or cmd.kind
+  error({ lbench_message = string.format("client %d aborted in command %d (%s) of script %d (%s:%d); %s",
+    st.client_id, st.command - 1, what, st.script, st.source, cmd.line, why) }, 0)
+end
+
+-- ---- results into variables -------------------------------------------------
+
+-- A result read: its row count, column names and last row (the
+-- connection keeps one result at a time, so it is read before the next).
+local function read_result(rs)
+  if type(rs) ~= "table" then return { nrows = 0 } end
+  local names, r = {}, rs.r
+  for i = 1, rs.nfields do
+    local name = C.lb_db_result_field_name(r, i - 1)
+    names[i] = name ~= nil and ffi.string(name) or ("?column" .. i .. "?")
+  end
+  local row, n = nil, 0
+  while true do
+    local got = rs:fetch_row()
+    if not got then break end
+    row, n = got, n + 1
+  end
+  return { nrows = n, names = names, row = row }
+end
+
+-- The last row of a result into variables (a NULL as an empty string).
+local function store(st, res, prefix)
+  for i, name in ipairs(res.names) do st.vars[prefix .. name] = res.row[i] or "" end
+end
+
+-- Read the results of a statement into variables: `first` is the first
+-- result (an RS, or nil for none), more() the next one (an RS, true for
+-- a statement without rows, nil when there are no more).
+local function collect(st, cmd, first, more)
+  local gset, aset = cmd.gset, cmd.aset
+  local res, q = read_result(first), 0
+  while true do
+    if aset and res.nrows > 0 then store(st, res, aset) end
+    local nxt = more and more() or nil
+    if nxt == nil then break end
+    res, q = read_result(nxt), q + 1
+  end
+  if gset then
+    if res.nrows ~= 1 then
+      abort(st, cmd, string.format("\\gset: query %d: expected one row, got %d", q, res.nrows))
+    end
+    store(st, res, gset)
+  end
+end
+
+-- ---- SQL ----------------------------------------------------------------------
+
+local VARCHAR = 12
+
+-- A step sending `cmd` with its variables as parameters of a statement
+-- prepared on this connection at its first run.
+local function prepared_sql(st, cmd)
+  local names, text = script.variables(cmd.sql, function() return "?" end)
+  text = text:gsub(";%s*$", "")
+  local n, stmt, params, cap = #names, nil, nil, 64
+  local vars = st.vars
+  local function bind(need)
+    while cap < need do cap = cap * 4 end
+    params = {}
+    for k = 1, n do params[k] = stmt:bind_create(VARCHAR, cap) end
+    if n > 0 then stmt:bind_param(unpack(params)) end
+  end
+  local wants_rows = cmd.gset or cmd.aset
+  return function()
+    if not stmt then
+      stmt = st.con:prepare(text)
+      bind(cap)
+    end
+    for k = 1, n do
+      local v = vars[names[k]]
+      if v == nil then
+        params[k]:set(nil)
+      else
+        local s = text_of(v)
+        if #s > cap then
+          bind(#s)
+          return nil, "again"
+        end
+        params[k]:set(s)
+      end
+    end
+    local rs = stmt:execute()
+    if wants_rows then collect(st, cmd, rs, nil) end
+  end
+end
+
+-- A step sending `cmd` as text, its variables replaced by their values.
+local function text_sql(st, cmd)
+  local names, template = script.variables(cmd.sql, function(_, name) return "\0" .. name .. "\0" end)
+  local vars = st.vars
+  local has_vars = #names > 0
+  local wants_rows = cmd.gset or cmd.aset
+  local function subst(name)
+    local v = vars[name]
+    if v == nil then return ":" .. name end
+    return text_of(v)
+  end
+  return function()
+    local sql = has_vars and template:gsub("%z([^%z]*)%z", subst) or cmd.sql
+    local con = st.con
+    local rs = con:query(sql)
+    if wants_rows then
+      collect(st, cmd, rs, function() return con:next_result() end)
+    elseif cmd.compound then
+      while con:next_result() do end
+    end
+  end
+end
+
+-- ---- meta-commands ------------------------------------------------------------
+
+-- atoi: the leading integer of s, 0 without one.
+local function atoi(s) return tonumber(s:match("^%s*([+-]?%d+)")) or 0 end
+
+local USEC = { us = 1, ms = 1000, s = 1000000 }
+
+local function sleep_step(st, cmd)
+  local arg, mult, var = cmd.arg, USEC[cmd.unit], cmd.arg:sub(1, 1) == ":" and cmd.arg:sub(2)
+  local fixed = not var and atoi(arg) * mult
+  return function()
+    local usec = fixed
+    if not usec then
+      local v = st.vars[var]
+      if v == nil then abort(st, cmd, string.format("sleep: undefined variable \"%s\"", var)) end
+      local s = text_of(v)
+      usec = atoi(s)
+      if usec == 0 and not s:match("^%d") then
+        abort(st, cmd, string.format("sleep: invalid sleep time \"%s\" for variable \"%s\"", s, var))
+      end
+      usec = usec * mult
+    end
+    if usec > 0 then lbench.sleep(usec / 1000) end
+  end
+end
+
+-- The shell command line of `argv`: ':name' is the variable's text,
+-- '::x' is ':x'.
+local function shell_line(st, cmd, argv)
+  local out = {}
+  for i, a in ipairs(argv) do
+    if a:sub(1, 2) == "::" then out[i] = a:sub(2)
+    elseif a:sub(1, 1) == ":" then
+      local v = st.vars[a:sub(2)]
+      if v == nil then abort(st, cmd, string.format("%s: undefined variable \"%s\"", cmd.kind, a)) end
+      out[i] = text_of(v)
+    else out[i] = a end
+  end
+  return table.concat(out, " ")
+end
+
+local function shell_step(st, cmd)
+  return function()
+    local line = shell_line(st, cmd, cmd.argv)
+    local rc = os.execute(line)
+    if rc ~= 0 and rc ~= true then abort(st, cmd, "shell: could not launch shell command") end
+  end
+end
+
+local function setshell_step(st, cmd)
+  return function()
+    local line = shell_line(st, cmd, cmd.argv)
+    local f = io.popen(line, "r")
+    local res = f and f:read("*l")
+    if f then f:close() end
+    if not res then abort(st, cmd, "setshell: could not read result of shell command") end
+    local num, rest = res:match("^%s*([+-]?%d*)(.*)$")
+    if res == "" or not rest:match("^%s*$") then
+      abort(st, cmd, string.format("setshell: shell command must return an integer (not \"%s\")", res))
+    end
+    st.vars[cmd.name] = ffi.new("int64_t", tonumber(num) or 0)
+  end
+end
+
+-- ---- compiling a script ----------------------------------------------------------
+
+-- The index of the branch after command i (an \elif, \else or \endif of
+-- the same \if), and of its \endif.
+local function branches(cmds)
+  local nxt, endif, stack = {}, {}, {}
+  for i, c in ipairs(cmds) do
+    if c.kind == "if" then
+      stack[#stack + 1] = { i }
+    elseif c.kind == "elif" or c.kind == "else" then
+      local heads = stack[#stack]
+      nxt[heads[#heads]] = i
+      heads[#heads + 1] = i
+    elseif c.kind == "endif" then
+      local heads = stack[#stack]
+      stack[#stack] = nil
+      nxt[heads[#heads]] = i
+      for _, h in ipairs(heads) do endif[h] = i end
+    end
+  end
+  return nxt, endif
+end
+
+-- The steps of `cmds` for client state `st`: steps[i]() returns the index
+-- of the next step, or nil for i + 1.
+function M.compile(cmds, st, simple)
+  local steps, tests = {}, {}
+  local nxt, endif = branches(cmds)
+  for i, cmd in ipairs(cmds) do
+    local k = cmd.kind
+    if k == "sql" then
+      steps[i] = (simple or cmd.compound) and text_sql(st, cmd) or prepared_sql(st, cmd)
+    elseif k == "set" then
+      local f, name = eval.compile(cmd.expr), cmd.name
+      local vars = st.vars
+      steps[i] = function() vars[name] = f(st) end
+    elseif k == "if" or k == "elif" then
+      local f, after, done = eval.compile(cmd.expr), nxt[i], endif[i]
+      -- Taken when reached by a false condition before it: test it.
+      tests[i] = function()
+        st.command = i
+        if truth(f(st)) then return i + 1 end
+        local a = cmds[after]
+        if a.kind == "elif" then return tests[after]() end
+        return after + 1
+      end
+      -- An \elif reached by running the branch before it ends the \if.
+      steps[i] = k == "if" and tests[i] or function() return done + 1 end
+    elseif k == "else" then
+      local done = endif[i]
+      steps[i] = function() return done + 1 end
+    elseif k == "endif" then
+      steps[i] = function() end
+    elseif k == "sleep" then
+      steps[i] = sleep_step(st, cmd)
+    elseif k == "shell" then
+      steps[i] = shell_step(st, cmd)
+    elseif k == "setshell" then
+      steps[i] = setshell_step(st, cmd)
+    end
+  end
+  return steps
+end
+
+local function run_steps(st, steps)
+  local i, n = 1, #steps
+  while i <= n do
+    st.command = i
+    local to, again = steps[i]()
+    if again then to = i end
+    i = to or i + 1
+  end
+end
+
+-- Run one transaction of the compiled script `steps` (script number
+-- `index`, 0-based, of the commands `cmds` from `source`).  An
+-- expression's error aborts the client, naming the command that failed.
+function M.run(st, steps, index, cmds, source)
+  st.script, st.source = index, source
+  local ok, err = pcall(run_steps, st, steps)
+  if ok then return end
+  if type(err) == "table" and err.pgbench_error then
+    abort(st, cmds[st.command], "evaluation of meta-command failed: " .. err.pgbench_error)
+  end
+  -- A server's error that stops the run: say which command of which
+  -- script sent it (in place of the Lua line that did).
+  if type(err) == "table" and err.lbench_message and err.sql_errmsg and not err.lbench_fatal then
+    local cmd = cmds[st.command]
+    err.lbench_message = string.format("client %d aborted in command %d (SQL) of script %d (%s:%d); %s",
+      st.client_id, st.command - 1, st.script, st.source, cmd.line,
+      (err.lbench_message:gsub("^[^\n]-client%.lua:%d+: ", "")))
+  end
+  error(err, 0)
+end
+
+return M

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# pgbench's custom scripts (--file, --define, --random-seed) against
+# pgbench 15 itself, on the same private PostgreSQL: the same scripts with
+# the same seed must print the same debug() values (every function and
+# operator, \gset, \aset, \if, in prepared and simple mode) and write the
+# same rows from several clients with weighted scripts (threads and
+# virtual users); bad scripts refused in one line before anything runs;
+# run-time errors naming the client, command, file and line; and, on a
+# private MariaDB, a portable script drawing the values pgbench draws.
+# Ports: those of test/e2e/pgbench.sh (5444, 3321), under its lock; set
+# LB_PG_SANDBOX_PORT / LB_SANDBOX_PORT / LB_SANDBOX_DIR for other ones.
+# shellcheck disable=SC2015  # `cond && pass || fail`: pass and fail always succeed
+cd "$(dirname "$0")/../.." || exit 1
+. test/lib.sh
+pg_env_clean
+suite_lock pgscript_lock /tmp/lbench-test-pgbench.lock 500 "run of the pgbench suites"
+
+export LB_PG_SANDBOX_PORT=${LB_PG_SANDBOX_PORT:-5444}
+export LB_SANDBOX_DIR=${LB_SANDBOX_DIR:-/tmp/lbench-test-pgscript-mysql} LB_SANDBOX_PORT=${LB_SANDBOX_PORT:-3321}
+PGBENCH=$(command -v pgbench || echo /usr/lib/postgresql/15/bin/pgbench)
+S=test/e2e/scripts/pgscript
+pg_sandbox_start pgscript
+if ! "$PGBENCH" --version 2>/dev/null | grep -q 'PostgreSQL) 15'; then
+  fail pgscript_pgbench15 "pgbench 15 not found (contrib/install-deps.sh test installs postgresql-15)"; exit 1
+fi
+B="$LB pgbench $P"
+PGB=(env PGPASSWORD=sbtest PGDATABASE=sbtest "$PGBENCH" -h 127.0.0.1 -p "$LB_PG_PORT" -U sbtest -n)
+q() { "${PSQL[@]}" -c "$1" 2>&1; }
+
+# same NAME FILE_A FILE_B: the two outputs' debug lines are equal, and there are some.
+same() {
+  local n
+  n=$(grep -c '^debug' "$2")
+  if [ "$n" -gt 0 ] && diff <(grep '^debug' "$2") <(grep '^debug' "$3") >"$T/$1.diff"; then pass "$1"
+  else fail "$1" "$n pgbench lines; first differences: $(head -4 "$T/$1.diff" 2>/dev/null)"; fi
+}
+
+# ---- every function and operator, value by value ----------------------------------
+D=(n=5 t=yes f=of "s= 12" x=2.5e1)
+for mode in prepared simple; do
+  ps=auto; [ $mode = simple ] && ps=disable
+  "${PGB[@]}" -f $S/values.sql -t 3 --random-seed=12345 -M $mode "${D[@]/#/-D}" >/dev/null 2>"$T/pg_values_$mode.err"
+  run "values_$mode" $B --file=$S/values.sql --threads=1 --events=3 --random-seed=12345 --db-ps-mode=$ps \
+    "${D[@]/#/--define=}" run
+  [ "$rc" -eq 0 ] && pass "values_${mode}_run" || fail "values_${mode}_run" "exit $rc: $(grep -v '^debug' "$T/values_$mode.err" | head -3)"
+  same "values_$mode" "$T/pg_values_$mode.err" "$T/values_$mode.err"
+done
+# The same seed again gives the same values; another seed others.
+run values_again $B --file=$S/values.sql --threads=1 --events=3 --random-seed=12345 "${D[@]/#/--define=}" run
+same values_seed_repeats "$T/values_prepared.err" "$T/values_again.err"
+run values_other $B --file=$S/values.sql --threads=1 --events=3 --random-seed=12346 "${D[@]/#/--define=}" run
+! diff -q <(grep '^debug' "$T/values_prepared.err") <(grep '^debug' "$T/values_other.err") >/dev/null \
+  && pass values_other_seed || fail values_other_seed "seed 12346 drew what 12345 drew"
+
+# ---- several clients, weighted scripts: the rows they write -------------------------
+q "DROP TABLE IF EXISTS pgscript_log; CREATE TABLE pgscript_log (tool int, client int, n int, script int, a bigint, g bigint)" >/dev/null
+"${PGB[@]}" -f $S/log1.sql@3 -f $S/log2.sql@2 -c 3 -j 3 -t 12 --random-seed=777 -D n=0 -D tool=0 >/dev/null 2>"$T/pg_log.err"
+rows() { q "SELECT count(*) FROM pgscript_log WHERE tool = $1"; }
+[ "$(rows 0)" = 36 ] && pass pg_log_rows || fail pg_log_rows "pgbench wrote $(rows 0) rows: $(tail -2 "$T/pg_log.err")"
+# lbench's rows (fewer per client) must each be pgbench's row of the same client and number.
+differ() { q "SELECT count(*) FROM (SELECT client, n, script, a, g FROM pgscript_log WHERE tool = $1
+  EXCEPT SELECT client, n, script, a, g FROM pgscript_log WHERE tool = 0) d"; }
+run log_threads $B --file=$S/log1.sql@3 --file=$S/log2.sql@2 --threads=3 --events=24 --random-seed=777 \
+  --define=n=0 --define=tool=1 --result-file="$T/log.json" run
+[ "$rc" -eq 0 ] && [ "$(rows 1)" = 24 ] && [ "$(differ 1)" = 0 ] && pass log_threads_rows \
+  || fail log_threads_rows "exit $rc, $(rows 1) rows, $(differ 1) unlike pgbench's: $(head -3 "$T/log_threads.err")"
+json_assert log_threads_types "$T/log.json" 'r.types["'$S'/log1.sql"].events + r.types["'$S'/log2.sql"].events == 24 and r.pgbench.transaction_type == "multiple scripts" and r.pgbench.scripts[1].weight == 3'
+run log_vus $B --file=$S/log1.sql@3 --file=$S/log2.sql@2 --threads=1 --connections=3 --events=24 --random-seed=777 \
+  --define=n=0 --define=tool=2 run
+[ "$rc" -eq 0 ] && [ "$(rows 2)" = 24 ] && [ "$(differ 2)" = 0 ] && pass log_vus_rows \
+  || fail log_vus_rows "exit $rc, $(rows 2) rows, $(differ 2) unlike pgbench's: $(head -3 "$T/log_vus.err")"
+# Mixed with a built-in script: a tpcb-like transaction is one of the draws.
+"${PGB[@]}" -i -s 1 -q >/dev/null 2>&1
+run log_builtin $B --builtin=select-only@1 --file=$S/log1.sql@3 --threads=2 --events=40 --random-seed=5 \
+  --define=n=0 --define=tool=3 --result-file="$T/log_b.json" run
+json_assert log_builtin_mixed "$T/log_b.json" 'r.status == "ok" and r.types["select-only"].events + r.types["'$S'/log1.sql"].events == 40 and r.types["select-only"].events > 0 and r.pgbench.scripts[1].name == "select-only"'
+json_assert log_builtin_rows "$T/log_b.json" 'r.types["'$S'/log1.sql"].events == '"$(rows 3)"
+
+# ---- bad scripts: one line, before anything runs --------------------------------------
+B0="$LB pgbench --db-driver=pgsql --pgsql-port=1"   # nothing listens there: the refusal comes first
+one_line bad_expr "^lbench: $S/bad_expr.sql:2: syntax error: expected an operand, found end of line at column [0-9]+ in command \"set\"" \
+  $B0 --file=$S/bad_expr.sql run
+one_line bad_if "^lbench: $S/bad_if.sql:1: .if without matching .endif$" $B0 --file=$S/bad_if.sql run
+one_line bad_sleep "^lbench: $S/bad_sleep.sql:2: unrecognized time unit, must be us, ms or s \(hour\)" $B0 --file=$S/bad_sleep.sql run
+one_line bad_command "^lbench: $S/bad_command.sql:1: invalid command in command \"nosuch\"$" $B0 --file=$S/bad_command.sql run
+one_line bad_args "^lbench: $S/bad_args.sql:1: unexpected number of arguments \(random\)" $B0 --file=$S/bad_args.sql run
+one_line bad_file '^lbench: could not open file "/nonexistent.sql"' $B0 --file=/nonexistent.sql run
+one_line bad_weight '^lbench: invalid weight specification: @x$' $B0 --file=$S/values.sql@x run
+one_line bad_seed '^lbench: --random-seed=x: expected an unsigned integer, "time" or "rand"$' $B0 --file=$S/values.sql --random-seed=x run
+one_line bad_define '^lbench: invalid variable definition: "novalue"$' $B0 --file=$S/values.sql --define=novalue run
+
+# ---- run-time errors: which client, command, script, where, what --------------------------
+ALLOW_STDOUT=1 one_line div_zero "^lbench: client 0 aborted in command 1 \(set\) of script 0 \($S/divzero.sql:2\); evaluation of meta-command failed: division by zero$" \
+  $B --file=$S/divzero.sql --threads=1 --events=5 run
+ALLOW_STDOUT=1 one_line no_gset_row "^lbench: client 0 aborted in command 0 \(SQL\) of script 0 \($S/nogset.sql:1\); .gset: query 0: expected one row, got 0$" \
+  $B --file=$S/nogset.sql --threads=1 --events=5 run
+ALLOW_STDOUT=1 one_line undefined_var '^lbench: client 0 aborted in command 0 \(set\) of script 0 .*: undefined variable "n"$' \
+  $B --file=$S/log1.sql --threads=1 --events=5 run
+ALLOW_STDOUT=1 one_line sql_error "^lbench: client 0 aborted in command 0 \(SQL\) of script 0 \($S/sqlerr.sql:2\); SQL error, state = '42703': column \"nosuchcol\" does not exist" \
+  $B --file=$S/sqlerr.sql --threads=1 --events=5 run
+
+# ---- MySQL/MariaDB: the same draws as pgbench's on PostgreSQL ------------------------------
+"${PGB[@]}" -f $S/portable.sql -t 4 --random-seed=99 >/dev/null 2>"$T/pg_portable.err"
+sandbox_start pgscript_mysql
+trap 'contrib/mariadb-sandbox.sh stop >/dev/null 2>&1; contrib/postgres-sandbox.sh stop >/dev/null 2>&1 && rm -rf "$PGBASE"; rm -rf "$T"' EXIT
+for ps in auto disable; do
+  run "mysql_portable_$ps" $LB pgbench $M --file=$S/portable.sql --threads=1 --events=4 --random-seed=99 --db-ps-mode=$ps run
+  [ "$rc" -eq 0 ] && pass "mysql_portable_${ps}_run" || fail "mysql_portable_${ps}_run" "exit $rc: $(grep -v '^debug' "$T/mysql_portable_$ps.err" | head -3)"
+  same "mysql_portable_$ps" "$T/pg_portable.err" "$T/mysql_portable_$ps.err"
+done

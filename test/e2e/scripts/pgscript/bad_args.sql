@@ -1,0 +1,1 @@
+\set x random(1)

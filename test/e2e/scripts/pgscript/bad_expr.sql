@@ -1,0 +1,2 @@
+SELECT 1;
+\set x 1 +

@@ -1,0 +1,2 @@
+SELECT 1;
+\sleep 1 hour

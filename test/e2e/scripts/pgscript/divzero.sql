@@ -1,0 +1,2 @@
+\set a random(1, 10)
+\set b :a / 0

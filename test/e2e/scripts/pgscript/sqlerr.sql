@@ -1,0 +1,2 @@
+-- a statement the server refuses
+SELECT nosuchcol FROM pg_class LIMIT 1;
