@@ -22,6 +22,8 @@
 local schema = require("pgbench.schema")
 local scripts = require("pgbench.scripts")
 local custom = require("pgbench.custom")
+local txlog = require("pgbench.log")
+local C = require("lbench.ffi").C
 local util = require("lbench.util")
 
 -- --random-seed=time (the default) must give every client the same seed:
@@ -54,6 +56,12 @@ lbench.cmdline.options = {
       if not s then return nil, why end
       return s
     end },
+  log = { "Write each transaction to a log file, PREFIX.PID[.THREAD], in pgbench's format (pgbench -l)", false },
+  sampling_rate = { "Fraction of the transactions to log, as pgbench's --sampling-rate (0: all)", 0, type = "double",
+    min = 0, max = 1 },
+  aggregate_interval = { "With --log, one line per this many seconds per thread, as pgbench's --aggregate-interval "
+    .. "(0: a line per transaction)", 0, min = 0, max = 2147483647 },
+  log_prefix = { "Prefix of the log files' names (pgbench's --log-prefix)", "pgbench_log" },
   vacuum = { "Before a run, VACUUM pgbench_branches and pgbench_tellers as pgbench does without -n (PostgreSQL)",
     true },
   fillfactor = { "fillfactor of the accounts, tellers and branches tables (pgbench -F; PostgreSQL)", 100,
@@ -137,8 +145,11 @@ local report = require("pgbench.report")
 
 -- Main state: what the report needs besides the result tree.
 local run_info
--- Worker (or virtual user): its connection, scripts and drawn values.
+-- Worker (or virtual user): its connection, scripts and drawn values;
+-- its log writer, transactions logged, and the current one's times and tries.
 local con, runner, pending
+local W
+local logw, client_no, ntx, t_sched, t_begin, tries = nil, 0, 0, 0, 0, 0
 local list, TYPES = nil, {}
 local values = {}
 
@@ -183,6 +194,8 @@ end
 -- connects; then the notice pgbench prints when -s is given to a run (it
 -- always uses the loaded scale), and pgbench's vacuum before the run.
 function init()
+  local bad = txlog.check(opt)
+  if bad then util.fail("%s", bad) end
   local l, total = script_list()
   register(l)
   if scripted then custom.defines(argv, opt) end
@@ -202,6 +215,7 @@ function init()
 end
 
 function thread_init()
+  W = lbench.worker_ptr()
   local total
   list, total = script_list()
   register(list)
@@ -211,8 +225,11 @@ function thread_init()
   -- Each connection reads the scale itself: the main state's init() runs
   -- after the workers' options are fixed, so it cannot hand it over.
   local scale = run_scale(con)
+  local n = (opt.connections or 0) > 0 and opt.connections or opt.threads
+  client_no = lbench.vu or lbench.tid
+  logw = txlog.open({ opt = opt, tid = lbench.tid,
+    sample = opt.sampling_rate ~= 0 and custom.sample_state(opt.random_seed, n, lbench.tid, custom.defines(argv, opt)) })
   if scripted then
-    local n = (opt.connections or 0) > 0 and opt.connections or opt.threads
     runner = custom.client(con, { list = list, total = total, seed = opt.random_seed, nclients = n,
       id = lbench.vu or lbench.tid, scale = scale, defines = custom.defines(argv, opt),
       simple = opt.db_ps_mode == "disable" })
@@ -222,6 +239,8 @@ function thread_init()
 end
 
 function thread_done()
+  txlog.close(logw)
+  logw = nil
   if runner and runner.close then runner.close() end
   if con then con:disconnect() end
 end
@@ -235,9 +254,16 @@ function event()
   if not retry then
     pending = runner.pick()
     if not scripted then runner.draw(values) end
+    tries = 0
+    if logw then t_sched, t_begin = C.lb_worker_ev_intended(W), C.lb_clock_ns() end
   end
+  tries = tries + 1
   lbench.stat.event(TYPES[pending])
   if scripted then runner.exec(pending, retry) else runner.exec(pending, values) end
+  if logw then
+    ntx = ntx + 1
+    txlog.txn(logw, client_no, ntx, pending - 1, t_sched, t_begin, C.lb_clock_ns(), tries)
+  end
   pending = nil
 end
 

@@ -84,6 +84,8 @@ void lb_pg_client_seeds(uint64_t seed, int32_t nclients, int32_t client, int32_t
         step(&base);
     }
     lb_pg_prng_seed(&out->choose, step(&base));
+    lb_pg_prng_seed(&out->throttle, step(&base));
+    lb_pg_prng_seed(&out->sample, step(&base));
 }
 
 int lb_pg_seed_parse(const char *s, uint64_t *out)

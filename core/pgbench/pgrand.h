@@ -42,6 +42,8 @@ typedef struct lb_pg_prng {
 typedef struct lb_pg_seeds {
     lb_pg_prng func;       /* random(), random_*() of the client's scripts */
     lb_pg_prng choose;     /* which script a transaction runs */
+    lb_pg_prng throttle;   /* pgbench thread `client`'s --rate draws (unused here, kept for the order) */
+    lb_pg_prng sample;     /* pgbench thread `client`'s --sampling-rate draws */
     int64_t default_seed;  /* the default_seed variable (same for every client) */
 } lb_pg_seeds;
 
@@ -50,7 +52,8 @@ uint64_t lb_pg_prng_u64(lb_pg_prng *st);
 /* Uniform in [0, 1) with 52 random bits, as pg_prng_double. */
 double lb_pg_prng_double(lb_pg_prng *st);
 
-/* The states of client `client` of `nclients` for the run seed `seed`.
+/* The states of client `client` of `nclients` for the run seed `seed`;
+ * choose, throttle and sample are those of pgbench's thread `client`.
  * pgbench draws default_seed only when --define did not set it
  * (draw_default 0: the later draws move up by one, default_seed is 0). */
 void lb_pg_client_seeds(uint64_t seed, int32_t nclients, int32_t client, int32_t draw_default, lb_pg_seeds *out);

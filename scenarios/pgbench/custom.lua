@@ -105,6 +105,19 @@ function M.resolve_seed(v)
   return (tostring(out[0]):gsub("ULL$", ""))
 end
 
+-- The --sampling-rate state of thread `tid`: pgbench's thread `tid`'s
+-- (seed as text; `defines` as M.defines gives them).
+function M.sample_state(seed_text, nclients, tid, defines)
+  local draw_default = 1
+  for _, d in ipairs(defines) do if d.name == "default_seed" then draw_default = 0 end end
+  local seed, seeds = ffi.new("uint64_t[1]"), ffi.new("lb_pg_seeds")
+  C.lb_pg_seed_parse(seed_text, seed)
+  C.lb_pg_client_seeds(seed[0], math.max(nclients, tid + 1), tid, draw_default, seeds)
+  local out = ffi.new("lb_pg_prng")
+  ffi.copy(out, seeds.sample, ffi.sizeof(out))
+  return out
+end
+
 -- A client: its variables, random states and compiled scripts.
 -- `info` = { list, total, seed (text), nclients, id, scale, defines, simple }.
 function M.client(con, info)

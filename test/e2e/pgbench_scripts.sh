@@ -5,7 +5,9 @@
 # operator, \gset, \aset, \if, in prepared and simple mode) and write the
 # same rows from several clients with weighted scripts (threads and
 # virtual users); bad scripts refused in one line before anything runs;
-# run-time errors naming the client, command, file and line; and, on a
+# run-time errors naming the client, command, file and line; pgbench's
+# logs (-l, --sampling-rate, --aggregate-interval) read by one parser from
+# both tools, with lbench's counts equal to its own; and, on a
 # private MariaDB, a portable script drawing the values pgbench draws.
 # Ports: those of test/e2e/pgbench.sh (5444, 3321), under its lock; set
 # LB_PG_SANDBOX_PORT / LB_SANDBOX_PORT / LB_SANDBOX_DIR for other ones.
@@ -98,6 +100,93 @@ ALLOW_STDOUT=1 one_line undefined_var '^lbench: client 0 aborted in command 0 \(
   $B --file=$S/log1.sql --threads=1 --events=5 run
 ALLOW_STDOUT=1 one_line sql_error "^lbench: client 0 aborted in command 0 \(SQL\) of script 0 \($S/sqlerr.sql:2\); SQL error, state = '42703': column \"nosuchcol\" does not exist" \
   $B --file=$S/sqlerr.sql --threads=1 --events=5 run
+
+# ---- logs: pgbench's files, read by one parser -------------------------------------------
+# logcheck KIND FILE...: what a parser of pgbench's logs reads (KIND txn:
+# 6 fields, lag: 7 with the schedule lag, sampled: 6 with gaps in the
+# numbers, agg: 15 fields over consecutive intervals of IVL seconds);
+# prints the transactions it counted, or "bad: FILE:LINE: why".
+logcheck() {
+  local kind=$1; shift
+  awk -v kind="$kind" -v ivl="${IVL:-1}" '
+    function bad(why) { print "bad: " FILENAME ":" FNR ": " why; err = 1; exit 1 }
+    {
+      for (i = 1; i <= NF; i++) if ($i !~ /^[0-9]+$/) bad("field " i " is not a count: " $i)
+      if (kind == "agg") {
+        if (NF != 15) bad(NF " fields")
+        if ($2 > 0 && ($5 > $6 || $3 < $5 * $2 || $3 > $6 * $2)) bad("min/max/sum disagree")
+        if ((FILENAME in last) && $1 != last[FILENAME] + ivl) bad("interval " $1 " after " last[FILENAME])
+        last[FILENAME] = $1; n += $2; next
+      }
+      if (NF != (kind == "lag" ? 7 : 6)) bad(NF " fields")
+      if ($6 >= 1000000 || $5 < 1700000000) bad("time " $5 " " $6)
+      if (kind != "sampled" && $2 != seen[$1] + 1) bad("transaction " $2 " of client " $1 " after " seen[$1] + 0)
+      if (kind == "sampled" && $2 <= seen[$1]) bad("transaction " $2 " of client " $1 " after " seen[$1])
+      seen[$1] = $2; n++
+    }
+    END { if (!err) print n + 0 }' "$@"
+}
+# logs_ok NAME KIND WANT FILE...: the parser reads them all and counts WANT.
+logs_ok() {
+  local name=$1 kind=$2 want=$3 got; shift 3
+  got=$(logcheck "$kind" "$@" 2>&1)
+  [ "$got" = "$want" ] && pass "$name" || fail "$name" "counted '$got', expected $want"
+}
+events() { $LB test/cli/scripts/json_assert.lua check --file="$1" --expr='print(r.totals.events) or true' 2>/dev/null | head -1; }
+PGL="$T/pgl" LBL="$T/lbl"
+mkdir -p "$PGL" "$LBL"
+(cd "$PGL" && "${PGB[@]}" -f "$OLDPWD/$S/log1.sql" -D n=0 -D tool=9 -c 2 -j 2 -t 15 -l >/dev/null 2>&1)
+# names DIR: the files' names, the process id as PID.
+names() { for f in "$1"/*; do basename "$f"; done | sed -E 's/\.[0-9]+(\.|$)/.PID\1/' | sort | tr '\n' ' '; }
+[ "$(names "$PGL")" = "pgbench_log.PID pgbench_log.PID.1 " ] && pass pg_log_names || fail pg_log_names "pgbench wrote: $(names "$PGL")"
+logs_ok pg_log_parsed txn 30 "$PGL"/pgbench_log.*
+run lb_log $B --file=$S/log1.sql --define=n=0 --define=tool=9 --threads=2 --time=2 --log --log-prefix="$LBL/lb" \
+  --result-file="$T/lb_log.json" run
+n=$(events "$T/lb_log.json")
+[ "$(names "$LBL")" = "lb.PID lb.PID.1 " ] && pass lb_log_names || fail lb_log_names "lbench wrote: $(names "$LBL")"
+[ "$rc" -eq 0 ] && [ "${n:-0}" -gt 0 ] && logs_ok lb_log_counts txn "$n" "$LBL"/lb.* \
+  || fail lb_log_counts "exit $rc, $n events: $(head -3 "$T/lb_log.err")"
+[ "$(awk '$4 != 0' "$LBL"/lb.* | wc -l)" = 0 ] && [ "$(cut -d' ' -f1 "$LBL"/lb.* | sort -u | tr '\n' ' ')" = "0 1 " ] \
+  && pass lb_log_fields || fail lb_log_fields "script numbers or client ids: $(head -2 "$LBL"/lb.*)"
+# Virtual users: a thread's clients share its file; built-in scripts are logged too, their script numbers.
+rm -f "$LBL"/*
+run lb_log_vus $B --builtin=select-only@1,simple-update@1 --threads=2 --connections=5 --events=300 --log \
+  --log-prefix="$LBL/vu" --result-file="$T/lb_log_vus.json" run
+[ "$rc" -eq 0 ] && [ "$(names "$LBL")" = "vu.PID vu.PID.1 " ] && logs_ok lb_log_vus txn 300 "$LBL"/vu.* \
+  || fail lb_log_vus "exit $rc, files $(names "$LBL"): $(head -3 "$T/lb_log_vus.err")"
+[ "$(cut -d' ' -f1,4 "$LBL"/vu.* | sort -u | wc -l)" = 10 ] && pass lb_log_vus_ids \
+  || fail lb_log_vus_ids "client/script pairs: $(cut -d' ' -f1,4 "$LBL"/vu.* | sort -u | tr '\n' ,)"
+# Under --rate: the schedule lag as a seventh field.
+rm -f "$LBL"/*
+run lb_log_rate $B --file=$S/log1.sql --define=n=0 --define=tool=9 --threads=1 --events=20 --rate=200 --log \
+  --log-prefix="$LBL/r" run
+logs_ok lb_log_rate lag 20 "$LBL"/r.*
+(cd "$PGL" && rm -f ./* && "${PGB[@]}" -f "$OLDPWD/$S/log1.sql" -D n=0 -D tool=9 -c 1 -t 20 -R 200 -l >/dev/null 2>&1)
+logs_ok pg_log_rate lag 20 "$PGL"/pgbench_log.*
+# --sampling-rate: the same seed logs the same transactions as pgbench's.
+(cd "$PGL" && rm -f ./* && "${PGB[@]}" -f "$OLDPWD/$S/log1.sql" -D n=0 -D tool=9 -c 1 -t 40 --random-seed=31 -l \
+  --sampling-rate=0.3 >/dev/null 2>&1)
+rm -f "$LBL"/*
+run lb_log_sampled $B --file=$S/log1.sql --define=n=0 --define=tool=9 --threads=1 --events=40 --random-seed=31 --log \
+  --sampling-rate=0.3 --log-prefix="$LBL/s" run
+picked() { cut -d' ' -f1,2 "$@" | tr '\n' ' '; }
+p=$(picked "$PGL"/pgbench_log.*) l=$(picked "$LBL"/s.*)
+[ -n "$p" ] && [ "$p" = "$l" ] && [ "$(logcheck sampled "$LBL"/s.*)" -lt 40 ] && pass lb_log_sampled_as_pgbench \
+  || fail lb_log_sampled_as_pgbench "pgbench logged [$p], lbench [$l]"
+# --aggregate-interval: pgbench's 15 columns; lbench's counts add up to its transactions.
+(cd "$PGL" && rm -f ./* && "${PGB[@]}" -f "$OLDPWD/$S/log1.sql" -D n=0 -D tool=9 -c 2 -j 2 -T 2 -l \
+  --aggregate-interval=1 >/dev/null 2>&1)
+got=$(logcheck agg "$PGL"/pgbench_log.*)
+[ "${got:-0}" -gt 0 ] 2>/dev/null && pass pg_log_agg_parsed || fail pg_log_agg_parsed "$got"
+rm -f "$LBL"/*
+run lb_log_agg $B --file=$S/log1.sql --define=n=0 --define=tool=9 --threads=2 --time=3 --log --aggregate-interval=1 \
+  --log-prefix="$LBL/a" --result-file="$T/lb_log_agg.json" run
+logs_ok lb_log_agg agg "$(events "$T/lb_log_agg.json")" "$LBL"/a.*
+one_line log_refused '^lbench: log sampling \(--sampling-rate\) and aggregation \(--aggregate-interval\) cannot be used at the same time$' \
+  $B0 --file=$S/log1.sql --log --sampling-rate=0.5 --aggregate-interval=1 run
+one_line log_needed '^lbench: log aggregation is allowed only when actually logging transactions$' \
+  $B0 --file=$S/log1.sql --aggregate-interval=1 run
+q "DELETE FROM pgscript_log WHERE tool = 9" >/dev/null
 
 # ---- MySQL/MariaDB: the same draws as pgbench's on PostgreSQL ------------------------------
 "${PGB[@]}" -f $S/portable.sql -t 4 --random-seed=99 >/dev/null 2>"$T/pg_portable.err"
