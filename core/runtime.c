@@ -38,6 +38,7 @@ struct lb_runtime {
     lb_metrics_host metrics_host; /* ... and of a metrics endpoint */
     _Atomic uint64_t progress_done, progress_total; /* prepare progress, from every worker */
     _Atomic uint64_t connect_retries; /* transient connect failures retried, from every worker */
+    _Atomic uint64_t counters[LB_RUNTIME_COUNTERS]; /* a scenario's own run-wide counts */
     _Atomic int sql_used;             /* some state of this runtime loaded the SQL API */
     pthread_mutex_t types_mu;     /* event types are registered from every worker state */
     pthread_mutex_t out_mu;       /* workers and the reporter write output */
@@ -162,6 +163,23 @@ uint64_t lb_runtime_progress_total(lb_runtime *rt) { return atomic_load(&rt->pro
 
 void lb_runtime_count_connect_retry(lb_runtime *rt) { atomic_fetch_add(&rt->connect_retries, 1); }
 uint64_t lb_runtime_connect_retries(lb_runtime *rt) { return atomic_load(&rt->connect_retries); }
+
+void lb_runtime_counter_set(lb_runtime *rt, int32_t i, uint64_t v)
+{
+    if (i >= 0 && i < LB_RUNTIME_COUNTERS)
+        atomic_store(&rt->counters[i], v);
+}
+
+void lb_runtime_counter_add(lb_runtime *rt, int32_t i, uint64_t n)
+{
+    if (i >= 0 && i < LB_RUNTIME_COUNTERS)
+        atomic_fetch_add(&rt->counters[i], n);
+}
+
+uint64_t lb_runtime_counter_get(lb_runtime *rt, int32_t i)
+{
+    return i >= 0 && i < LB_RUNTIME_COUNTERS ? atomic_load(&rt->counters[i]) : 0;
+}
 void lb_runtime_mark_sql(lb_runtime *rt) { atomic_store(&rt->sql_used, 1); }
 int lb_runtime_sql_used(lb_runtime *rt) { return atomic_load(&rt->sql_used); }
 

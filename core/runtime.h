@@ -48,6 +48,13 @@ uint64_t lb_runtime_progress_total(lb_runtime *rt);
  * live here. */
 void lb_runtime_count_connect_retry(lb_runtime *rt);
 uint64_t lb_runtime_connect_retries(lb_runtime *rt);
+/* A scenario's own counts over every state of the run (clients that
+ * aborted, say): workers add, the main state sets and reads.  Slots
+ * 0 .. LB_RUNTIME_COUNTERS-1; another index is ignored (reads 0). */
+enum { LB_RUNTIME_COUNTERS = 8 };
+void lb_runtime_counter_set(lb_runtime *rt, int32_t i, uint64_t v);
+void lb_runtime_counter_add(lb_runtime *rt, int32_t i, uint64_t n);
+uint64_t lb_runtime_counter_get(lb_runtime *rt, int32_t i);
 /* Some Lua state of this runtime (the main one, a worker's, a virtual
  * user's) loaded the SQL API: the reports then keep the SQL layout (tps,
  * qps, SQL statistics) in every interval, also one without a query. */

@@ -149,6 +149,8 @@ local run_info
 -- its log writer, transactions logged, and the current one's times and tries.
 local con, runner, pending
 local W
+-- The run-wide counter of the clients that aborted.
+local ABORTED = 0
 local logw, client_no, ntx, t_sched, t_begin, tries = nil, 0, 0, 0, 0, 0
 local list, TYPES = nil, {}
 local values = {}
@@ -211,7 +213,9 @@ function init()
   -- The workers add their connections' opening times (us) here: the one
   -- counter every state of a run shares; nothing draws it during a run.
   lbench.progress.total(0, "us")
-  run_info = { scripts = l, total_weight = total, scale = scale }
+  lbench.counter.set(ABORTED, 0)
+  run_info = { scripts = l, total_weight = total, scale = scale,
+    clients = (opt.connections or 0) > 0 and opt.connections or opt.threads }
 end
 
 function thread_init()
@@ -245,6 +249,20 @@ function thread_done()
   if con then con:disconnect() end
 end
 
+-- A client whose script fails (an expression, a \gset, a server error
+-- that is not retried) aborts alone, as in pgbench: its line on stderr
+-- now, the failed transaction left out of every count, and its event
+-- loop left (event() returning true); the others go on, and the run's
+-- status says it was aborted (done()).  Any other error goes on up.
+local function client_aborted(err)
+  if type(err) ~= "table" or not err.pgbench_abort then error(err, 0) end
+  C.lb_worker_ev_skip(W)
+  io.stderr:write("lbench: " .. err.lbench_message .. "\n")
+  lbench.counter.add(ABORTED)
+  pending = nil
+  return true
+end
+
 -- One transaction of a script drawn by weight.  An error of
 -- --db-ignore-errors restarts the event: the retry runs the same script
 -- with the same values, as pgbench's retries do (lbench's SQL layer rolls
@@ -259,7 +277,12 @@ function event()
   end
   tries = tries + 1
   lbench.stat.event(TYPES[pending])
-  if scripted then runner.exec(pending, retry) else runner.exec(pending, values) end
+  if scripted then
+    local ok, err = pcall(runner.exec, pending, retry)
+    if not ok then return client_aborted(err) end
+  else
+    runner.exec(pending, values)
+  end
   if logw then
     ntx = ntx + 1
     txlog.txn(logw, client_no, ntx, pending - 1, t_sched, t_begin, C.lb_clock_ns(), tries)
@@ -271,8 +294,19 @@ lbench.hooks.result = function(r)
   if not run_info then return end
   local n = (opt.connections or 0) > 0 and opt.connections or opt.threads
   run_info.connect_ms = lbench.progress.done() / n / 1000
+  run_info.aborted = lbench.counter.get(ABORTED)
   r.pgbench = report.summary(r, opt, run_info)
 end
+-- After the report: clients that aborted fail the run (pgbench exits with
+-- status 2 then), the report holding what the others did.
+function done()
+  local n = lbench.counter.get(ABORTED)
+  if run_info and n > 0 then
+    error(string.format("run aborted: %d of %d client(s) aborted (above); the report holds the transactions of the "
+      .. "others", n, run_info.clients), 0)
+  end
+end
+
 lbench.hooks.report_extra = function(r, fmt)
   if not r.pgbench then return nil end
   if fmt == "text" then return report.text(r.pgbench) end

@@ -14,8 +14,9 @@
 -- the last row of every result that has rows.
 --
 -- A run-time error (an expression that fails, a \gset that gets no row
--- or several, a \sleep or \shell that fails) aborts the client: raised
--- as one line saying which client, command and script, where in the
+-- or several, a \sleep or \shell that fails, a server error that is not
+-- retried) aborts the client: raised as a table marked pgbench_abort,
+-- with one line saying which client, command and script, where in the
 -- file, and what failed.
 local ffi = require("ffi")
 local C = require("lbench.ffi").C
@@ -30,8 +31,8 @@ local text_of, truth = eval.text, eval.truth
 -- N counted from 0 as pgbench counts it there.
 local function abort(st, cmd, why)
   local what = cmd.kind == "sql" and "SQL" or cmd.kind
-  error({ lbench_message = string.format("client %d aborted in command %d (%s) of script %d (%s:%d); %s",
-    st.client_id, st.command - 1, what, st.script, st.source, cmd.line, why) }, 0)
+  error({ pgbench_abort = true, lbench_message = string.format("client %d aborted in command %d (%s) of script %d "
+    .. "(%s:%d); %s", st.client_id, st.command - 1, what, st.script, st.source, cmd.line, why) }, 0)
 end
 
 -- ---- results into variables -------------------------------------------------
@@ -291,9 +292,12 @@ function M.run(st, steps, index, cmds, source)
   if type(err) == "table" and err.pgbench_error then
     abort(st, cmds[st.command], "evaluation of meta-command failed: " .. err.pgbench_error)
   end
-  -- A server's error that stops the run: say which command of which
-  -- script sent it (in place of the Lua line that did).
-  if type(err) == "table" and err.lbench_message and err.sql_errmsg and not err.lbench_fatal then
+  -- A server's error that is not retried aborts the client, as in
+  -- pgbench: say which command of which script sent it (in place of the
+  -- Lua line that did).
+  if type(err) == "table" and err.lbench_message and err.sql_errmsg and not err.lbench_fatal
+      and err.errcode ~= lbench.error.RESTART_EVENT then
+    err.pgbench_abort = true
     local cmd = cmds[st.command]
     err.lbench_message = string.format("client %d aborted in command %d (SQL) of script %d (%s:%d); %s",
       st.client_id, st.command - 1, st.script, st.source, cmd.line,

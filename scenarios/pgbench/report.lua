@@ -33,6 +33,7 @@ function M.summary(r, opt, run)
   t.failed_transactions = 0
   t.failed_pct = 0
   t.retries = tot.ignored_errors or 0
+  t.aborted_clients = run.aborted or 0
   t.latency_avg_ms = r.latency_ms.avg
   t.latency_stddev_ms = r.latency_ms.stddev
   t.initial_connection_time_ms = run.connect_ms

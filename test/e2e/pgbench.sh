@@ -14,8 +14,9 @@ pg_env_clean
 # One run of this suite at a time on the machine (fixed ports).
 suite_lock pgbench_lock /tmp/lbench-test-pgbench.lock 500 "run of this suite"
 
-export LB_PG_SANDBOX_PORT=5444
-export LB_SANDBOX_DIR=/tmp/lbench-test-pgbench-mysql LB_SANDBOX_PORT=3321
+# Ports: 5444 and 3321; set LB_PG_SANDBOX_PORT / LB_SANDBOX_PORT / LB_SANDBOX_DIR for other ones.
+export LB_PG_SANDBOX_PORT=${LB_PG_SANDBOX_PORT:-5444}
+export LB_SANDBOX_DIR=${LB_SANDBOX_DIR:-/tmp/lbench-test-pgbench-mysql} LB_SANDBOX_PORT=${LB_SANDBOX_PORT:-3321}
 pg_sandbox_start pgbench
 sandbox_start pgbench_mysql
 # Both servers are stopped at exit (each start replaced the other's trap).

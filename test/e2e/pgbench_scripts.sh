@@ -91,15 +91,46 @@ one_line bad_weight '^lbench: invalid weight specification: @x$' $B0 --file=$S/v
 one_line bad_seed '^lbench: --random-seed=x: expected an unsigned integer, "time" or "rand"$' $B0 --file=$S/values.sql --random-seed=x run
 one_line bad_define '^lbench: invalid variable definition: "novalue"$' $B0 --file=$S/values.sql --define=novalue run
 
-# ---- run-time errors: which client, command, script, where, what --------------------------
-ALLOW_STDOUT=1 one_line div_zero "^lbench: client 0 aborted in command 1 \(set\) of script 0 \($S/divzero.sql:2\); evaluation of meta-command failed: division by zero$" \
+# ---- run-time errors: the client aborts alone; which client, command, script, where, what ----
+# aborted NAME REGEX CMD...: a non-zero exit, no traceback, the client's
+# line on stderr matching REGEX, and the run's last line saying it was aborted.
+aborted() {
+  local name=$1 re=$2; shift 2
+  run "$name" "$@"
+  if [ "$rc" -eq 0 ] || [ "$rc" -ge 124 ] || grep -q 'stack traceback' "$T/$name.err"; then
+    fail "$name" "exit $rc: $(head -c 400 "$T/$name.err")"
+  elif ! grep -Eq -- "$re" "$T/$name.err"; then fail "$name" "stderr does not match /$re/: $(head -c 400 "$T/$name.err")"
+  elif ! tail -1 "$T/$name.err" | grep -Eq '^lbench: run aborted: [0-9]+ of [0-9]+ client\(s\) aborted'; then
+    fail "$name" "last line: $(tail -1 "$T/$name.err")"
+  else pass "$name"; fi
+}
+aborted div_zero "^lbench: client 0 aborted in command 1 \(set\) of script 0 \($S/divzero.sql:2\); evaluation of meta-command failed: division by zero$" \
   $B --file=$S/divzero.sql --threads=1 --events=5 run
-ALLOW_STDOUT=1 one_line no_gset_row "^lbench: client 0 aborted in command 0 \(SQL\) of script 0 \($S/nogset.sql:1\); .gset: query 0: expected one row, got 0$" \
+aborted no_gset_row "^lbench: client 0 aborted in command 0 \(SQL\) of script 0 \($S/nogset.sql:1\); .gset: query 0: expected one row, got 0$" \
   $B --file=$S/nogset.sql --threads=1 --events=5 run
-ALLOW_STDOUT=1 one_line undefined_var '^lbench: client 0 aborted in command 0 \(set\) of script 0 .*: undefined variable "n"$' \
+aborted undefined_var '^lbench: client 0 aborted in command 0 \(set\) of script 0 .*: undefined variable "n"$' \
   $B --file=$S/log1.sql --threads=1 --events=5 run
-ALLOW_STDOUT=1 one_line sql_error "^lbench: client 0 aborted in command 0 \(SQL\) of script 0 \($S/sqlerr.sql:2\); SQL error, state = '42703': column \"nosuchcol\" does not exist" \
+aborted sql_error "^lbench: client 0 aborted in command 0 \(SQL\) of script 0 \($S/sqlerr.sql:2\); SQL error, state = '42703': column \"nosuchcol\" does not exist" \
   $B --file=$S/sqlerr.sql --threads=1 --events=5 run
+# One client of three fails: pgbench and lbench abort that one alone, in the same command, and
+# the others write their rows; lbench counts exactly the transactions they made.
+"${PGB[@]}" -f $S/abort_one.sql -c 3 -j 3 -t 5 -D tool=20 >/dev/null 2>"$T/pg_abort.err"
+pg_rc=$?
+[ "$pg_rc" = 2 ] && [ "$(rows 20)" = 10 ] && pass pg_abort_one || fail pg_abort_one "pgbench: exit $pg_rc, $(rows 20) rows"
+for mode in threads vus; do
+  [ $mode = threads ] && how=(--threads=3) || how=(--threads=1 --connections=3)
+  aborted "abort_one_$mode" "^lbench: client 1 aborted in command 1 \(set\) of script 0 \($S/abort_one.sql:3\); evaluation of meta-command failed: division by zero$" \
+    $B --file=$S/abort_one.sql "${how[@]}" --time=1 --define=tool=21 --result-file="$T/abort_$mode.json" run
+  json_assert "abort_one_${mode}_counts" "$T/abort_$mode.json" "r.pgbench.aborted_clients == 1 and r.totals.events > 0 and r.totals.events == $(rows 21)"
+  [ "$(q "SELECT count(DISTINCT client) || ',' || count(*) FILTER (WHERE client = 1) FROM pgscript_log WHERE tool = 21")" = 2,0 ] \
+    && [ "$(grep -c 'aborted in' "$T/abort_one_$mode.err")" = 1 ] && pass "abort_one_${mode}_others_go_on" \
+    || fail "abort_one_${mode}_others_go_on" "rows by client: $(q "SELECT client, count(*) FROM pgscript_log WHERE tool = 21 GROUP BY 1")"
+  q "DELETE FROM pgscript_log WHERE tool = 21" >/dev/null
+done
+# pgbench names the same client and command.
+where() { grep -o 'client [0-9]* aborted in command [0-9]* ([a-z]*) of script [0-9]*' "$1"; }
+[ -n "$(where "$T/pg_abort.err")" ] && [ "$(where "$T/pg_abort.err")" = "$(where "$T/abort_one_threads.err")" ] \
+  && pass abort_one_as_pgbench || fail abort_one_as_pgbench "pgbench: $(where "$T/pg_abort.err"); lbench: $(where "$T/abort_one_threads.err")"
 
 # ---- logs: pgbench's files, read by one parser -------------------------------------------
 # logcheck KIND FILE...: what a parser of pgbench's logs reads (KIND txn:

@@ -206,6 +206,17 @@ local function add_progress(lb, ctx)
   }
 end
 
+-- A scenario's own counts over the whole run, in slots 0 .. 7: workers
+-- and virtual users add, the main state sets and reads (what a worker
+-- cannot hand back any other way, e.g. how many clients gave up).
+local function add_counters(lb, ctx)
+  lb.counter = {
+    set = function(i, v) C.lb_runtime_counter_set(ctx.rt, i, v) end,
+    add = function(i, n) C.lb_runtime_counter_add(ctx.rt, i, n or 1) end,
+    get = function(i) return tonumber(C.lb_runtime_counter_get(ctx.rt, i)) end,
+  }
+end
+
 -- sysbench.cmdline's helpers that scripts call: is a command declared, may
 -- it run in parallel, run it; print the script's options.
 local function add_cmdline_helpers(lb)
@@ -260,6 +271,7 @@ function M.new(ctx)
   add_clock(lb, ctx)
   add_stat(lb, ctx)
   add_progress(lb, ctx)
+  add_counters(lb, ctx)
   -- What needs the layers above this one (sysbench's report functions; in
   -- the main state lbench.run, run_parallel and the result documents) is
   -- added by whoever made the state: run/worker.lua and run/main_api.lua.
