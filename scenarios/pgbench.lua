@@ -37,6 +37,12 @@ if lbench.opt.random_seed == nil then lbench.opt.random_seed = custom.resolve_se
 -- to know, to say when the loaded scale overrides the one given.
 local scale_given = false
 
+-- pgbench's query modes as lbench's --db-ps-mode: the text with the
+-- variables' values in it, PostgreSQL's unnamed statement parsed at every
+-- execution, a statement prepared once per connection.
+local PS_MODE = { simple = "disable", extended = "extended", prepared = "auto" }
+local QUERY_MODE = { disable = "simple", extended = "extended", auto = "prepared" }
+
 lbench.cmdline.options = {
   scale = { "Scale factor: prepare loads scale branches, 10*scale tellers, 100000*scale accounts (run and "
     .. "check use the scale found in pgbench_branches)", 1, min = 1, max = 1000000,
@@ -55,6 +61,11 @@ lbench.cmdline.options = {
       local s, why = custom.resolve_seed(v)
       if not s then return nil, why end
       return s
+    end },
+  protocol = { "Query mode, pgbench's -M/--protocol: simple, extended or prepared (default: prepared, or simple "
+    .. "with --db-ps-mode=disable, extended with --db-ps-mode=extended)", "", check = function(v)
+      if v ~= "" and not PS_MODE[v] then return nil, "expected simple, extended or prepared" end
+      return v
     end },
   log = { "Write each transaction to a log file, PREFIX.PID[.THREAD], in pgbench's format (pgbench -l)", false },
   sampling_rate = { "Fraction of the transactions to log, as pgbench's --sampling-rate (0: all)", 0, type = "double",
@@ -195,7 +206,14 @@ end
 -- The scripts are parsed (a bad one refused in one line) before anything
 -- connects; then the notice pgbench prints when -s is given to a run (it
 -- always uses the loaded scale), and pgbench's vacuum before the run.
+-- --protocol, when given, decides the connections' --db-ps-mode (set
+-- before any connect, in the main state and in every worker).
+local function apply_protocol()
+  if opt.protocol ~= "" then opt.db_ps_mode = PS_MODE[opt.protocol] end
+end
+
 function init()
+  apply_protocol()
   local bad = txlog.check(opt)
   if bad then util.fail("%s", bad) end
   local l, total = script_list()
@@ -214,12 +232,13 @@ function init()
   -- counter every state of a run shares; nothing draws it during a run.
   lbench.progress.total(0, "us")
   lbench.counter.set(ABORTED, 0)
-  run_info = { scripts = l, total_weight = total, scale = scale,
+  run_info = { scripts = l, total_weight = total, scale = scale, query_mode = QUERY_MODE[opt.db_ps_mode],
     clients = (opt.connections or 0) > 0 and opt.connections or opt.threads }
 end
 
 function thread_init()
   W = lbench.worker_ptr()
+  apply_protocol()
   local total
   list, total = script_list()
   register(list)
@@ -236,7 +255,7 @@ function thread_init()
   if scripted then
     runner = custom.client(con, { list = list, total = total, seed = opt.random_seed, nclients = n,
       id = lbench.vu or lbench.tid, scale = scale, defines = custom.defines(argv, opt),
-      simple = opt.db_ps_mode == "disable" })
+      mode = QUERY_MODE[opt.db_ps_mode] })
     return
   end
   runner = scripts.runner(con, list, scale, { big = schema.big(scale), commit = commit })

@@ -51,6 +51,8 @@ int lb_db_ps_mode_parse(const char *s)
         return LB_DB_PS_AUTO;
     if (strcasecmp(s, "disable") == 0)
         return LB_DB_PS_DISABLE;
+    if (strcasecmp(s, "extended") == 0)
+        return LB_DB_PS_EXTENDED;
     return -1;
 }
 
@@ -91,7 +93,7 @@ static lb_db_conn *conn_alloc(const lb_db_driver_ops *drv, const lb_db_conn_opts
         return NULL;
     }
     if (o->ssl_mode < LB_DB_SSL_DISABLED || o->ssl_mode > LB_DB_SSL_VERIFY_IDENTITY ||
-        (o->ps_mode != LB_DB_PS_AUTO && o->ps_mode != LB_DB_PS_DISABLE) || o->port < 0) {
+        (o->ps_mode < LB_DB_PS_AUTO || o->ps_mode > LB_DB_PS_EXTENDED) || o->port < 0) {
         lb__db_error_set(err, LB_DB_E_INVALID, "HY000", "invalid ssl_mode, ps_mode or port");
         return NULL;
     }

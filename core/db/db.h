@@ -178,7 +178,10 @@ const lb_db_driver_ops *lb_db_driver_find(const char *name);
 
 enum { LB_DB_SSL_DISABLED, LB_DB_SSL_PREFERRED, LB_DB_SSL_REQUIRED,
        LB_DB_SSL_VERIFY_CA, LB_DB_SSL_VERIFY_IDENTITY };
-enum { LB_DB_PS_AUTO, LB_DB_PS_DISABLE };
+/* ps_mode: server-side prepared statements; client-side substitution;
+ * or PostgreSQL's unnamed statement, parsed again at every execution
+ * (pgbench's extended query mode; a driver without it prepares). */
+enum { LB_DB_PS_AUTO, LB_DB_PS_DISABLE, LB_DB_PS_EXTENDED };
 
 /* Debug sink (sysbench --db-debug): receives every query text and error as
  * a NUL-terminated message.  Called on the connection owner's thread. */
@@ -205,7 +208,7 @@ typedef struct lb_db_conn_opts {
     int32_t connect_timeout;   /* seconds, 0 = library default */
     int32_t read_timeout;      /* seconds, 0 = library default */
     int32_t write_timeout;     /* seconds, 0 = library default */
-    int32_t ps_mode;           /* LB_DB_PS_AUTO or LB_DB_PS_DISABLE (client-side emulation) */
+    int32_t ps_mode;           /* LB_DB_PS_AUTO, LB_DB_PS_DISABLE (client-side emulation) or LB_DB_PS_EXTENDED */
     int32_t pad;
     uint64_t bulk_max;         /* bulk-insert flush threshold in bytes, 0 = 512 KiB */
     lb_db_debug_fn debug;      /* NULL = no query log */

@@ -99,8 +99,9 @@ M.core = {
   { "rand-zipfian-exp", "double", 0.8, "exponent of the zipfian distribution", min = 0 },
   -- Database options are global, as in sysbench: any script may open a connection.
   { "db-driver", "string", "mysql", "database driver (mysql, pgsql, null)", check = check_driver },
-  { "db-ps-mode", "enum", "auto", "prepared statements: auto (server-side) or disable (client-side substitution)",
-    choices = { "auto", "disable" } },
+  { "db-ps-mode", "enum", "auto", "prepared statements: auto (server-side), disable (client-side substitution) "
+    .. "or extended (PostgreSQL: the unnamed statement, parsed at every execution; elsewhere as auto)",
+    choices = { "auto", "disable", "extended" } },
   { "db-debug", "bool", false, "print every query sent to the database" },
   { "db-ignore-errors", "list", { "1213", "1020", "1205" }, "error codes that restart the event instead of stopping the run: "
     .. "MySQL numbers, PostgreSQL SQLSTATEs or classes (40*); 'all' for every code, 'none' for none (pgsql default: 40P01,40001,23505; tpcc and pgbench: 40P01,40001)",

@@ -5,11 +5,14 @@
 --
 -- SQL: in prepared mode each statement is prepared on first use, its
 -- :variables sent as parameters in their text form (as pgbench sends
--- them: a variable that is not set is sent as NULL); in simple mode
+-- them: a variable that is not set is sent as NULL); in extended mode
+-- the same, the statement being the unnamed one the connection parses at
+-- every execution (--db-ps-mode=extended); in simple mode
 -- (--db-ps-mode=disable) the variables' text replaces them in the SQL
--- (one that is not set stays as it is).  A compound statement ('\;') is
--- always sent as text, as only the simple protocol takes several
--- statements at once.  \gset keeps the one row of the last result in
+-- (one that is not set stays as it is).  A compound statement ('\;')
+-- runs in simple mode only, the one protocol that takes several
+-- statements at once: elsewhere it aborts the client, as the server's
+-- refusal aborts pgbench's.  \gset keeps the one row of the last result in
 -- variables named after its columns (a NULL as an empty string), \aset
 -- the last row of every result that has rows.
 --
@@ -233,13 +236,23 @@ end
 
 -- The steps of `cmds` for client state `st`: steps[i]() returns the index
 -- of the next step, or nil for i + 1.
-function M.compile(cmds, st, simple)
+-- A compound statement outside simple mode: the client aborts there.
+local function compound_step(st, cmd, mode)
+  return function()
+    abort(st, cmd, string.format("cannot insert multiple commands into a prepared statement (\\; runs in simple "
+      .. "mode only, not %s)", mode))
+  end
+end
+
+function M.compile(cmds, st, mode)
+  local simple = mode == "simple"
   local steps, tests = {}, {}
   local nxt, endif = branches(cmds)
   for i, cmd in ipairs(cmds) do
     local k = cmd.kind
     if k == "sql" then
-      steps[i] = (simple or cmd.compound) and text_sql(st, cmd) or prepared_sql(st, cmd)
+      if cmd.compound and not simple then steps[i] = compound_step(st, cmd, mode)
+      else steps[i] = simple and text_sql(st, cmd) or prepared_sql(st, cmd) end
     elseif k == "set" then
       local f, name = eval.compile(cmd.expr), cmd.name
       local vars = st.vars

@@ -119,7 +119,7 @@ function M.sample_state(seed_text, nclients, tid, defines)
 end
 
 -- A client: its variables, random states and compiled scripts.
--- `info` = { list, total, seed (text), nclients, id, scale, defines, simple }.
+-- `info` = { list, total, seed (text), nclients, id, scale, defines, mode (simple, extended or prepared) }.
 function M.client(con, info)
   local seeds = ffi.new("lb_pg_seeds")
   local vars, defined = {}, {}
@@ -139,7 +139,7 @@ function M.client(con, info)
   local steps, cum = {}, {}
   local acc = 0
   for i, e in ipairs(info.list) do
-    steps[i] = client.compile(e.cmds, st, info.simple)
+    steps[i] = client.compile(e.cmds, st, info.mode)
     acc = acc + e.weight
     cum[i] = acc
   end

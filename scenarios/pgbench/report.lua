@@ -24,7 +24,7 @@ function M.summary(r, opt, run)
   local secs = r.duration_s > 0 and r.duration_s or 1
   t.transaction_type = #run.scripts == 1 and run.scripts[1].builtin.desc or "multiple scripts"
   t.scaling_factor = run.scale
-  t.query_mode = opt.db_ps_mode == "disable" and "simple" or "prepared"
+  t.query_mode = run.query_mode
   t.clients = (opt.connections or 0) > 0 and opt.connections or opt.threads
   t.threads = opt.threads
   t.duration_s = r.duration_s

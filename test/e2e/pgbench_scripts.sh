@@ -54,6 +54,31 @@ run values_other $B --file=$S/values.sql --threads=1 --events=3 --random-seed=12
 ! diff -q <(grep '^debug' "$T/values_prepared.err") <(grep '^debug' "$T/values_other.err") >/dev/null \
   && pass values_other_seed || fail values_other_seed "seed 12346 drew what 12345 drew"
 
+# ---- query modes (--protocol, pgbench's -M): what the server sees -----------------------
+# Prepared statements on the server (prepared mode only), the type of a
+# variable (a literal in simple mode; an untyped parameter in extended and
+# prepared mode, which the server refuses there: the client aborts in
+# the same command as pgbench's), a compound command (simple mode only).
+cmdno() { grep -o 'aborted in command [0-9]*' "$1" | head -1; }
+for mode in simple extended prepared; do
+  for f in modes compound; do
+    "${PGB[@]}" -f $S/$f.sql -t 2 -M $mode >/dev/null 2>"$T/pg_${f}_$mode.err"
+    run "${f}_$mode" $B --file=$S/$f.sql --events=2 --protocol=$mode --result-file="$T/${f}_$mode.json" run
+    diff <(grep '^debug' "$T/pg_${f}_$mode.err") <(grep '^debug' "$T/${f}_$mode.err") >/dev/null && pass "${f}_$mode" \
+      || fail "${f}_$mode" "pgbench: $(grep -c '^debug' "$T/pg_${f}_$mode.err") debug lines; lbench: $(head -c 300 "$T/${f}_$mode.err")"
+    [ "$(cmdno "$T/pg_${f}_$mode.err")" = "$(cmdno "$T/${f}_$mode.err")" ] && pass "${f}_${mode}_abort" \
+      || fail "${f}_${mode}_abort" "pgbench: $(cmdno "$T/pg_${f}_$mode.err"); lbench: $(cmdno "$T/${f}_$mode.err")"
+  done
+  json_assert "modes_${mode}_report" "$T/compound_$mode.json" "r.pgbench.query_mode == '$mode'"
+done
+grep -q 'debug(script=0,command=4): int 7' "$T/modes_simple.err" && grep -q 'aborted in command 2' "$T/modes_extended.err" \
+  && grep -q 'debug(script=0,command=2): int 1' "$T/modes_prepared.err" && grep -q 'debug(script=0,command=2): int 0' "$T/modes_extended.err" \
+  && grep -q 'debug(script=0,command=2): int 2' "$T/compound_simple.err" && grep -q 'aborted in command 0' "$T/compound_prepared.err" \
+  && pass modes_differ || fail modes_differ "the three modes did not send what they should: $(grep -h debug "$T"/modes_*.err | tr '\n' ' ')"
+run modes_ps_mode $B --file=$S/modes.sql --events=1 --db-ps-mode=extended --result-file="$T/modes_ps.json" run
+json_assert modes_ps_mode "$T/modes_ps.json" "r.pgbench.query_mode == 'extended'"
+one_line bad_protocol '^lbench: --protocol=x: expected simple, extended or prepared$' $LB pgbench --db-driver=pgsql --pgsql-port=1 --file=$S/modes.sql --protocol=x run
+
 # ---- several clients, weighted scripts: the rows they write -------------------------
 q "DROP TABLE IF EXISTS pgscript_log; CREATE TABLE pgscript_log (tool int, client int, n int, script int, a bigint, g bigint)" >/dev/null
 "${PGB[@]}" -f $S/log1.sql@3 -f $S/log2.sql@2 -c 3 -j 3 -t 12 --random-seed=777 -D n=0 -D tool=0 >/dev/null 2>"$T/pg_log.err"
@@ -223,7 +248,7 @@ q "DELETE FROM pgscript_log WHERE tool = 9" >/dev/null
 "${PGB[@]}" -f $S/portable.sql -t 4 --random-seed=99 >/dev/null 2>"$T/pg_portable.err"
 sandbox_start pgscript_mysql
 trap 'contrib/mariadb-sandbox.sh stop >/dev/null 2>&1; contrib/postgres-sandbox.sh stop >/dev/null 2>&1 && rm -rf "$PGBASE"; rm -rf "$T"' EXIT
-for ps in auto disable; do
+for ps in auto disable extended; do
   run "mysql_portable_$ps" $LB pgbench $M --file=$S/portable.sql --threads=1 --events=4 --random-seed=99 --db-ps-mode=$ps run
   [ "$rc" -eq 0 ] && pass "mysql_portable_${ps}_run" || fail "mysql_portable_${ps}_run" "exit $rc: $(grep -v '^debug' "$T/mysql_portable_$ps.err" | head -3)"
   same "mysql_portable_$ps" "$T/pg_portable.err" "$T/mysql_portable_$ps.err"

@@ -62,6 +62,7 @@ static void test_registry(void)
           lb_db_ssl_mode_parse("bogus") == -1 &&
           lb_db_ps_mode_parse("disable") == LB_DB_PS_DISABLE &&
           lb_db_ps_mode_parse("auto") == LB_DB_PS_AUTO &&
+          lb_db_ps_mode_parse("extended") == LB_DB_PS_EXTENDED &&
           lb_db_ps_mode_parse("x") == -1, "opts.parse", "mode parsing");
     check(lb_db_error_is_connection_lost(2013) && lb_db_error_is_connection_lost(2006) &&
           lb_db_error_is_connection_lost(2055) && lb_db_error_is_connection_lost(2002) &&

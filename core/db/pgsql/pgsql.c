@@ -94,6 +94,7 @@ pg_conn *lb__db_pg_conn_start(const lb_db_conn_opts *o, lb_db_error *err)
         return NULL;
     }
     pc->fd = -1;
+    pc->unnamed = o->ps_mode == LB_DB_PS_EXTENDED;
     const char *k[12], *v[12];
     char port[16], tmo[16];
     conn_params(o, k, v, port, tmo);
@@ -361,7 +362,7 @@ static void pg_stmt_close(void *ds)
         /* The server keeps a prepared statement for the session: drop it
          * (blocking; statements are closed rarely, never per event). */
         PGTransactionStatusType ts = PQtransactionStatus(pc->pg);
-        if (pc->op == PG_OP_NONE && PQstatus(pc->pg) == CONNECTION_OK &&
+        if (ps->name[0] && pc->op == PG_OP_NONE && PQstatus(pc->pg) == CONNECTION_OK &&
             (ts == PQTRANS_IDLE || ts == PQTRANS_INTRANS)) {
             char sql[64];
             snprintf(sql, sizeof sql, "DEALLOCATE %s", ps->name);
@@ -381,6 +382,7 @@ void lb__db_pg_stmt_free(pg_stmt *ps)
         for (int i = 0; i < ps->np; i++)
             free(ps->text[i]);
     free(ps->text);
+    free(ps->sql);
     free(ps->textcap);
     free(ps->values);
     free(ps->ptypes);

@@ -37,6 +37,7 @@ typedef struct pg_conn {
     size_t sqlcap;
     uint64_t affected;      /* rows of the last plain query (PQcmdTuples) */
     unsigned long nstmts;   /* statement names: lb1, lb2, ... */
+    int unnamed;            /* ps_mode extended: statements are the unnamed one, sent with their text */
     pg_stmt *stmts;         /* live statements, detached at disconnect */
     int copying;            /* a COPY FROM STDIN waits for data */
     const char *lbuf;       /* load: the chunk not yet queued in libpq */
@@ -49,7 +50,8 @@ typedef struct pg_conn {
 struct pg_stmt {
     pg_conn *pc;            /* NULL once the connection is gone */
     pg_stmt *next;
-    char name[24];
+    char name[24];          /* "" for the unnamed statement (ps_mode extended) */
+    char *sql;              /* the unnamed statement's text ($n placeholders), sent at each execute */
     int np;
     lb_db_bind *params;
     const char **values;    /* per parameter: its text or binary value, or NULL for SQL NULL */

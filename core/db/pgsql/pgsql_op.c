@@ -1,7 +1,8 @@
 /* PostgreSQL driver, operations: connect, query, next result, prepare and
  * execute, each a short state machine on libpq's asynchronous calls
  * (PQconnectStartParams/PQconnectPoll, PQsendQuery, PQsendPrepare,
- * PQsendDescribePrepared, PQsendQueryPrepared; PQflush, PQconsumeInput,
+ * PQsendDescribePrepared, PQsendQueryPrepared, PQsendQueryParams for the
+ * unnamed statement of ps_mode extended; PQflush, PQconsumeInput,
  * PQisBusy, PQgetResult).  The connection is in libpq's nonblocking mode,
  * so nothing here waits: a step that needs the socket returns what to
  * wait for and the core calls cont() when it is ready.
@@ -292,9 +293,40 @@ static const char *numbered(pg_conn *pc, const char *sql, size_t len)
     return copy;
 }
 
+/* The parameter arrays of a statement with `np` parameters: 0 or -1. */
+static int params_alloc(pg_stmt *ps, int np)
+{
+    size_t n = (size_t)(np ? np : 1);
+    ps->np = np;
+    ps->values = calloc(n, sizeof *ps->values);
+    ps->text = calloc(n, sizeof *ps->text);
+    ps->textcap = calloc(n, sizeof *ps->textcap);
+    ps->ptypes = calloc(n, sizeof *ps->ptypes);
+    ps->lengths = calloc(n, sizeof *ps->lengths);
+    ps->formats = calloc(n, sizeof *ps->formats);
+    return ps->values && ps->text && ps->textcap && ps->ptypes && ps->lengths && ps->formats ? 0 : -1;
+}
+
+/* ps_mode extended: nothing goes to the server until an execute sends the
+ * text with its parameters (Parse, Bind, Execute of the unnamed statement
+ * every time, as pgbench -M extended), so the statement is ready now.
+ * Its parameters' types are the server's guess from the text (0 here):
+ * their values go as text. */
+static int unnamed_ready(pg_conn *pc, pg_stmt *ps, const char *text, int np, lb__db_async *out, lb_db_error *err)
+{
+    begin(pc, PG_OP_PREPARE, ps);
+    ps->sql = strdup(text);
+    if (!ps->sql || params_alloc(ps, np) != 0)
+        return out_of_memory(pc, err);
+    ps->next = pc->stmts;
+    pc->stmts = ps;
+    out->ds = ps;
+    out->nparams = np;
+    return op_end(pc, 0);
+}
+
 int lb__db_pg_prepare_start(void *dc, const char *sql, size_t len, lb__db_async *out, lb_db_error *err)
 {
-    (void)out;
     pg_conn *pc = dc;
     pg_stmt *ps = calloc(1, sizeof *ps);
     const char *text = ps ? numbered(pc, sql, len) : NULL;
@@ -304,6 +336,8 @@ int lb__db_pg_prepare_start(void *dc, const char *sql, size_t len, lb__db_async 
         return out_of_memory(pc, err);
     }
     ps->pc = pc;
+    if (pc->unnamed)
+        return unnamed_ready(pc, ps, text, lb__db_scan_placeholders(sql, len, NULL), out, err);
     snprintf(ps->name, sizeof ps->name, "lb%lu", ++pc->nstmts);
     begin(pc, PG_OP_PREPARE, ps);
     return sent(pc, PQsendPrepare(pc->pg, ps->name, text, 0, NULL), err);
@@ -338,15 +372,7 @@ static int prepare_described(pg_conn *pc, lb__db_async *out, lb_db_error *err)
         return op_end(pc, -1);
     }
     int np = PQnparams(r);
-    size_t n = (size_t)(np ? np : 1);
-    ps->np = np;
-    ps->values = calloc(n, sizeof *ps->values);
-    ps->text = calloc(n, sizeof *ps->text);
-    ps->textcap = calloc(n, sizeof *ps->textcap);
-    ps->ptypes = calloc(n, sizeof *ps->ptypes);
-    ps->lengths = calloc(n, sizeof *ps->lengths);
-    ps->formats = calloc(n, sizeof *ps->formats);
-    if (!ps->values || !ps->text || !ps->textcap || !ps->ptypes || !ps->lengths || !ps->formats) {
+    if (params_alloc(ps, np) != 0) {
         PQclear(r);
         return out_of_memory(pc, err);
     }
@@ -370,6 +396,8 @@ int lb__db_pg_stmt_execute_start(void *ds, lb__db_async *out, lb_db_error *err)
     begin(pc, PG_OP_EXECUTE, ps);
     if (ps->np && lb__db_pg_fill_params(ps, err) != 0)
         return op_end(pc, -1);
+    if (ps->sql)
+        return sent(pc, PQsendQueryParams(pc->pg, ps->sql, ps->np, NULL, ps->values, ps->lengths, ps->formats, 0), err);
     return sent(pc, PQsendQueryPrepared(pc->pg, ps->name, ps->np, ps->values, ps->lengths, ps->formats, 0), err);
 }
 

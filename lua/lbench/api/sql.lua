@@ -162,7 +162,8 @@ local function conn_opts(ctx, conf, over, k, keep)
   o.connect_timeout = conf.connect_timeout or 10
   o.conninfo = s(over.conninfo or conf.conninfo)
   o.app_name = s(conf.app_name)
-  o.ps_mode = opt.db_ps_mode == "disable" and C.LB_DB_PS_DISABLE or C.LB_DB_PS_AUTO
+  o.ps_mode = opt.db_ps_mode == "disable" and C.LB_DB_PS_DISABLE
+    or opt.db_ps_mode == "extended" and C.LB_DB_PS_EXTENDED or C.LB_DB_PS_AUTO
   if opt.db_debug then
     o.debug = C.lb_runtime_debug_sink
     o.debug_ud = ctx.rt
