@@ -10,7 +10,8 @@
 --   lbench contrib/merge_bench.lua bench [--ranks=10,100,1000] [--rounds=5]
 --
 -- Each size runs in a child process of its own, so that its peak memory
--- is its own (the parent spawns `lbench <this file> bench --child=1`).
+-- is its own (the parent spawns `lbench <this file> bench --child=gen`,
+-- then `--child=measure`).
 local ffi = require("ffi")
 local C = require("lbench.ffi").C
 local json = require("lbench.json")
@@ -21,12 +22,13 @@ local snapshot = require("lbench.result.snapshot")
 local interval = require("lbench.result.interval")
 local phases = require("lbench.phases")
 
-ffi.cdef [[ ssize_t readlink(const char *path, char *buf, size_t len); ]]
+ffi.cdef [[ ssize_t readlink(const char *path, char *buf, size_t len); int malloc_trim(size_t pad); ]]
 
 lbench.cmdline.options = {
   ranks = { "rank counts to measure", "10,100,1000" },
   rounds = { "repetitions of each measurement (the median is printed)", 5 },
-  child = { "internal: measure one size in this process", 0 },
+  child = { "internal: gen (make one size's parts into --file) or measure (rank 0 on them)", "" },
+  file = { "internal: the parts of one size", "" },
 }
 
 -- What every rank reports: TPC-C's five transactions (their share of the
@@ -154,12 +156,13 @@ end
 
 local function ms_since(t0) return tonumber(C.lb_clock_ns() - t0) / 1e6 end
 
--- A message as rank 0's poll takes it off the transport (into a buffer,
--- then a Lua string).
+-- A message as rank 0's poll takes it off the transport (into its
+-- receive buffer, then a Lua string: cluster/rankiv.lua's Agg:poll).
+local rbuf, rlen = nil, 0
 local function received(msg)
-  local buf = ffi.new("char[?]", #msg)
-  ffi.copy(buf, msg, #msg)
-  return ffi.string(buf, #msg)
+  if #msg > rlen then rlen = math.max(#msg, 2 * rlen); rbuf = ffi.new("char[?]", rlen) end
+  ffi.copy(rbuf, msg, #msg)
+  return ffi.string(rbuf, #msg)
 end
 
 local OPT = { threads = THREADS, rate_schedule = phases.parse("1000@20,2000@20,3000@20"),
@@ -186,21 +189,29 @@ local function one_interval(n, parts, key)
   return ms, m.part.d.events
 end
 
--- The end of a run of n ranks on rank 0: every part received, the merge,
--- the document built and encoded.
+-- The end of a run of n ranks on rank 0, as ranks.merge does it: each
+-- rank's part taken into the one receive buffer (cluster.each_part) and
+-- merged at once, then the job's figures, the document built and encoded.
 local function final_doc(n, parts)
-  local t0 = C.lb_clock_ns()
-  local list = {}
-  for r = 1, n do list[r] = received(parts[r]) end
+  local t0, t_in = C.lb_clock_ns(), 0
   local ctx = { rt = RT, opt = OPT, scenario_name = "merge_bench", command = "run", redacted_options = {} }
   local a = { keys = KEYS, new_snapshot = function() return snapshot.new(CFG) end, started_at = 0,
               intervals = json.array(), clocks = nil }
-  ranks._merge_all(ctx, a, list)
+  local m = ranks._merge_begin(ctx, a)
+  local buf, cap = nil, 0
+  for r = 1, n do
+    local t = C.lb_clock_ns()
+    local len = #parts[r]
+    if len > cap then cap = math.max(len, 2 * cap); buf = ffi.new("char[?]", cap) end
+    ffi.copy(buf, parts[r], len)
+    t_in = t_in + tonumber(C.lb_clock_ns() - t)
+    m:add({ p = buf, len = len, anchor = buf })
+  end
+  m:finish()
   a.nranks, a.mpi_library = n, "none (merge_bench)"
   local doc = result.build(ctx, { version = "merge_bench" }, a)
   local text = result.to_json(doc, "  ")
-  local ms = ms_since(t0)
-  return ms, a.d.events, #text
+  return ms_since(t0), a.d.events, #text, t_in / 1e6
 end
 
 local function bytes(list)
@@ -209,25 +220,48 @@ local function bytes(list)
   return b
 end
 
--- One size in this process: a line of figures for the parent.
-local function child(n, rounds)
+-- The parts of a job of n ranks, made in a process of their own and kept
+-- in `path`: the process that measures rank 0 then reads them as they
+-- are, so that its memory figures are not lowered by reusing what making
+-- them left free.
+local function generate(n, path)
   math.randomseed(n)
+  local f = assert(io.open(path, "wb"))
+  f:write(n, "\n")
+  for r = 0, n - 1 do local s = interval_part(r, 1000, 1); f:write(#s, "\n", s) end
+  for r = 0, n - 1 do local s = final_part(r); f:write(#s, "\n", s) end
+  f:close()
+end
+
+local function read_parts(path)
+  local f = assert(io.open(path, "rb"))
+  local n = tonumber(f:read("*l"))
   local ivs, finals = {}, {}
-  for r = 0, n - 1 do ivs[r + 1] = interval_part(r, 1000, 1) end
-  for r = 0, n - 1 do finals[r + 1] = final_part(r) end
+  for r = 1, n do ivs[r] = f:read(tonumber(f:read("*l"))) end
+  for r = 1, n do finals[r] = f:read(tonumber(f:read("*l"))) end
+  f:close()
+  return n, ivs, finals
+end
+
+-- One size in this process, its parts read from `path`: a line of figures
+-- for the parent.
+local function measure(path, rounds)
+  local n, ivs, finals = read_parts(path)
   collectgarbage(); collectgarbage()
-  local rss0 = kib_of("VmRSS")
+  -- From here on rank 0's own: the parts stand for what the ranks hold.
+  ffi.C.malloc_trim(0)
+  local rss_parts = kib_of("VmRSS")
   reset_peak()
   local it, ft, events = {}, {}, 0
   for i = 1, rounds do it[i], events = one_interval(n, ivs, 1000 * i) end
   assert(events == n * math.floor(EPS * 1 * 0.45) + n * math.floor(EPS * 0.43) + 3 * n * math.floor(EPS * 0.04),
     "the interval's events do not add up")
   collectgarbage(); collectgarbage()
-  local doc_bytes
-  for i = 1, math.max(1, math.floor(rounds / 2)) do ft[i], events, doc_bytes = final_doc(n, finals) end
+  local doc_bytes, rt = nil, {}
+  for i = 1, math.max(1, math.floor(rounds / 2)) do ft[i], events, doc_bytes, rt[i] = final_doc(n, finals) end
   local peak = kib_of("VmHWM")
-  print(string.format("%d %.3f %.3f %d %d %d %d %d", n, median(it), median(ft), bytes(ivs), bytes(finals),
-    (peak - rss0) * 1024, events, doc_bytes))
+  print(string.format("%d %.3f %.3f %d %d %d %d %d %.3f", n, median(it), median(ft), bytes(ivs), bytes(finals),
+    math.max(0, peak - rss_parts) * 1024, events, doc_bytes, median(rt)))
 end
 
 local function self_exe()
@@ -240,23 +274,28 @@ local function mib(b) return string.format("%.1f", b / 1048576) end
 
 function bench()
   local opt = lbench.opt
-  if tonumber(opt.child) ~= 0 then return child(tonumber(opt.ranks), tonumber(opt.rounds)) end
+  if opt.child == "gen" then return generate(tonumber(opt.ranks), opt.file) end
+  if opt.child == "measure" then return measure(opt.file, tonumber(opt.rounds)) end
   local script = debug.getinfo(1, "S").source:gsub("^@", "")
   print(string.format("== lbench-mpi rank 0's merge, synthetic ranks (5 event types, 8 threads, 3 phases, %d ev/s per rank;"
     .. " final: %d s), median of %d", EPS, SECS, tonumber(opt.rounds)))
-  print(string.format("%6s %12s %12s %12s %12s %14s", "ranks", "interval ms", "final ms", "interval MiB",
-    "final MiB", "merge peak MiB"))
+  print(string.format("%6s %12s %12s %14s %12s %12s %12s", "ranks", "interval ms", "final ms", "(of which in)",
+    "interval MiB", "final MiB", "rank 0 MiB"))
   local rows = {}
   for n in tostring(opt.ranks):gmatch("%d+") do
-    local cmd = string.format("'%s' '%s' bench --child=1 --ranks=%s --rounds=%s", self_exe(), script, n, opt.rounds)
+    local path = os.tmpname()
+    local cmd = string.format("'%s' '%s' bench --child=gen --ranks=%s --file='%s' && '%s' '%s' bench --child=measure"
+      .. " --rounds=%s --file='%s'", self_exe(), script, n, path, self_exe(), script, opt.rounds, path)
     local p = assert(io.popen(cmd))
     local line = p:read("*a")
     local ok = p:close()
+    os.remove(path)
     local f = {}
     for x in line:gmatch("%S+") do f[#f + 1] = tonumber(x) end
-    if not ok or #f < 8 then error("merge_bench: the child for " .. n .. " ranks failed: " .. line, 0) end
+    if not ok or #f < 9 then error("merge_bench: the child for " .. n .. " ranks failed: " .. line, 0) end
     rows[#rows + 1] = f
-    print(string.format("%6d %12.1f %12.1f %12s %12s %14s", f[1], f[2], f[3], mib(f[4]), mib(f[5]), mib(f[6])))
+    print(string.format("%6d %12.1f %12.1f %14.1f %12s %12s %12s", f[1], f[2], f[3], f[9], mib(f[4]), mib(f[5]),
+      mib(f[6])))
   end
   local first, last = rows[1], rows[#rows]
   if #rows > 1 then
@@ -264,7 +303,8 @@ function bench()
     print(string.format("   growth %dx ranks: interval %.1fx, final %.1fx (linear: %.0fx)", k, last[2] / first[2],
       last[3] / first[3], k))
   end
-  print("   interval MiB / final MiB: the parts rank 0 receives; merge peak: its memory beyond them while merging")
+  print("   (of which in): copying the parts into rank 0's receive buffer, as the transport would;"
+    .. " interval MiB / final MiB: what rank 0 receives; rank 0 MiB: its peak resident memory for the merges")
   print("   command: lbench contrib/merge_bench.lua bench --ranks=" .. opt.ranks)
 end
 
