@@ -8,7 +8,7 @@ LB=./lbench
 ROUNDS=${ROUNDS:-3}
 SECS=${SECS:-5}
 sections=("$@")
-[ ${#sections[@]} -gt 0 ] || sections=(core oltp load fileio tpcc async pgsql mpi)
+[ ${#sections[@]} -gt 0 ] || sections=(core oltp load fileio tpcc async pgsql mpi merge)
 W=$(mktemp -d /tmp/lbench-bench.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 
@@ -754,6 +754,13 @@ bench_mpi() {
     printf '   %d ranks: %.1f ms\n' "$k" "$(median < "$W/mm")"
   done
   echo "   commands: mpirun -np 2 lbench-mpi X --threads=1 --time=$SECS run   vs   lbench X --threads=2 --time=$SECS run"
+}
+
+# ---- lbench-mpi at scale: rank 0's merge with 10, 100 and 1,000 ranks -------------
+# No MPI: synthetic rank parts through the merge code lbench-mpi runs on
+# rank 0 (contrib/merge_bench.lua prints the table; ROUNDS medians).
+bench_merge() {
+  $LB contrib/merge_bench.lua bench --ranks="${MERGE_RANKS:-10,100,1000}" --rounds="$((ROUNDS > 5 ? ROUNDS : 5))"
 }
 
 for s in "${sections[@]}"; do

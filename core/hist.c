@@ -505,12 +505,15 @@ int lb_hist_merge_packed(lb_hist *dst, const void *buf, int64_t len)
     if (!dst || !buf || len % (int64_t)sizeof(int64_t) || words < PACK_HEADER || (words - PACK_HEADER) % 2)
         return -EINVAL;
 #define IN(k) ((int64_t)lb_wire_get64(buf, (k)))
-    /* Validate every slot before touching dst: a bad buffer merges nothing. */
+    /* Validate every slot before touching dst: a bad buffer merges nothing.
+     * Unsigned compares take both bounds of a slot (and the sign of a count)
+     * in one test: this loop runs over every rank's slots on rank 0. */
+    uint64_t slots = (uint64_t)dst->cfg.counts_len;
     for (int64_t k = PACK_HEADER; k < words; k += 2)
-        if (IN(k) < 0 || IN(k) >= dst->cfg.counts_len || IN(k + 1) < 0)
+        if (lb_wire_get64(buf, k) >= slots || lb_wire_get64(buf, k + 1) > (uint64_t)INT64_MAX)
             return -EINVAL;
     for (int64_t k = PACK_HEADER; k < words; k += 2)
-        dst->counts[IN(k)] += IN(k + 1);
+        dst->counts[lb_wire_get64(buf, k)] += IN(k + 1);
     uint64_t sum_bits = lb_wire_get64(buf, 5);
     double sum;
     memcpy(&sum, &sum_bits, sizeof(sum));

@@ -64,6 +64,8 @@ static const lb_cluster_ops single_ops = {
     .post = single_post, .probe = single_probe, .recv = single_recv, .drain = single_notify,
     .in_flight = single_poll,
     .clock_offsets = single_clock_offsets,
+    /* Alone, rank 0 has no other rank's part to take. */
+    .part_send = single_post, .part_probe = single_probe, .part_recv = single_recv,
 };
 
 static const lb_cluster_ops *g_ops = &single_ops;
@@ -77,7 +79,8 @@ int lb_cluster_register(const lb_cluster_ops *ops)
     }
     if (!ops->name || !ops->rank || !ops->size || !ops->library || !ops->min || !ops->max || !ops->bcast ||
         !ops->gather_lens || !ops->gather_data || !ops->notify_stop || !ops->poll_stop || !ops->post ||
-        !ops->probe || !ops->recv || !ops->drain || !ops->in_flight || !ops->clock_offsets)
+        !ops->probe || !ops->recv || !ops->drain || !ops->in_flight || !ops->clock_offsets ||
+        !ops->part_send || !ops->part_probe || !ops->part_recv)
         return -EINVAL;
     g_ops = ops;
     return 0;
@@ -112,5 +115,8 @@ int lb_cluster_clock_offsets(int rounds, int64_t *offset_ns, int64_t *rtt_ns)
         return -EINVAL;
     return g_ops->clock_offsets(rounds, offset_ns, rtt_ns);
 }
+int lb_cluster_part_send(const void *buf, int64_t len) { return g_ops->part_send(buf, len); }
+int64_t lb_cluster_part_probe(int *from) { return g_ops->part_probe(from); }
+int lb_cluster_part_recv(int from, void *buf, int64_t len) { return g_ops->part_recv(from, buf, len); }
 void lb_cluster_request_abort(void) { g_abort = 1; }
 int lb_cluster_abort_requested(void) { return g_abort; }

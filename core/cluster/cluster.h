@@ -57,6 +57,16 @@ typedef struct lb_cluster_ops {
      * inside it).  On rank 0, offset_ns[r] and rtt_ns[r] for every rank
      * (rank 0's own are 0); on the others the arrays are left as they are. */
     int (*clock_offsets)(int rounds, int64_t *offset_ns, int64_t *rtt_ns);
+    /* The end of a run, streamed: every other rank sends rank 0 its one
+     * part (part_send, which may wait until rank 0 takes it); rank 0 takes
+     * the parts one at a time in the order they arrive (part_probe: the
+     * next one's length and sender, -1 none yet; part_recv: into buf), so
+     * that it merges each and holds one at a time.  A gather would hold
+     * every rank's at once: 600 MB from a thousand ranks, which took
+     * seconds to fault in on a VM (contrib/merge_bench.lua). */
+    int (*part_send)(const void *buf, int64_t len);
+    int64_t (*part_probe)(int *from);
+    int (*part_recv)(int from, void *buf, int64_t len);
 } lb_cluster_ops;
 
 /* Install `ops` (the binary does so before anything else runs); NULL
@@ -81,6 +91,9 @@ int lb_cluster_recv(int from, void *buf, int64_t len);
 int lb_cluster_drain(void);
 int lb_cluster_in_flight(void);
 int lb_cluster_clock_offsets(int rounds, int64_t *offset_ns, int64_t *rtt_ns);
+int lb_cluster_part_send(const void *buf, int64_t len);
+int64_t lb_cluster_part_probe(int *from);
+int lb_cluster_part_recv(int from, void *buf, int64_t len);
 /* The job cannot end cleanly (a rank stopped answering): the binary's main
  * aborts every rank instead of waiting in the library's finalisation. */
 void lb_cluster_request_abort(void);

@@ -13,7 +13,7 @@
 #include "../clock.h"
 #include "cluster.h"
 
-enum { TAG_LEN = 7101, TAG_DATA = 7102, TAG_STOP = 7103, TAG_POST = 7104, TAG_CLOCK = 7105 };
+enum { TAG_LEN = 7101, TAG_DATA = 7102, TAG_STOP = 7103, TAG_POST = 7104, TAG_CLOCK = 7105, TAG_PART = 7106 };
 
 static int g_rank, g_size;
 static char g_library[256];
@@ -103,6 +103,40 @@ static int mpi_gather_data(const void *buf, int64_t len, void *out, const int64_
         at += lens[r];
     }
     return wait_all(reqs, missing, timeout_ms);
+}
+
+/* The end of a run: one part per rank, on a tag of its own, so that rank
+ * 0 probes for any sender and nothing else matches.  A rank's next part
+ * belongs to a later run, which cannot start before rank 0 has taken this
+ * one (the start barrier waits for it). */
+static int mpi_part_send(const void *buf, int64_t len)
+{
+    if (len < 0 || len > INT32_MAX)
+        return -EINVAL;
+    return MPI_Send(buf, (int)len, MPI_BYTE, 0, TAG_PART, MPI_COMM_WORLD) == MPI_SUCCESS ? 0 : -EIO;
+}
+
+static int64_t mpi_part_probe(int *from)
+{
+    int flag = 0, count = 0;
+    MPI_Status st;
+    if (MPI_Iprobe(MPI_ANY_SOURCE, TAG_PART, MPI_COMM_WORLD, &flag, &st) != MPI_SUCCESS || !flag)
+        return -1;
+    if (MPI_Get_count(&st, MPI_BYTE, &count) != MPI_SUCCESS || count < 0)
+        return -1;
+    *from = st.MPI_SOURCE;
+    return count;
+}
+
+/* The probed message is matched: its sender waits in part_send while a
+ * large one moves, so this returns once it has. */
+static int mpi_part_recv(int from, void *buf, int64_t len)
+{
+    if (len < 0 || len > INT32_MAX)
+        return -EINVAL;
+    return MPI_Recv(buf, (int)len, MPI_BYTE, from, TAG_PART, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS
+               ? 0
+               : -EIO;
 }
 
 /* A few bytes each: sent eagerly, so this returns without the receivers
@@ -346,6 +380,7 @@ static const lb_cluster_ops mpi_ops = {
     .post = mpi_post, .probe = mpi_probe, .recv = mpi_recv, .drain = mpi_drain,
     .in_flight = mpi_in_flight,
     .clock_offsets = mpi_clock_offsets,
+    .part_send = mpi_part_send, .part_probe = mpi_part_probe, .part_recv = mpi_part_recv,
 };
 
 int lb_cluster_mpi_init(int *argc, char ***argv)

@@ -11,7 +11,8 @@
 # MariaDB (port 3392): a 2-rank OLTP prepare (each table once, all rows),
 # a 2-rank run (the server's CPU counted once), a server error and a
 # killed connection on one rank, and a 2-rank TPC-C prepare, run and
-# check.  No timing assertions.
+# check.  The exact merge, a stalled rank and a failure again over Open
+# MPI's TCP transport alone.  No timing assertions.
 cd "$(dirname "$0")/../.." || exit 1
 . test/lib.sh
 LBM=${LBM:-./lbench-mpi}
@@ -335,6 +336,46 @@ run mpi_mismatch "${MPI[@]}" -np 1 "$LBM" $E --time=1 run : -np 1 "$LBM" $E --ti
 run mpi_mismatch_scenario "${MPI[@]}" -np 1 "$LBM" $E --time=1 run : -np 1 "$LBM" $S/mpi_job.lua --time=1 run
 [ "$rc" -ne 0 ] && grep -q 'rank 1 (.*) runs with other scenario than rank 0' "$T/mpi_mismatch_scenario.err" \
   && pass mpi_mismatch_scenario_refused || fail mpi_mismatch_scenario_refused "exit $rc: $(head -c 400 "$T/mpi_mismatch_scenario.err")"
+
+# ---- over TCP: Open MPI's TCP transport forced, shared memory off --------------
+# What ranks on separate hosts use: the ob1 messaging layer over the tcp
+# BTL alone (not vader, the shared-memory one, nor UCX), on the loopback
+# interface (one every host has; Open MPI leaves it out by default).  An
+# eager limit of 4 KB sends every part larger than that by rendezvous, as
+# a histogram-heavy part goes between hosts.  The exact merge with
+# intervals, a stalled rank and a failing rank, checked as above.
+TCP=(env OMPI_MCA_pml=ob1 OMPI_MCA_btl=tcp,self OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_btl_tcp_eager_limit=4096
+  OMPI_MCA_btl_tcp_rndv_eager_limit=4096)
+run mpi_tcp_run "${TCP[@]}" OMPI_MCA_btl_base_verbose=30 "${MPI[@]}" -np 3 "$LBM" $S/mpi_job.lua --threads=2 --time=1 \
+  --report-interval=0.25 --result-file="$T/tcp.json" --rank-result-file="$T/tcp%r.json" run
+[ "$rc" -eq 0 ] && pass mpi_tcp_run || fail mpi_tcp_run "exit $rc: $(grep -v 'mca\|btl' "$T/mpi_tcp_run.err" | head -c 400)"
+# Every rank took the tcp BTL, and no rank opened the shared-memory one.
+[ "$(grep -c 'select: init of component tcp returned success' "$T/mpi_tcp_run.err")" -eq 3 ] \
+  && ! grep -q 'component vader' "$T/mpi_tcp_run.err" && pass mpi_tcp_transport_is_tcp \
+  || fail mpi_tcp_transport_is_tcp "$(grep -E 'component (tcp|vader)' "$T/mpi_tcp_run.err" | head -c 400)"
+json_assert mpi_tcp_doc "$T/tcp.json" "r.status == 'ok' and r.nranks == 3 and r.threads == 6 and #r.ranks == 3"
+CHECK mpi_tcp_counters_are_sums counters "$T/tcp.json" "$T/tcp0.json" "$T/tcp1.json" "$T/tcp2.json"
+CHECK mpi_tcp_histogram_is_bucket_sum histogram "$T/tcp.json" "$T/tcp0.json" "$T/tcp1.json" "$T/tcp2.json"
+CHECK mpi_tcp_percentiles_from_sum percentiles "$T/tcp.json" "$T/tcp0.json" "$T/tcp1.json" "$T/tcp2.json"
+CHECK mpi_tcp_intervals_are_sums intervals "$T/tcp.json" "$T/tcp0.json" "$T/tcp1.json" "$T/tcp2.json"
+rm -f "$T/stall.pid"
+"${TCP[@]}" "${MPI[@]}" -np 3 "$LBM" "$T/stall.lua" --pid-file="$T/stall.pid" --threads=1 --time=2 \
+  --report-interval=0.25 --result-file="$T/tst.json" --rank-result-file="$T/tst%r.json" run \
+  >"$T/mpi_tcp_stall.out" 2>"$T/mpi_tcp_stall.err" &
+mpi_pid=$!
+for _ in $(seq 300); do [ -s "$T/stall.pid" ] && break; sleep 0.05; done
+sleep 0.4; kill -STOP "$(cat "$T/stall.pid")"; sleep 0.7; kill -CONT "$(cat "$T/stall.pid")"
+wait "$mpi_pid" && pass mpi_tcp_stall_run || fail mpi_tcp_stall_run "$(head -c 300 "$T/mpi_tcp_stall.err")"
+CHECK mpi_tcp_stall_intervals_aligned intervals "$T/tst.json" "$T/tst0.json" "$T/tst1.json" "$T/tst2.json"
+json_assert mpi_tcp_stall_rank0_slots "$T/tst0.json" "#r.intervals == 8"
+json_assert mpi_tcp_stall_marked "$T/tst.json" "(function() for _, iv in ipairs(r.intervals) do
+  for _, k in ipairs(iv.missing_ranks or {}) do if k == 1 then return true end end end return false end)()"
+run mpi_tcp_fail "${TCP[@]}" "${MPI[@]}" -np 2 "$LBM" $S/mpi_job.lua --threads=2 --time=60 --fail-rank=1 \
+  --result-file="$T/tcp_fail.json" run
+[ "$rc" -ne 0 ] && [ "$rc" -lt 124 ] && grep -q 'lbench-mpi: rank 1 (.*): injected failure on rank 1' "$T/mpi_tcp_fail.err" \
+  && pass mpi_tcp_fail_names_rank || fail mpi_tcp_fail_names_rank "exit $rc: $(head -c 400 "$T/mpi_tcp_fail.err")"
+json_assert mpi_tcp_fail_doc "$T/tcp_fail.json" "r.status == 'error' and r.error:match('^rank 1 %(')
+  and r.ranks[2].status == 'error' and r.ranks[1].stopped_by == 1 and r.duration_s < 50"
 
 # ---- against MariaDB: OLTP and TPC-C over 2 ranks ------------------------------
 export LB_SANDBOX_DIR=${LB_SANDBOX_DIR_MPI:-/tmp/lbench-test-mpi} LB_SANDBOX_PORT=${LB_SANDBOX_PORT_MPI:-3392}

@@ -295,6 +295,55 @@ describe("lbench.ranks end-of-run merge", function()
   end)
 end)
 
+describe("lbench.ranks merge as the parts arrive", function()
+  -- The merge of `parts` handed over as cluster.each_part hands them: each
+  -- a view into one receive buffer that the next part overwrites.
+  local function streamed(parts)
+    local ctx = { rt = RT, opt = OPT, scenario_name = "spec", command = "run", redacted_options = {} }
+    local a = { keys = { "50", "99" }, new_snapshot = new_snapshot, started_at = 0, intervals = json.array(),
+                clocks = { offset_ms = { 0, 30, -10 }, rtt_ms = { 0, 0.2, 0.3 } } }
+    local m = ranks._merge_begin(ctx, a)
+    local buf = ffi.new("char[?]", 1048576)
+    for _, s in ipairs(parts) do
+      ffi.fill(buf, 1048576, 0xAA) -- what the last part left is gone
+      ffi.copy(buf, s, #s)
+      m:add({ p = buf, len = #s, anchor = buf })
+    end
+    ffi.fill(buf, 1048576, 0x55)
+    m:finish()
+    return a, ctx
+  end
+
+  it("gives the merge of the parts in rank order, whatever order they come in, from views overwritten after each",
+    function()
+    local ref, ctx = merged()
+    local p = job()
+    local a = streamed({ p[3], p[1], p[2] })
+    local function doc(x)
+      x.nranks, x.mpi_library = 3, "spec"
+      local d = json.decode(result.to_json(result.build(ctx, { version = "0.1.0" }, x)))
+      d.started_at, d.host = nil, nil
+      return d
+    end
+    assert.are.same(doc(ref), doc(a))
+    assert.are.same({ 0, 1, 2 }, { a.ranks[1].rank, a.ranks[2].rank, a.ranks[3].rank })
+    assert.are.same({ 260, 240, 175, 175, 201 }, a.thread_events)
+    assert.are.equal("rank 2 (h0): boom", a.merged_error)
+    same_hist(ref.cum.lat, a.cum.lat)
+    same_hist(ref.cum.type_lat[id("spec_write")], a.cum.type_lat[id("spec_write")])
+  end)
+
+  it("refuses a rank's figures twice, and a truncated part, in one line", function()
+    local p = job()
+    local ok, e = pcall(streamed, { p[1], p[2], p[2] })
+    assert.is_false(ok)
+    assert.are.equal("rank 1 sent its figures twice", e)
+    ok, e = pcall(streamed, { p[1], p[2]:sub(1, #p[2] - 9) })
+    assert.is_false(ok)
+    assert.are.equal("a rank sent a truncated part", e)
+  end)
+end)
+
 -- An interval part as cluster/rankiv.lua packs it, from a capture of the real
 -- packing (rank 0's Agg:contribute) or framed by hand with another
 -- numbering of the event types.

@@ -65,14 +65,18 @@ static void test_pack_merge(void)
               same_hist(copy, packed),
           "hist_packed_empty", "empty histogram: size %lld", (long long)n);
 
-    /* Malformed: odd length, a slot out of range, a negative count. */
-    int64_t bad[8] = {1, 0, 0, 5, 5, 0, cfg.counts_len, 1};
+    /* Malformed: odd length, a slot out of range (past the end, or
+     * negative: the check compares unsigned), a negative count; a bad pair
+     * after good ones merges nothing either. */
+    int64_t bad[10] = {1, 0, 0, 5, 5, 0, cfg.counts_len, 1};
     int r1 = lb_hist_merge_packed(copy, bad, 7 * 8);
     int r2 = lb_hist_merge_packed(copy, bad, 8 * 8);
     bad[6] = 3, bad[7] = -1;
     int r3 = lb_hist_merge_packed(copy, bad, 8 * 8);
-    check(r1 == -EINVAL && r2 == -EINVAL && r3 == -EINVAL && same_hist(copy, packed), "hist_packed_malformed",
-          "results %d %d %d", r1, r2, r3);
+    bad[6] = 3, bad[7] = 1, bad[8] = -1, bad[9] = 1;
+    int r4 = lb_hist_merge_packed(copy, bad, 10 * 8);
+    check(r1 == -EINVAL && r2 == -EINVAL && r3 == -EINVAL && r4 == -EINVAL && same_hist(copy, packed),
+          "hist_packed_malformed", "results %d %d %d %d", r1, r2, r3, r4);
     lb_hist_free(a), lb_hist_free(b), lb_hist_free(direct), lb_hist_free(packed), lb_hist_free(empty), lb_hist_free(copy);
 }
 

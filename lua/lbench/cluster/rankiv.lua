@@ -23,7 +23,7 @@ Agg.__index = Agg
 -- `new_snapshot` makes the histograms of a merged interval.
 function M.new(rt, interval_ns, new_snapshot)
   return setmetatable({ rt = rt, rank = cluster.rank(), size = cluster.size(), posted = 0, received = {},
-    pending = {}, done = {}, new_snapshot = new_snapshot,
+    pending = {}, done = {}, new_snapshot = new_snapshot, buf_len = 0,
     wait_ns = math.min(2e9, math.max(2e8, interval_ns / 2)) }, Agg)
 end
 
@@ -47,7 +47,7 @@ local function pack(rt, key, part, acc, stats)
 end
 
 function Agg:add(from, msg)
-  local h, blobs = ranks.unpack(msg)
+  local h, blobs = ranks.open(msg)
   if self.done[h.key] then return end -- printed already without it
   local e = self.pending[h.key] or { key = h.key, parts = {}, n = 0 }
   if not e.parts[from] then e.n = e.n + 1 end
@@ -69,10 +69,15 @@ function Agg:poll()
   while true do
     local n = tonumber(C.lb_cluster_probe(from))
     if n < 0 then return end
-    local buf = ffi.new("char[?]", math.max(n, 1))
-    if C.lb_cluster_recv(from[0], buf, n) ~= 0 then error("cluster: cannot receive an interval", 0) end
+    if n > self.buf_len then
+      -- One receive buffer, grown to the largest part: a new one per part
+      -- was a thousand allocations per interval in a large job.
+      self.buf_len = math.max(n, 2 * self.buf_len)
+      self.buf = ffi.new("char[?]", self.buf_len)
+    end
+    if C.lb_cluster_recv(from[0], self.buf, n) ~= 0 then error("cluster: cannot receive an interval", 0) end
     self.received[from[0]] = (self.received[from[0]] or 0) + 1
-    self:add(from[0], ffi.string(buf, n))
+    self:add(from[0], ffi.string(self.buf, n))
   end
 end
 

@@ -91,6 +91,42 @@ function M.gather(s, timeout_s)
   return list
 end
 
+-- The end of a run: this rank's figures to rank 0 (every rank but 0).
+function M.send_part(s)
+  check(C.lb_cluster_part_send(s, #s), "sending the run's figures")
+end
+
+-- Rank 0: every other rank's figures, each handed to fn as it arrives (in
+-- any order) as a view { p, len, anchor } into one receive buffer, valid
+-- only during the call: rank 0 holds one rank's part at a time, not the
+-- hundreds of megabytes of a thousand ranks (cluster/ranks.lua merges each
+-- at once).  The ranks still silent after timeout_s, as a list; nil when
+-- all came.
+function M.each_part(timeout_s, fn)
+  local n = M.size()
+  local got, left, from = {}, n - 1, ffi.new("int[1]")
+  local give_up = C.lb_clock_ns() + math.min(timeout_s, 1e7) * 1e9
+  local buf, cap = nil, 0
+  while left > 0 do
+    local len = tonumber(C.lb_cluster_part_probe(from))
+    if len >= 0 then
+      local r = from[0]
+      if len > cap then cap = math.max(len, 2 * cap); buf = ffi.new("char[?]", cap) end
+      check(C.lb_cluster_part_recv(r, buf, len), "receiving a rank's figures")
+      if got[r] then error(string.format("rank %d sent its figures twice", r), 0) end
+      got[r], left = true, left - 1
+      fn({ p = buf, len = len, anchor = buf })
+    elseif C.lb_clock_ns() >= give_up then
+      local missing = {}
+      for r = 1, n - 1 do if not got[r] then missing[#missing + 1] = r end end
+      return missing
+    else
+      C.lb_clock_sleep_ns(1e6)
+    end
+  end
+  return nil
+end
+
 -- Tell every other rank to stop (this one failed or was interrupted).
 function M.notify_stop() return C.lb_cluster_notify_stop() end
 
