@@ -69,7 +69,7 @@ local function install_legacy(lb)
   rawset(_G, "sb_rand_uniform", function(a, b) return r.uniform(a, b) end)
   rawset(_G, "sb_rand_gaussian", function(a, b) return r.gaussian(a, b) end)
   rawset(_G, "sb_rand_special", function(a, b) return r.special(a, b) end)
-  rawset(_G, "sb_rand_uniq", function() return r.unique() end)
+  rawset(_G, "sb_rand_uniq", function(a, b) return r.unique(a or 0, b or 4294967295) end)
   rawset(_G, "sb_rand_str", function(t) return r.string(t) end)
   rawset(_G, "sb_rnd", function() return r.uniform(0, 4294967295) end)
   -- sysbench 0.5 scripts read the thread number from a global.
