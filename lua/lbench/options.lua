@@ -88,6 +88,8 @@ M.core = {
   { "server-pid", "int", 0, "PID of a database server on this machine: report its CPU time per event (auto-detected for --mysql-socket)", min = 0 },
   { "strict-globals", "enum", "auto", "reading a global that was never assigned is an error (auto: on for stock "
     .. "scenarios, off for scripts given as a path, which read it as nil as sysbench does)", choices = { "auto", "on", "off" } },
+  { "sysbench-compat", "bool", false, "print what sysbench 1.0.20 prints (banner, reports, help, errors); on when "
+    .. "lbench is started under the name 'sysbench'" },
   { "verbosity", "int", 3, "verbosity level (0: only critical messages, 5: debug)", min = 0, max = 5 },
   { "rand-type", "enum", "special", "default distribution of lbench.rand.default()",
     choices = { "uniform", "gaussian", "special", "pareto", "zipfian" } },

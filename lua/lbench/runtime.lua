@@ -13,6 +13,7 @@ local cluster = require("lbench.cluster.transport")
 local job = require("lbench.run.job")
 local session = require("lbench.run.session")
 local sbffi = require("lbench.api.sbffi")
+local sbcli = require("lbench.api.sbcli")
 
 local M = {}
 
@@ -73,7 +74,8 @@ local function run_publishing(ctx, lb, result)
   local hook = lb.hooks.report_cumulative
   if hook then cumulative_hook(hook, opt, result) end
   return { encode = function(indent) return runner.to_json(result, indent) end, quiet = hook ~= nil,
-           text = function() return final_text(opt, result) end,
+           -- sysbench prints its final report at --verbosity 3 and above
+           text = function() return opt.verbosity >= 3 and final_text(opt, result) or "" end,
            csv = function() return report.csv_totals(runner.text_view(result)) .. "\n" end,
            file = opt.result_file, source = ctx.scenario_name .. " " .. ctx.command }
 end
@@ -152,6 +154,14 @@ local function command(rtptr, cmd)
   cluster.check_same({ { "lbench version", lb.version }, { "scenario", ctx.script_hash },
     { "options", util.serialize(session.merged_raw()) }, { "command", cmd } })
   if cmd == "help" then
+    -- sysbench's order: the script's own help(), else its declared
+    -- options, else the script has no help to give.
+    local own = scenario.fn("help")
+    if own then own() return 0 end
+    if #specs == 0 and not S.stock then
+      C.lb_runtime_set_error(rt, string.format("'%s' test does not implement the 'help' command.", S.name))
+      return 1
+    end
     out(rt, help_text)
     return 0
   end
@@ -221,9 +231,19 @@ function M.main(rtptr, ...)
   local rt = ffi.cast("lb_runtime *", rtptr)
   local args = { ... }
   local raw, pos = options.parse_argv(args)
+  local sb = sbcli.flag(raw["sysbench-compat"] == nil and S.raw["sysbench-compat"] or raw["sysbench-compat"])
+  local warn_err, warn_out = sbcli.translate(raw, pos)
+  -- sysbench's own order: --test's warning on standard error as the command
+  -- line is read, then --help and --version, then the others in its log (the
+  -- output) as options are set, then its banner.
+  for _, l in ipairs(warn_err) do io.stderr:write(l, "\n") end
   if raw.version then
-    out(rt, "lbench " .. ffi.string(C.lb_version()) .. "\n")
+    out(rt, (sb and sbcli.VERSION_STRING or "lbench " .. ffi.string(C.lb_version())) .. "\n")
     return 0
+  end
+  if not raw.help then
+    for _, l in ipairs(warn_out) do out(rt, l .. "\n") end
+    if sb and (tonumber(raw.verbosity) or 3) >= 3 then out(rt, sbcli.banner() .. "\n\n") end
   end
   -- Built-in tools: `lbench compare a.json b.json`, `lbench plot ...`,
   -- `lbench sweep ...` (they handle their own --help).
@@ -251,6 +271,16 @@ function M.main(rtptr, ...)
   end
   for k, v in pairs(raw) do S.raw[k] = v end
   S.argv = args
+  if sb then
+    -- sysbench's words for a benchmark that is neither a script nor a
+    -- module (its test suite and users' wrappers read them).
+    local ok = pcall(scenario.find, pos[1])
+    if not ok then
+      C.lb_runtime_set_error(rt, string.format("FATAL: Cannot find benchmark '%s': no such built-in test, file or module",
+        pos[1]))
+      return 1
+    end
+  end
   M.load(rtptr, pos[1])
   if #pos > 2 then
     util.fail("unexpected argument '%s' (usage: lbench [options] <scenario> [command] [options])", pos[3])

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# sysbench 1.0.20's command line, without a server: lbench started as
+# `sysbench` (a symlink) prints what sysbench prints (version, banner, its
+# words for a missing benchmark, sysbench.version in scripts) and keeps its
+# own output under its own name; under either name the options sysbench 0.5
+# users type (--test, --max-requests, --max-time, --num-threads, --tx-rate)
+# work with sysbench's warnings, --verbosity below 3 drops the final report,
+# `SCRIPT help` follows sysbench's order, and sb_rand_uniq(a, b) stays
+# within its bounds.
+cd "$(dirname "$0")/../.." || exit 1
+. test/lib.sh
+S=test/cli/scripts/sbname
+trap 'rm -rf "$T"' EXIT
+N="--db-driver=null"
+mkdir -p "$T/bin"
+ln -s "$(realpath "$LB")" "$T/bin/sysbench"
+SB="$T/bin/sysbench"
+
+# ---- sb_rand_uniq(a, b): within [a, b], no repeat over the range -------------
+run rand_uniq $LB $S/uniq.lua $N --verbosity=0 --events=1 run
+if [ "$rc" = 0 ] && [ "$(wc -l < "$T/rand_uniq.out")" = 1000 ] &&
+   [ "$(sort -n "$T/rand_uniq.out" | uniq | wc -l)" = 1000 ] &&
+   [ "$(sort -n "$T/rand_uniq.out" | head -1)" = 1 ] && [ "$(sort -n "$T/rand_uniq.out" | tail -1)" = 1000 ]; then
+  pass sb_rand_uniq_within_bounds
+else fail sb_rand_uniq_within_bounds "exit $rc: $(sort -n "$T/rand_uniq.out" | sed -n '1p;$p' | tr '\n' ' ') $(head -c 300 "$T/rand_uniq.err")"; fi
+run rand_uniq_big $LB $S/uniq.lua $N --verbosity=0 --events=1 --lo=1 --hi=1000000000 run
+n_out=$(awk '$1 < 1 || $1 > 1000000000' "$T/rand_uniq_big.out" | wc -l)
+[ "$rc" = 0 ] && [ "$n_out" = 0 ] && [ "$(sort -n "$T/rand_uniq_big.out" | uniq | wc -l)" = 1000 ] &&
+  pass sb_rand_uniq_1e9 || fail sb_rand_uniq_1e9 "exit $rc, $n_out values outside [1, 1e9]"
+
+# ---- sysbench 0.5's options, with sysbench's warnings ------------------------
+run legacy_opts $LB $N --verbosity=0 --test=$S/count.lua --max-requests=7 --num-threads=2 --max-time=30 run
+if [ "$rc" = 0 ] && diff <(printf '%s\n' "WARNING: --num-threads is deprecated, use --threads instead" \
+     "WARNING: --max-requests is deprecated, use --events instead" "WARNING: --max-time is deprecated, use --time instead") \
+     <(grep WARNING "$T/legacy_opts.out") >/dev/null &&
+   grep -qx "WARNING: the --test option is deprecated. You can pass a script name or path on the command line without any options." "$T/legacy_opts.err" &&
+   [ "$(grep -c '^event$' "$T/legacy_opts.out")" = 7 ] && grep -q '^threads 2$' "$T/legacy_opts.out"; then
+  pass legacy_options_warn_and_apply
+else fail legacy_options_warn_and_apply "exit $rc: $(head -c 400 "$T/legacy_opts.out") / $(head -c 200 "$T/legacy_opts.err")"; fi
+# sysbench warns only for a value past the alias's default: no warning, no change
+run legacy_defaults $LB $N --verbosity=0 $S/count.lua --num-threads=1 --max-requests=0 --events=2 run
+[ "$rc" = 0 ] && ! grep -q WARNING "$T/legacy_defaults.out" && [ "$(grep -c '^event$' "$T/legacy_defaults.out")" = 2 ] &&
+  pass legacy_options_at_default_silent || fail legacy_options_at_default_silent "exit $rc: $(head -c 300 "$T/legacy_defaults.out")"
+run legacy_rate $LB $N --verbosity=0 $S/count.lua --tx-rate=1000 --events=3 run
+grep -qx "WARNING: --tx-rate is deprecated, use --rate instead" "$T/legacy_rate.out" && grep -q '^rate 1000$' "$T/legacy_rate.out" &&
+  pass legacy_tx_rate || fail legacy_tx_rate "$(head -c 300 "$T/legacy_rate.out")"
+
+# ---- --verbosity: below 3, no header and no final report ---------------------
+run verbosity0 $LB $S/count.lua $N --verbosity=0 --events=2 run
+[ "$rc" = 0 ] && ! grep -q 'General statistics\|Running the test' "$T/verbosity0.out" &&
+  [ "$(grep -c '^event$' "$T/verbosity0.out")" = 2 ] && pass verbosity_0_no_report ||
+  fail verbosity_0_no_report "$(head -c 300 "$T/verbosity0.out")"
+expect_ok verbosity_3_report '^General statistics:' $LB $S/count.lua $N --events=2 run
+
+# ---- SCRIPT help: its help(), else its options, else sysbench's refusal -----
+expect_ok help_own_function '^own help$' $LB $S/help_own.lua help
+expect_ok help_options '^  --rows=N' $LB $S/count.lua help
+expect_fail help_none "'noopts' test does not implement the 'help' command" $LB $S/noopts.lua help
+ALLOW_STDOUT=1 one_line help_none_one_line "does not implement the 'help' command" $LB $S/noopts.lua help
+
+# ---- started as `sysbench` ---------------------------------------------------
+expect_ok sb_version '^sysbench 1\.0\.20$' $SB --version
+expect_ok lb_version '^lbench ' $LB --version
+run sb_banner $SB $S/count.lua $N --events=1 run
+[ "$rc" = 0 ] && head -1 "$T/sb_banner.out" | grep -Eq '^sysbench 1\.0\.20 \(using system LuaJIT [0-9.a-z-]+\)$' &&
+  sed -n 2p "$T/sb_banner.out" | grep -q '^$' && pass sysbench_name_banner ||
+  fail sysbench_name_banner "exit $rc: $(head -c 300 "$T/sb_banner.out")"
+run lb_banner $LB $S/count.lua $N --events=1 run
+! grep -q '^sysbench ' "$T/lb_banner.out" && pass lbench_name_no_banner || fail lbench_name_no_banner "$(head -3 "$T/lb_banner.out")"
+run sb_quiet $SB $S/count.lua $N --verbosity=0 --events=1 run
+! grep -q '^sysbench ' "$T/sb_quiet.out" && pass sysbench_name_quiet_no_banner || fail sysbench_name_quiet_no_banner "$(head -3 "$T/sb_quiet.out")"
+run sb_missing $SB no_such_benchmark run
+[ "$rc" = 1 ] && grep -qx "FATAL: Cannot find benchmark 'no_such_benchmark': no such built-in test, file or module" "$T/sb_missing.out" &&
+  pass sysbench_name_missing_benchmark || fail sysbench_name_missing_benchmark "exit $rc: $(cat "$T/sb_missing.out" "$T/sb_missing.err" | head -c 300)"
+expect_ok sysbench_name_version_in_script '^1\.0\.20 sysbench 1\.0\.20 sysbench$' $SB $S/version.lua $N --verbosity=0 --events=1 run
+expect_ok lbench_name_version_in_script '^[0-9.]+ lbench [0-9.]+ lbench$' $LB $S/version.lua $N --verbosity=0 --events=1 run
+expect_ok sysbench_compat_option '^sysbench 1\.0\.20$' $LB --sysbench-compat=on --version
