@@ -54,6 +54,7 @@ end
 
 -- The final report of a run as text: the totals, the ranks, the histogram.
 local function final_text(opt, result)
+  if opt.sysbench_compat then return report.final_text_sysbench(runner.text_view(result)) .. "\n" end
   local s = { (opt.report_interval > 0 and "\n" or "") .. report.final_text(runner.text_view(result)) .. "\n" }
   if result.nranks then
     s[#s + 1] = string.format("Ranks: %d (%s), start skew between ranks: %.3f ms%s\n", result.nranks,
@@ -84,7 +85,10 @@ end
 -- interrupted run keeps what it measured and exits non-zero.
 local function command_run(rt, ctx, lb)
   local opt = ctx.opt
-  if not scenario.fn("event") then util.fail("%s defines no event() function: nothing to run", S.name) end
+  if not scenario.fn("event") then
+    if opt.sysbench_compat then util.fail("cannot find the event() function in %s", S.path) end
+    util.fail("%s defines no event() function: nothing to run", S.name)
+  end
   -- Checked before anything is measured, so that nothing measured is lost.
   publish.check_outputs(opt, opt.result_file)
   local how
@@ -227,7 +231,7 @@ function M.usage()
 end
 
 -- The command line.  Returns the exit status.
-function M.main(rtptr, ...)
+local function main(rtptr, ...)
   local rt = ffi.cast("lb_runtime *", rtptr)
   local args = { ... }
   local raw, pos = options.parse_argv(args)
@@ -256,7 +260,7 @@ function M.main(rtptr, ...)
     return require(tool).main(rt, args)
   end
   if raw.help then
-    out(rt, M.usage())
+    out(rt, sb and sbcli.usage(options.core_specs(), stock_names()) or M.usage())
     return 0
   end
   if #pos == 0 then
@@ -286,6 +290,22 @@ function M.main(rtptr, ...)
     util.fail("unexpected argument '%s' (usage: lbench [options] <scenario> [command] [options])", pos[3])
   end
   return M.command(rtptr, pos[2])
+end
+
+-- Started as sysbench, an error of the command line or the script reads as
+-- sysbench's: "FATAL: " before it.
+function M.main(rtptr, ...)
+  local args = { ... }
+  local raw = options.parse_argv(args)
+  local v = raw["sysbench-compat"]
+  if v == nil then v = S.raw["sysbench-compat"] end
+  if not sbcli.flag(v) then return main(rtptr, ...) end
+  local ok, res = pcall(main, rtptr, ...)
+  if ok then return res end
+  if util.is_usage_error(res) and not res.lbench_message:match("^FATAL: ") then
+    res.lbench_message = "FATAL: " .. res.lbench_message
+  end
+  error(res, 0)
 end
 
 return M

@@ -75,3 +75,31 @@ run sb_missing $SB no_such_benchmark run
 expect_ok sysbench_name_version_in_script '^1\.0\.20 sysbench 1\.0\.20 sysbench$' $SB $S/version.lua $N --verbosity=0 --events=1 run
 expect_ok lbench_name_version_in_script '^[0-9.]+ lbench [0-9.]+ lbench$' $LB $S/version.lua $N --verbosity=0 --events=1 run
 expect_ok sysbench_compat_option '^sysbench 1\.0\.20$' $LB --sysbench-compat=on --version
+run sb_help $SB --help
+[ "$rc" = 0 ] && grep -qx 'Usage:' "$T/sb_help.out" && grep -qx 'Commands implemented by most tests: prepare run cleanup help' "$T/sb_help.out" &&
+  grep -qx 'General options:' "$T/sb_help.out" && grep -qx 'Compiled-in tests:' "$T/sb_help.out" &&
+  grep -qx '  oltp_read_only' "$T/sb_help.out" && grep -Eq '^  --threads=N {20,}' "$T/sb_help.out" &&
+  pass sysbench_name_help_layout || fail sysbench_name_help_layout "exit $rc: $(head -c 300 "$T/sb_help.out")"
+printf 'function event()\nfoo\n' > "$T/syntax.lua"
+run sb_syntax $SB "$T/syntax.lua" $N run
+[ "$rc" = 1 ] && grep -Eq "^FATAL: .*syntax\.lua:[0-9]+: " "$T/sb_syntax.out" && pass sysbench_name_fatal_script_error ||
+  fail sysbench_name_fatal_script_error "exit $rc: $(cat "$T/sb_syntax.out" "$T/sb_syntax.err" | head -c 300)"
+printf 'x = 1\n' > "$T/noevent.lua"
+run sb_noevent $SB "$T/noevent.lua" $N run
+[ "$rc" = 1 ] && grep -qx "FATAL: cannot find the event() function in $T/noevent.lua" "$T/sb_noevent.out" &&
+  pass sysbench_name_no_event_function || fail sysbench_name_no_event_function "exit $rc: $(cat "$T/sb_noevent.out" "$T/sb_noevent.err" | head -c 300)"
+expect_fail lbench_name_no_event_function 'noevent defines no event\(\) function' $LB "$T/noevent.lua" $N run
+# The run's header and final report: sysbench's lines, numbers aside (the
+# real sysbench 1.0.20 runs the same script beside it).
+if command -v sysbench >/dev/null; then
+  for seed in 0 5; do
+    run "sb_layout_ref_$seed" sysbench $S/noopts.lua --events=10 --rand-seed=$seed run
+    run "sb_layout_$seed" $SB $S/noopts.lua $N --events=10 --rand-seed=$seed run
+    if diff <(sed -E 's/[0-9]+\.[0-9]+/N/g' "$T/sb_layout_ref_$seed.out") <(sed -E 's/[0-9]+\.[0-9]+/N/g' "$T/sb_layout_$seed.out") \
+         >"$T/sb_layout_$seed.diff"; then pass "sysbench_name_report_layout_seed_$seed"
+    else fail "sysbench_name_report_layout_seed_$seed" "$(head -c 500 "$T/sb_layout_$seed.diff")"; fi
+  done
+else fail sysbench_name_report_layout "sysbench is not installed (contrib/install-deps.sh test)"; fi
+run lb_layout $LB $S/noopts.lua $N --events=10 run
+grep -q '^CPU time (user+sys):' "$T/lb_layout.out" && grep -q 'events per second:' "$T/lb_layout.out" &&
+  pass lbench_name_keeps_its_report || fail lbench_name_keeps_its_report "$(head -c 300 "$T/lb_layout.out")"

@@ -59,6 +59,41 @@ function M.flag(v)
   return v == true or v == "on" or v == "true" or v == "yes" or v == "1"
 end
 
+-- One option in sysbench's help layout: the name and its argument in a
+-- column 34 wide, the description, the default in brackets.
+local ARG = { int = "=N", double = "=N", bool = "[=on|off]", size = "=SIZE", list = "=[LIST,...]" }
+local function help_line(spec)
+  local left = "  --" .. spec.name .. (ARG[spec.type] or "=STRING")
+  local d = spec.default
+  if type(d) == "table" then d = table.concat(d, ",") end
+  if type(d) == "boolean" then d = d and "on" or "off" end
+  local desc = spec.desc or ""
+  if spec.choices then desc = desc .. " {" .. table.concat(spec.choices, ", ") .. "}" end
+  if d ~= nil then desc = desc .. " [" .. tostring(d) .. "]" end
+  return left .. (#left < 34 and string.rep(" ", 34 - #left) or " ") .. desc
+end
+
+-- --help in sysbench's layout (its headings, which scripts grep for), with
+-- lbench's own general options and stock scenarios.  Secret and internal
+-- options are left out as in lbench's help.
+function M.usage(specs, tests)
+  local t = { "Usage:", "  sysbench [options]... [testname] [command]", "",
+              "Commands implemented by most tests: prepare run cleanup help", "", "General options:" }
+  for _, spec in ipairs(specs) do
+    if spec.name ~= "sysbench-compat" then t[#t + 1] = help_line(spec) end
+  end
+  t[#t + 1] = ""
+  t[#t + 1] = "Compiled-in database drivers:"
+  t[#t + 1] = "  mysql - MySQL driver"
+  t[#t + 1] = "  pgsql - PostgreSQL driver"
+  t[#t + 1] = ""
+  t[#t + 1] = "Compiled-in tests:"
+  for _, n in ipairs(tests) do t[#t + 1] = "  " .. n end
+  t[#t + 1] = ""
+  t[#t + 1] = "See 'sysbench <testname> help' for a list of options for each test."
+  return table.concat(t, "\n") .. "\n\n"
+end
+
 -- Started as `sysbench` (a symlink to lbench): print what sysbench 1.0.20
 -- prints.  argv0 is the name the program was started under.
 function M.is_sysbench_name(argv0)

@@ -287,6 +287,35 @@ function M.final_text(r)
   return table.concat(out, "\n")
 end
 
+-- The final report as sysbench 1.0.20 prints it (lbench started as
+-- `sysbench`): its sections only, its column widths, one percentile (its
+-- --percentile), so that parsers written for its output read it unchanged.
+function M.final_text_sysbench(r)
+  local out = { "" }
+  local t = r.totals
+  if t.queries then sql_section(out, t, r.duration_s > 0 and r.duration_s or 1) end
+  if r.io then io_section(out, r.io) end
+  line(out, "General statistics:")
+  line(out, "    total time:                          %.4fs", r.duration_s)
+  line(out, "    total number of events:              %d", t.events)
+  line(out, "")
+  local l = r.latency_ms
+  line(out, "Latency (ms):")
+  line(out, "         min: %39.2f", l.min)
+  line(out, "         avg: %39.2f", l.avg)
+  line(out, "         max: %39.2f", l.max)
+  local p = l.pct_list[1]
+  if p then
+    line(out, "        %3sth percentile: %27.2f", p.key, p.ms or 0)
+  else
+    line(out, "         percentile stats:               disabled")
+  end
+  line(out, "         sum: %39.2f", l.sum)
+  line(out, "")
+  fairness_section(out, r.fairness, false)
+  return table.concat(out, "\n")
+end
+
 -- ---- CSV ---------------------------------------------------------------
 local IO_COLS = { "io_reads_per_sec", "io_writes_per_sec", "io_fsyncs_per_sec", "read_mib_per_sec",
                   "written_mib_per_sec" }

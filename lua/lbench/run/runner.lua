@@ -286,7 +286,13 @@ local function banner(ctx, opt, paced)
   end
   if opt.report_interval > 0 then lines[#lines + 1] = string.format("Report intermediate results every %g second(s)", opt.report_interval) end
   if opt.warmup_time > 0 then lines[#lines + 1] = string.format("Warm-up: %g second(s), excluded from results", opt.warmup_time) end
-  if opt.rand_seed ~= 0 then lines[#lines + 1] = "Random number generator seed is " .. opt.rand_seed end
+  if opt.sysbench_compat then
+    -- sysbench's words for the seed, and its blank line after them
+    lines[#lines + 1] = (opt.rand_seed ~= 0 and string.format("Initializing random number generator from seed (%d).",
+      opt.rand_seed) or "Initializing random number generator from current time") .. "\n"
+  elseif opt.rand_seed ~= 0 then
+    lines[#lines + 1] = "Random number generator seed is " .. opt.rand_seed
+  end
   lines[#lines + 1] = "\nInitializing worker threads...\n"
   say(ctx, table.concat(lines, "\n") .. "\n")
 end
