@@ -230,6 +230,21 @@ function M.usage()
   }, "\n") .. "\n"
 end
 
+-- A script on standard input (sysbench's `sysbench <<EOF`, `sysbench -
+-- run`): written to a temporary file that stands for it in pos[1] (every
+-- worker loads the script by its path).  Returns the file's name, which the
+-- caller removes when the command is over.
+local function from_stdin(pos)
+  local src = io.stdin:read("*a") or ""
+  local path = os.tmpname()
+  local f = io.open(path, "w")
+  if not f then util.fail("cannot write the script read from standard input to %s", path) end
+  f:write(src)
+  f:close()
+  if pos[1] == "-" then pos[1] = path else table.insert(pos, 1, path) end
+  return path
+end
+
 -- The command line.  Returns the exit status.
 local function main(rtptr, ...)
   local rt = ffi.cast("lb_runtime *", rtptr)
@@ -244,6 +259,11 @@ local function main(rtptr, ...)
   if raw.version then
     out(rt, (sb and sbcli.VERSION_STRING or "lbench " .. ffi.string(C.lb_version())) .. "\n")
     return 0
+  end
+  if sb and #pos > 2 and not raw.help then
+    -- sysbench refuses it as it reads the command line, before its banner
+    C.lb_runtime_set_error(rt, "Unrecognized command line argument: " .. pos[3])
+    return 1
   end
   if not raw.help then
     for _, l in ipairs(warn_out) do out(rt, l .. "\n") end
@@ -263,6 +283,7 @@ local function main(rtptr, ...)
     out(rt, sb and sbcli.usage(options.core_specs(), stock_names()) or M.usage())
     return 0
   end
+  local stdin_script = (pos[1] == "-" or (sb and #pos == 0)) and from_stdin(pos)
   if #pos == 0 then
     -- A mistyped option is the likelier mistake than a forgotten scenario
     -- when the option is not a general one; either way a short message,
@@ -275,7 +296,7 @@ local function main(rtptr, ...)
   end
   for k, v in pairs(raw) do S.raw[k] = v end
   S.argv = args
-  if sb then
+  if sb and not stdin_script then
     -- sysbench's words for a benchmark that is neither a script nor a
     -- module (its test suite and users' wrappers read them).
     local ok = pcall(scenario.find, pos[1])
@@ -285,11 +306,21 @@ local function main(rtptr, ...)
       return 1
     end
   end
-  M.load(rtptr, pos[1])
-  if #pos > 2 then
-    util.fail("unexpected argument '%s' (usage: lbench [options] <scenario> [command] [options])", pos[3])
+  local function load_and_command()
+    M.load(rtptr, pos[1])
+    if #pos > 2 then
+      util.fail("unexpected argument '%s' (usage: lbench [options] <scenario> [command] [options])", pos[3])
+    end
+    return M.command(rtptr, pos[2])
   end
-  return M.command(rtptr, pos[2])
+  -- Only a script from standard input is caught here (its temporary file
+  -- goes either way): any other error keeps its traceback from where it
+  -- was raised.
+  if not stdin_script then return load_and_command() end
+  local ok, res = pcall(load_and_command)
+  os.remove(stdin_script)
+  if not ok then error(res, 0) end
+  return res
 end
 
 -- Started as sysbench, an error of the command line or the script reads as

@@ -103,3 +103,21 @@ else fail sysbench_name_report_layout "sysbench is not installed (contrib/instal
 run lb_layout $LB $S/noopts.lua $N --events=10 run
 grep -q '^CPU time (user+sys):' "$T/lb_layout.out" && grep -q 'events per second:' "$T/lb_layout.out" &&
   pass lbench_name_keeps_its_report || fail lbench_name_keeps_its_report "$(head -c 300 "$T/lb_layout.out")"
+
+# ---- a script on standard input; options of a script that declares none -----
+printf "print('from stdin')\n" > "$T/stdin.lua"
+run sb_stdin $SB < "$T/stdin.lua"
+[ "$rc" = 0 ] && grep -qx 'from stdin' "$T/sb_stdin.out" && pass sysbench_name_script_on_stdin ||
+  fail sysbench_name_script_on_stdin "exit $rc: $(cat "$T/sb_stdin.out" "$T/sb_stdin.err" | head -c 300)"
+run lb_stdin $LB - < "$T/stdin.lua"
+[ "$rc" = 0 ] && grep -qx 'from stdin' "$T/lb_stdin.out" && pass script_dash_on_stdin ||
+  fail script_dash_on_stdin "exit $rc: $(cat "$T/lb_stdin.out" "$T/lb_stdin.err" | head -c 300)"
+printf "function event() print('ev ' .. sysbench.opt.foo .. ' ' .. tostring(sysbench.opt.flag)) end\n" > "$T/free.lua"
+run free_opts $LB "$T/free.lua" $N --verbosity=0 --foo=bar --flag --threads=2 --events=2 run
+[ "$rc" = 0 ] && [ "$(grep -c '^ev bar true$' "$T/free_opts.out")" = 2 ] && pass undeclared_options_reach_the_script ||
+  fail undeclared_options_reach_the_script "exit $rc: $(cat "$T/free_opts.out" "$T/free_opts.err" | head -c 300)"
+one_line declared_options_refuse_others "unknown option '--foo'" $LB $S/count.lua $N --foo=bar --events=1 run
+run sb_extra_arg $SB foo bar baz
+[ "$rc" = 1 ] && [ "$(cat "$T/sb_extra_arg.out")" = "Unrecognized command line argument: baz" ] &&
+  pass sysbench_name_extra_argument || fail sysbench_name_extra_argument "exit $rc: $(head -c 300 "$T/sb_extra_arg.out")"
+one_line undeclared_near_miss_refused "unknown option '--thread' \(did you mean '--threads'\?\)" $LB "$T/free.lua" $N --thread=2 --events=1 run

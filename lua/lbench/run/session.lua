@@ -155,7 +155,25 @@ function M.setup(rt, path, raw, cmd, argv)
   local lb = scenario.load(path, ctx)
   local specs = script_specs(lb)
   options.resolve(specs, raw, opt)
-  options.check_unknown(raw, { core_specs, specs })
+  if next(lb.cmdline.options or {}) == nil and #specs == 0 and not S.stock then
+    -- As in sysbench, a script that declares no options takes any
+    -- --name[=value] and reads it in sysbench.opt (as given: a string, or
+    -- true for a bare --name).
+    -- One letter away from a general option (--thread=8) is a typo that
+    -- sysbench would run with silently, wrong numbers and all: refused.
+    local known = {}
+    for _, s in ipairs(core_specs) do known[s.name] = true end
+    for name, v in pairs(raw) do
+      if not known[name] then
+        for k in pairs(known) do
+          if util.levenshtein(name, k) == 1 then util.fail("unknown option '--%s' (did you mean '--%s'?)", name, k) end
+        end
+        opt[options.key(name)] = v
+      end
+    end
+  else
+    options.check_unknown(raw, { core_specs, specs })
+  end
   local all_specs = {}
   for _, s in ipairs(core_specs) do all_specs[#all_specs + 1] = s end
   for _, s in ipairs(specs) do all_specs[#all_specs + 1] = s end
