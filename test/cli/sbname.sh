@@ -121,3 +121,8 @@ run sb_extra_arg $SB foo bar baz
 [ "$rc" = 1 ] && [ "$(cat "$T/sb_extra_arg.out")" = "Unrecognized command line argument: baz" ] &&
   pass sysbench_name_extra_argument || fail sysbench_name_extra_argument "exit $rc: $(head -c 300 "$T/sb_extra_arg.out")"
 one_line undeclared_near_miss_refused "unknown option '--thread' \(did you mean '--threads'\?\)" $LB "$T/free.lua" $N --thread=2 --events=1 run
+
+# ---- sysbench 0.5's globals: test, mysql_table_engine, myisam_max_rows -------
+printf 'function prepare() print(test .. " " .. mysql_table_engine .. " " .. myisam_max_rows) end\n' > "$T/globals.lua"
+expect_ok legacy_globals "^$T/globals.lua innodb 1000000\$" $LB --test="$T/globals.lua" prepare
+expect_ok legacy_globals_table_engine "^$T/globals.lua myisam 1000000\$" $LB "$T/globals.lua" --mysql-table-engine=myisam prepare

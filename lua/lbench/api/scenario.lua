@@ -74,6 +74,15 @@ local function install_legacy(lb)
   rawset(_G, "sb_rnd", function() return r.uniform(0, 4294967295) end)
   -- sysbench 0.5 scripts read the thread number from a global.
   rawset(_G, "thread_id", lb.tid)
+  -- ... and the script's path, and the MySQL table settings that its
+  -- oltp_legacy scripts take from the command line (--mysql-table-engine)
+  -- or default as sysbench 1.0 defaults them.
+  rawset(_G, "test", lb.cmdline.script_path)
+  if rawget(_G, "mysql_table_engine") == nil then
+    local e = lb.opt and lb.opt.mysql_table_engine
+    rawset(_G, "mysql_table_engine", type(e) == "string" and e ~= "" and e or "innodb")
+  end
+  rawset(_G, "myisam_max_rows", 1000000)
 end
 
 -- Optional globals that sysbench's own scripts probe by reading them

@@ -152,23 +152,26 @@ function M.setup(rt, path, raw, cmd, argv)
                 script_hash = hash(src), argv = argv, extend_api = main_api.add }
   -- lbench-mpi: the scenario sees the job's threads (cluster/transport.lua).
   cluster.number(ctx, opt)
+  -- As in sysbench, a script that declares no options takes any
+  -- --name[=value] and reads it in sysbench.opt (as given: a string, or
+  -- true for a bare --name), from its top level on; a script that declares
+  -- options has the names it does not declare refused below.
+  local known = {}
+  for _, s in ipairs(core_specs) do known[s.name] = true end
+  for name, v in pairs(raw) do
+    if not known[name] and opt[options.key(name)] == nil then opt[options.key(name)] = v end
+  end
   local lb = scenario.load(path, ctx)
   local specs = script_specs(lb)
   options.resolve(specs, raw, opt)
   if next(lb.cmdline.options or {}) == nil and #specs == 0 and not S.stock then
-    -- As in sysbench, a script that declares no options takes any
-    -- --name[=value] and reads it in sysbench.opt (as given: a string, or
-    -- true for a bare --name).
     -- One letter away from a general option (--thread=8) is a typo that
     -- sysbench would run with silently, wrong numbers and all: refused.
-    local known = {}
-    for _, s in ipairs(core_specs) do known[s.name] = true end
-    for name, v in pairs(raw) do
-      if not known[name] then
-        for k in pairs(known) do
-          if util.levenshtein(name, k) == 1 then util.fail("unknown option '--%s' (did you mean '--%s'?)", name, k) end
+    for name in pairs(raw) do
+      for k in pairs(known) do
+        if not known[name] and util.levenshtein(name, k) == 1 then
+          util.fail("unknown option '--%s' (did you mean '--%s'?)", name, k)
         end
-        opt[options.key(name)] = v
       end
     end
   else
