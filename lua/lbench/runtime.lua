@@ -46,7 +46,8 @@ end
 -- A script's report_cumulative hook, in place of the final report.
 local function cumulative_hook(hook, opt, result)
   local t = result.totals
-  hook({ time_total = result.duration_s, time_interval = result.duration_s, threads_running = opt.threads,
+  -- threads_running 0: sysbench calls the hook once its threads are done
+  hook({ time_total = result.duration_s, time_interval = result.duration_s, threads_running = 0,
          events = t.events, reads = t.queries and t.queries.read or 0, writes = t.queries and t.queries.write or 0,
          other = t.queries and t.queries.other or 0, errors = t.ignored_errors or 0,
          reconnects = t.reconnects or 0, latency_pct = (result.latency_ms.pct_list[1].ms or 0) / 1000 })

@@ -126,3 +126,10 @@ one_line undeclared_near_miss_refused "unknown option '--thread' \(did you mean 
 printf 'function prepare() print(test .. " " .. mysql_table_engine .. " " .. myisam_max_rows) end\n' > "$T/globals.lua"
 expect_ok legacy_globals "^$T/globals.lua innodb 1000000\$" $LB --test="$T/globals.lua" prepare
 expect_ok legacy_globals_table_engine "^$T/globals.lua myisam 1000000\$" $LB "$T/globals.lua" --mysql-table-engine=myisam prepare
+
+# ---- report hooks at the end of a --time run: whole intervals, then the
+# cumulative report once with no thread running (as sysbench calls them) ------
+run hooks_end $LB $S/hooks.lua $N --time=1.5 --report-interval=1 run
+[ "$rc" = 0 ] && [ "$(grep -c '^intermediate 1$' "$T/hooks_end.out")" = 1 ] && ! grep -q '^intermediate 0' "$T/hooks_end.out" &&
+  [ "$(grep -c '^cumulative' "$T/hooks_end.out")" = 1 ] && grep -qx 'cumulative 0' "$T/hooks_end.out" &&
+  pass report_hooks_whole_intervals_then_cumulative || fail report_hooks_whole_intervals_then_cumulative "exit $rc: $(head -c 300 "$T/hooks_end.out")"

@@ -402,6 +402,11 @@ function Reporter:emit(part, acc)
   if hooks.interval_extra then hooks.interval_extra(iv, secs) end
   local o, text_json = interval.emit(ctx, iv, keys)
   self.intervals[#self.intervals + 1] = o
+  -- sysbench reports whole intervals only: the piece of one at the end of
+  -- the run goes to the document and to lbench's own lines, not to a
+  -- script's hook (nor to sysbench's lines when lbench runs as sysbench).
+  local partial = opt.report_interval > 0 and secs < opt.report_interval * 0.999
+  if partial and (hooks.report_intermediate or opt.sysbench_compat) then return end
   if hooks.report_intermediate then
     hooks.report_intermediate({ time_total = iv.time_s, time_interval = secs, threads_running = iv.threads,
       events = d.events, reads = d.reads, writes = d.writes, other = d.other, errors = d.restarts,
