@@ -272,9 +272,12 @@ function M.spec_from_script(name, decl)
     elseif d == "table" then ty = "list"
     else ty = "string" end
   end
-  -- No default: sysbench gives a string option "" and a list {}.
+  -- No default: sysbench gives a string option "", a list {}, a number 0
+  -- and a boolean true.
   if default == nil and ty == "string" then default = "" end
   if default == nil and ty == "list" then default = {} end
+  if default == nil and (ty == "int" or ty == "double" or ty == "size") then default = 0 end
+  if default == nil and ty == "bool" then default = true end
   local known = { bool = 1, int = 1, double = 1, size = 1, string = 1, list = 1, enum = 1 }
   if not known[ty] then util.fail("option '%s': unknown type '%s'", name, tostring(ty)) end
   if decl.item and not ({ int = 1, double = 1, size = 1, enum = 1 })[decl.item] then

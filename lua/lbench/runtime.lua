@@ -152,8 +152,16 @@ local function command(rtptr, cmd)
   if not S.path then util.fail("no scenario loaded") end
   local ctx, lb, specs = session.setup(rt, S.path, session.merged_raw(), cmd, S.argv)
   local opt = ctx.opt
+  -- sysbench names a script as it was given (oltp_read_write.lua)
+  local shown = opt.sysbench_compat and (S.given or S.name):match("[^/]*$") or S.name
   local help_text = S.name .. " options:\n" .. (#specs > 0 and options.help(specs) or "  (none)") .. "\n"
-  sbffi.set_help(help_text)
+  if opt.sysbench_compat then
+    local list = sbcli.script_options_help(lb.cmdline.options)
+    sbffi.set_help(list)
+    help_text = shown .. " options:\n" .. list
+  else
+    sbffi.set_help(help_text)
+  end
 
   if cmd == nil then return 0 end -- script mode: the body ran, nothing else
   cluster.check_same({ { "lbench version", lb.version }, { "scenario", ctx.script_hash },
@@ -164,7 +172,7 @@ local function command(rtptr, cmd)
     local own = scenario.fn("help")
     if own then own() return 0 end
     if #specs == 0 and not S.stock then
-      C.lb_runtime_set_error(rt, string.format("'%s' test does not implement the 'help' command.", S.name))
+      C.lb_runtime_set_error(rt, string.format("'%s' test does not implement the 'help' command.", shown))
       return 1
     end
     out(rt, help_text)
@@ -175,6 +183,7 @@ local function command(rtptr, cmd)
     local fn, parallel = session.command_of(lb, cmd)
     if type(fn) ~= "function" then util.fail("command '%s' of %s is not a function", cmd, S.name) end
     if parallel then
+      if opt.sysbench_compat and opt.verbosity >= 3 then out(rt, "Initializing worker threads...\n\n") end
       local ok, err = cluster.combine(runner.parallel_command(ctx))
       if not ok and err ~= "interrupted" then C.lb_runtime_set_error(rt, err) return 1 end
       return command_status(rt, cmd)
@@ -185,6 +194,11 @@ local function command(rtptr, cmd)
   local g = scenario.fn(cmd)
   if g and (cmd == "prepare" or cmd == "cleanup" or cmd == "prewarm") then
     return main_state_command(rt, ctx, lb, cmd, g)
+  end
+  if opt.sysbench_compat then
+    C.lb_runtime_set_error(rt, (cmd == "prepare" or cmd == "cleanup" or cmd == "run")
+      and string.format("'%s' test does not implement the '%s' command.", shown, cmd) or "Unknown command: " .. cmd)
+    return 1
   end
   util.fail("unknown command '%s' for %s (available: %s)", cmd, S.name, table.concat(session.command_names(lb), ", "))
 end
@@ -285,6 +299,9 @@ local function main(rtptr, ...)
     return 0
   end
   local stdin_script = (pos[1] == "-" or (sb and #pos == 0)) and from_stdin(pos)
+  -- sysbench runs a script from standard input for its body alone, whatever
+  -- command follows it
+  if stdin_script and sb then pos[2] = nil end
   if #pos == 0 then
     -- A mistyped option is the likelier mistake than a forgotten scenario
     -- when the option is not a general one; either way a short message,
@@ -297,6 +314,11 @@ local function main(rtptr, ...)
   end
   for k, v in pairs(raw) do S.raw[k] = v end
   S.argv = args
+  if sb and #pos == 1 and sbcli.BUILTIN[pos[1]] and not stdin_script then
+    io.stderr:write(string.format("The '%s' test requires a command argument. See 'sysbench %s help'\n", pos[1], pos[1]))
+    C.lb_runtime_set_error(rt, "")
+    return 1
+  end
   if sb and not stdin_script then
     -- sysbench's words for a benchmark that is neither a script nor a
     -- module (its test suite and users' wrappers read them).
@@ -308,6 +330,7 @@ local function main(rtptr, ...)
     end
   end
   local function load_and_command()
+    S.given = pos[1]
     M.load(rtptr, pos[1])
     if #pos > 2 then
       util.fail("unexpected argument '%s' (usage: lbench [options] <scenario> [command] [options])", pos[3])
@@ -334,10 +357,7 @@ function M.main(rtptr, ...)
   if not sbcli.flag(v) then return main(rtptr, ...) end
   local ok, res = pcall(main, rtptr, ...)
   if ok then return res end
-  if util.is_usage_error(res) and not res.lbench_message:match("^FATAL: ") then
-    res.lbench_message = "FATAL: " .. res.lbench_message
-  end
-  error(res, 0)
+  error(sbcli.error_object(res, util.is_usage_error(res), function(msg) return select(2, pcall(util.fail, "%s", msg)) end), 0)
 end
 
 return M

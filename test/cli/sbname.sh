@@ -133,3 +133,64 @@ run hooks_end $LB $S/hooks.lua $N --time=1.5 --report-interval=1 run
 [ "$rc" = 0 ] && [ "$(grep -c '^intermediate 1$' "$T/hooks_end.out")" = 1 ] && ! grep -q '^intermediate 0' "$T/hooks_end.out" &&
   [ "$(grep -c '^cumulative' "$T/hooks_end.out")" = 1 ] && grep -qx 'cumulative 0' "$T/hooks_end.out" &&
   pass report_hooks_whole_intervals_then_cumulative || fail report_hooks_whole_intervals_then_cumulative "exit $rc: $(head -c 300 "$T/hooks_end.out")"
+
+# ---- a script's options as sysbench lists and reads them ---------------------
+run sb_opts_help $SB $S/opts.lua help
+cat > "$T/opts_help.want" <<'WANT'
+opts.lua options:
+  --count=N          a count without a default
+  --flag_a[=on|off]  a flag [off]
+  --flag_b[=on|off]  a flag without a default
+  --names=[LIST,...] a list [x,y]
+  --ratio=N          a ratio [0.5]
+  --str_a=STRING     a string
+  --str_b=STRING     another string [b]
+
+WANT
+[ "$rc" = 0 ] && diff <(sed 1,2d "$T/sb_opts_help.out") "$T/opts_help.want" >"$T/opts_help.diff" &&
+  pass sysbench_name_script_help_layout || fail sysbench_name_script_help_layout "exit $rc: $(head -c 400 "$T/opts_help.diff")"
+expect_ok options_without_default_read_as_sysbench '^\[\] \[b\] false true 0 0.5 x\+y$' $LB $S/opts.lua prepare
+run sb_bad_bool $SB $S/opts.lua --flag_a=5 prepare
+[ "$rc" = 1 ] && grep -qx 'invalid option: --flag-a=5' "$T/sb_bad_bool.out" && pass sysbench_name_invalid_option_value ||
+  fail sysbench_name_invalid_option_value "exit $rc: $(head -c 300 "$T/sb_bad_bool.out")"
+run sb_undeclared $SB $S/opts.lua --nope=3 prepare
+[ "$rc" = 1 ] && grep -qx 'invalid option: --nope=3' "$T/sb_undeclared.out" && pass sysbench_name_invalid_option_name ||
+  fail sysbench_name_invalid_option_name "exit $rc: $(head -c 300 "$T/sb_undeclared.out")"
+run sb_no_cleanup $SB $S/opts.lua cleanup
+[ "$rc" = 1 ] && grep -qx "'opts.lua' test does not implement the 'cleanup' command." "$T/sb_no_cleanup.out" &&
+  pass sysbench_name_missing_command || fail sysbench_name_missing_command "exit $rc: $(head -c 300 "$T/sb_no_cleanup.out")"
+run sb_unknown_cmd $SB $S/opts.lua frobnicate
+[ "$rc" = 1 ] && grep -qx "Unknown command: frobnicate" "$T/sb_unknown_cmd.out" && pass sysbench_name_unknown_command ||
+  fail sysbench_name_unknown_command "exit $rc: $(head -c 300 "$T/sb_unknown_cmd.out")"
+run sb_builtin_no_cmd $SB fileio
+[ "$rc" = 1 ] && grep -qx "The 'fileio' test requires a command argument. See 'sysbench fileio help'" "$T/sb_builtin_no_cmd.err" &&
+  pass sysbench_name_builtin_needs_command || fail sysbench_name_builtin_needs_command "exit $rc: $(head -c 300 "$T/sb_builtin_no_cmd.err")"
+printf 'sysbench.cmdline.options = { {} }\nfunction help() end\n' > "$T/badtable.lua"
+ALLOW_STDOUT=1 one_line malformed_options_one_line 'wrong table structure in sysbench.cmdline.options' $LB "$T/badtable.lua" help
+run sb_badtable $SB "$T/badtable.lua" help
+[ "$rc" = 1 ] && grep -q "^FATAL: .*wrong table structure in sysbench.cmdline.options$" "$T/sb_badtable.out" &&
+  ! grep -q traceback "$T/sb_badtable.out" && pass sysbench_name_malformed_options ||
+  fail sysbench_name_malformed_options "exit $rc: $(head -c 300 "$T/sb_badtable.out")"
+printf 'function prepare() error("test error") end\n' > "$T/raises.lua"
+run sb_raises $SB "$T/raises.lua" prepare
+[ "$rc" = 1 ] && [ "$(sed 1,2d "$T/sb_raises.out")" = "FATAL: $T/raises.lua:1: test error" ] &&
+  pass sysbench_name_script_error_one_line || fail sysbench_name_script_error_one_line "exit $rc: $(head -c 300 "$T/sb_raises.out")"
+
+# ---- where the script's own lines fall in the run's output -------------------
+run sb_order $SB $S/order.lua $N --events=1 run
+got=$(grep -E '^(script body|event function|Initializing worker threads\.\.\.|Threads started!|General statistics:)$' "$T/sb_order.out" | tr '\n' '|')
+[ "$got" = "script body|Initializing worker threads...|script body|Threads started!|event function|General statistics:|" ] &&
+  pass sysbench_name_output_order || fail sysbench_name_output_order "$got"
+
+# ---- a benchmark found as a module on LUA_PATH; standard input as sysbench ---
+mkdir -p "$T/mods" && printf "print('module loaded')\n" > "$T/mods/my_bench_mod.lua"
+run lua_path_module env LUA_PATH="$T/mods/?.lua;;" $SB my_bench_mod
+[ "$rc" = 0 ] && grep -qx 'module loaded' "$T/lua_path_module.out" && pass benchmark_as_module_on_lua_path ||
+  fail benchmark_as_module_on_lua_path "exit $rc: $(head -c 300 "$T/lua_path_module.out")"
+printf 'function prepare() print("prepare") end\nprint("global")\n' > "$T/stdin2.lua"
+run sb_stdin_cmd $SB - prepare < "$T/stdin2.lua"
+[ "$rc" = 0 ] && [ "$(sed 1,2d "$T/sb_stdin_cmd.out")" = "global" ] && pass sysbench_name_stdin_body_only ||
+  fail sysbench_name_stdin_body_only "exit $rc: $(head -c 300 "$T/sb_stdin_cmd.out")"
+run lb_stdin_cmd $LB - prepare < "$T/stdin2.lua"
+[ "$rc" = 0 ] && grep -qx prepare "$T/lb_stdin_cmd.out" && pass lbench_name_stdin_runs_command ||
+  fail lbench_name_stdin_runs_command "exit $rc: $(head -c 300 "$T/lb_stdin_cmd.out")"

@@ -2,6 +2,8 @@
 -- sysbench 0.5 users still type (--test, --max-requests, --max-time,
 -- --num-threads, --tx-rate) with the warnings sysbench prints for them, and
 -- what is known of the name the program was started under.
+local options = require("lbench.options")
+
 local M = {}
 
 -- Aliases and their targets, in the order sysbench checks them (its
@@ -92,6 +94,63 @@ function M.usage(specs, tests)
   t[#t + 1] = ""
   t[#t + 1] = "See 'sysbench <testname> help' for a list of options for each test."
   return table.concat(t, "\n") .. "\n\n"
+end
+
+-- A script's declared options as sysbench's sb_print_test_options() lists
+-- them: the names as declared, sorted, in one column as wide as the widest
+-- plus one, the default in brackets only when one was declared; a blank
+-- line after them.  decls: sysbench.cmdline.options.
+local SCRIPT_ARG = { bool = "[=on|off]", int = "=N", double = "=N", list = "=[LIST,...]", size = "=SIZE" }
+function M.script_options_help(decls)
+  local rows, width = {}, 0
+  local names = {}
+  for k in pairs(decls or {}) do names[#names + 1] = k end
+  table.sort(names)
+  for _, name in ipairs(names) do
+    local decl = decls[name]
+    local spec = options.spec_from_script(name, decl)
+    local left = "--" .. name .. (SCRIPT_ARG[spec.type] or "=STRING")
+    local d = decl[2]
+    if type(d) == "table" then d = table.concat(d, ",") end
+    if type(d) == "boolean" then d = d and "on" or "off" end
+    rows[#rows + 1] = { left, spec.desc .. (d ~= nil and " [" .. tostring(d) .. "]" or "") }
+    if #left > width then width = #left end
+  end
+  local t = {}
+  for i, r in ipairs(rows) do t[i] = "  " .. r[1] .. string.rep(" ", width + 1 - #r[1]) .. r[2] end
+  return table.concat(t, "\n") .. (#t > 0 and "\n" or "") .. "\n"
+end
+
+-- sysbench's built-in tests, which take no script and need a command.
+M.BUILTIN = { fileio = true, cpu = true, memory = true, threads = true, mutex = true }
+
+-- Messages that sysbench prints as they are, without "FATAL: " (its
+-- command-line parser's and its commands' refusals).
+local OWN = { "^FATAL: ", "^invalid option: ", "^Unrecognized command line argument: ",
+              "^'.-' test does not implement the '.-' command%.$" }
+function M.own_words(msg)
+  for _, p in ipairs(OWN) do
+    if msg:match(p) then return true end
+  end
+  return false
+end
+
+-- An error of lbench's (usage: one of util.fail's) or of the script, as
+-- sysbench words it: a bad option value as its parser refuses it, anything
+-- else as one "FATAL: " line (a script's error without lbench's traceback:
+-- sysbench prints none).  fail(msg) makes a usage error of a message.
+function M.error_object(e, usage, fail)
+  local msg = usage and e.lbench_message or tostring(e):match("^[^\n]*")
+  local bad = msg:match("^(%-%-[%w_%-]+=.-): ")
+  if bad then return fail("invalid option: " .. bad) end
+  if M.own_words(msg) then return usage and e or fail(msg) end
+  -- sysbench reads the options table in its own Lua module, whose failure
+  -- it reports by that module's name
+  if msg:match("^wrong table structure in sysbench%.cmdline%.options") then
+    return fail("FATAL: `sysbench.cmdline.read_cmdline_options' function failed: [string \"sysbench.cmdline.lua\"]:1: "
+      .. "wrong table structure in sysbench.cmdline.options")
+  end
+  return fail("FATAL: " .. msg)
 end
 
 -- Started as `sysbench` (a symlink to lbench): print what sysbench 1.0.20

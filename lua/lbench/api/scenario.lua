@@ -43,6 +43,10 @@ function M.find(name)
     local p = d .. "/" .. name .. ".lua"
     if util.file_exists(p) then return p end
   end
+  -- As sysbench: a benchmark may be a Lua module on LUA_PATH (a stock
+  -- scenario of the same name wins).
+  local mod = package.searchpath and package.searchpath(name, package.path)
+  if mod then return mod end
   local names = {}
   for _, d in ipairs(dirs) do
     local ls = io.popen("ls '" .. d:gsub("'", "") .. "' 2>/dev/null")

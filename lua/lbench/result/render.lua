@@ -99,7 +99,7 @@ local function errors_lines(out, t, secs)
 end
 
 -- sysbench's "SQL statistics" block (rates over the measured duration).
-local function sql_section(out, t, secs)
+local function sql_section(out, t, secs, sysbench)
   local q = t.queries
   line(out, "SQL statistics:")
   line(out, "    queries performed:")
@@ -111,6 +111,8 @@ local function sql_section(out, t, secs)
   line(out, "    queries:                             %-6d (%.2f per sec.)", q.total, q.total / secs)
   line(out, "    ignored errors:                      %-6d (%.2f per sec.)", t.ignored_errors, t.ignored_errors / secs)
   line(out, "    reconnects:                          %-6d (%.2f per sec.)", t.reconnects, t.reconnects / secs)
+  -- sysbench has no errors line, and its blank line comes before General
+  if sysbench then return end
   errors_lines(out, t, secs)
   line(out, "")
 end
@@ -291,10 +293,11 @@ end
 -- `sysbench`): its sections only, its column widths, one percentile (its
 -- --percentile), so that parsers written for its output read it unchanged.
 function M.final_text_sysbench(r)
-  local out = { "" }
+  local out = {}
   local t = r.totals
-  if t.queries then sql_section(out, t, r.duration_s > 0 and r.duration_s or 1) end
+  if t.queries then sql_section(out, t, r.duration_s > 0 and r.duration_s or 1, true) end
   if r.io then io_section(out, r.io) end
+  line(out, "")
   line(out, "General statistics:")
   line(out, "    total time:                          %.4fs", r.duration_s)
   line(out, "    total number of events:              %d", t.events)

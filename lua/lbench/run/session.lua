@@ -118,6 +118,15 @@ end
 
 local function script_specs(lb)
   local specs = {}
+  if type(lb.cmdline.options) ~= "table" then
+    util.fail("wrong table structure in sysbench.cmdline.options (a table of name = {description, default})")
+  end
+  for name, decl in pairs(lb.cmdline.options) do
+    if type(name) ~= "string" or type(decl) ~= "table" then
+      util.fail("wrong table structure in sysbench.cmdline.options (entry %s: want name = {description, default})",
+        tostring(name))
+    end
+  end
   for _, name in ipairs(util.sorted_keys(lb.cmdline.options or {})) do
     specs[#specs + 1] = options.spec_from_script(name, lb.cmdline.options[name])
   end
@@ -175,6 +184,16 @@ function M.setup(rt, path, raw, cmd, argv)
       end
     end
   else
+    if opt.sysbench_compat then
+      -- sysbench's words, with the argument as it was typed
+      local declared = {}
+      for _, sp in ipairs(specs) do declared[sp.name] = true end
+      for _, name in ipairs(util.sorted_keys(raw)) do
+        if not known[name] and not declared[name] then
+          util.fail("invalid option: --%s%s", name, raw[name] == true and "" or "=" .. tostring(raw[name]))
+        end
+      end
+    end
     options.check_unknown(raw, { core_specs, specs })
   end
   local all_specs = {}
