@@ -78,7 +78,8 @@ expect_ok sysbench_compat_option '^sysbench 1\.0\.20$' $LB --sysbench-compat=on 
 run sb_help $SB --help
 [ "$rc" = 0 ] && grep -qx 'Usage:' "$T/sb_help.out" && grep -qx 'Commands implemented by most tests: prepare run cleanup help' "$T/sb_help.out" &&
   grep -qx 'General options:' "$T/sb_help.out" && grep -qx 'Compiled-in tests:' "$T/sb_help.out" &&
-  grep -qx '  oltp_read_only' "$T/sb_help.out" && grep -Eq '^  --threads=N {20,}' "$T/sb_help.out" &&
+  grep -qx '  fileio - File I/O test' "$T/sb_help.out" && ! grep -q '^  oltp_read_only' "$T/sb_help.out" &&
+  grep -Eq '^  --threads=N {20,}' "$T/sb_help.out" &&
   pass sysbench_name_help_layout || fail sysbench_name_help_layout "exit $rc: $(head -c 300 "$T/sb_help.out")"
 printf 'function event()\nfoo\n' > "$T/syntax.lua"
 run sb_syntax $SB "$T/syntax.lua" $N run

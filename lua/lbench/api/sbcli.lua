@@ -75,6 +75,8 @@ local function help_line(spec)
   return left .. (#left < 34 and string.rep(" ", 34 - #left) or " ") .. desc
 end
 
+local BUILTIN_DESC = { fileio = "File I/O test" }
+
 -- --help in sysbench's layout (its headings, which scripts grep for), with
 -- lbench's own general options and stock scenarios.  Secret and internal
 -- options are left out as in lbench's help.
@@ -89,8 +91,13 @@ function M.usage(specs, tests)
   t[#t + 1] = "  mysql - MySQL driver"
   t[#t + 1] = "  pgsql - PostgreSQL driver"
   t[#t + 1] = ""
+  -- sysbench's built-in tests (its C ones) that lbench has as stock
+  -- scenarios; the others (oltp_*, tpcc, ...) are scripts, which sysbench
+  -- does not list either.
   t[#t + 1] = "Compiled-in tests:"
-  for _, n in ipairs(tests) do t[#t + 1] = "  " .. n end
+  for _, n in ipairs(tests) do
+    if BUILTIN_DESC[n] then t[#t + 1] = "  " .. n .. " - " .. BUILTIN_DESC[n] end
+  end
   t[#t + 1] = ""
   t[#t + 1] = "See 'sysbench <testname> help' for a list of options for each test."
   return table.concat(t, "\n") .. "\n\n"
