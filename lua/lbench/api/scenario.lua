@@ -4,6 +4,7 @@ local C = require("lbench.ffi").C
 local util = require("lbench.util")
 local api = require("lbench.api.base")
 local sbffi = require("lbench.api.sbffi")
+local sblegacy = require("lbench.api.sblegacy")
 local loadfile = require("lbench.loadfile") -- parsed once per process (core/luart.c)
 
 local M = {}
@@ -87,6 +88,7 @@ local function install_legacy(lb)
     rawset(_G, "mysql_table_engine", type(e) == "string" and e ~= "" and e or "innodb")
   end
   rawset(_G, "myisam_max_rows", 1000000)
+  sblegacy.install(lb)
 end
 
 -- Optional globals that sysbench's own scripts probe by reading them
