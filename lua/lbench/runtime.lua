@@ -183,7 +183,11 @@ local function command(rtptr, cmd)
     local fn, parallel = session.command_of(lb, cmd)
     if type(fn) ~= "function" then util.fail("command '%s' of %s is not a function", cmd, S.name) end
     if parallel then
-      if opt.sysbench_compat and opt.verbosity >= 3 then out(rt, "Initializing worker threads...\n\n") end
+      -- sysbench runs a parallel command on one thread in its main state,
+      -- without this line
+      if opt.sysbench_compat and opt.verbosity >= 3 and opt.threads > 1 then
+        out(rt, "Initializing worker threads...\n\n")
+      end
       local ok, err = cluster.combine(runner.parallel_command(ctx))
       if not ok and err ~= "interrupted" then C.lb_runtime_set_error(rt, err) return 1 end
       return command_status(rt, cmd)
@@ -357,7 +361,11 @@ function M.main(rtptr, ...)
   if not sbcli.flag(v) then return main(rtptr, ...) end
   local ok, res = pcall(main, rtptr, ...)
   if ok then return res end
-  error(sbcli.error_object(res, util.is_usage_error(res), function(msg) return select(2, pcall(util.fail, "%s", msg)) end), 0)
+  local _, pos = options.parse_argv(args)
+  local msg = sbcli.error_text(util.is_usage_error(res) and res.lbench_message or tostring(res):match("^[^\n]*"),
+    pos[2] or "run")
+  C.lb_runtime_set_error(ffi.cast("lb_runtime *", rtptr), msg)
+  return 1
 end
 
 return M

@@ -195,3 +195,15 @@ run sb_stdin_cmd $SB - prepare < "$T/stdin2.lua"
 run lb_stdin_cmd $LB - prepare < "$T/stdin2.lua"
 [ "$rc" = 0 ] && grep -qx prepare "$T/lb_stdin_cmd.out" && pass lbench_name_stdin_runs_command ||
   fail lbench_name_stdin_runs_command "exit $rc: $(head -c 300 "$T/lb_stdin_cmd.out")"
+
+# ---- a parallel command: sysbench's line for its worker threads only when
+# there are several; an unknown driver in sysbench's two lines --------------
+run sb_par1 $SB $S/parallel.lua $N --threads=1 par
+run sb_par2 $SB $S/parallel.lua $N --threads=2 par
+[ "$(grep -c 'Initializing worker threads' "$T/sb_par1.out")" = 0 ] && grep -qx 'par 0' "$T/sb_par1.out" &&
+  [ "$(grep -c 'Initializing worker threads' "$T/sb_par2.out")" = 1 ] && [ "$(grep -c '^par [01]$' "$T/sb_par2.out")" = 2 ] &&
+  pass sysbench_name_parallel_command_line || fail sysbench_name_parallel_command_line "$(cat "$T/sb_par1.out" "$T/sb_par2.out" | head -c 300)"
+run sb_bad_driver $SB --db-driver=nonexisting $S/count.lua cleanup
+[ "$rc" = 1 ] && [ "$(sed 1,2d "$T/sb_bad_driver.out")" = "FATAL: invalid database driver name: 'nonexisting'
+FATAL: \`cleanup' function failed: failed to initialize the DB driver" ] && pass sysbench_name_unknown_driver ||
+  fail sysbench_name_unknown_driver "exit $rc: $(head -c 300 "$T/sb_bad_driver.out")"

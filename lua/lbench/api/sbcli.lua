@@ -142,22 +142,26 @@ function M.own_words(msg)
   return false
 end
 
--- An error of lbench's (usage: one of util.fail's) or of the script, as
--- sysbench words it: a bad option value as its parser refuses it, anything
--- else as one "FATAL: " line (a script's error without lbench's traceback:
--- sysbench prints none).  fail(msg) makes a usage error of a message.
-function M.error_object(e, usage, fail)
-  local msg = usage and e.lbench_message or tostring(e):match("^[^\n]*")
+-- An error of lbench's or of the script (msg, its first line: sysbench
+-- prints no traceback) as sysbench words it, for the command cmd: a bad
+-- option value as its parser refuses it, an unknown driver as its DB layer
+-- and the failed command report it, anything else as one "FATAL: " line.
+function M.error_text(msg, cmd)
+  local driver = msg:match("^%-%-db%-driver=(.-): ")
+  if driver then
+    return string.format("FATAL: invalid database driver name: '%s'\n"
+      .. "FATAL: `%s' function failed: failed to initialize the DB driver", driver, cmd)
+  end
   local bad = msg:match("^(%-%-[%w_%-]+=.-): ")
-  if bad then return fail("invalid option: " .. bad) end
-  if M.own_words(msg) then return usage and e or fail(msg) end
+  if bad then return "invalid option: " .. bad end
+  if M.own_words(msg) then return msg end
   -- sysbench reads the options table in its own Lua module, whose failure
   -- it reports by that module's name
   if msg:match("^wrong table structure in sysbench%.cmdline%.options") then
-    return fail("FATAL: `sysbench.cmdline.read_cmdline_options' function failed: [string \"sysbench.cmdline.lua\"]:1: "
-      .. "wrong table structure in sysbench.cmdline.options")
+    return "FATAL: `sysbench.cmdline.read_cmdline_options' function failed: [string \"sysbench.cmdline.lua\"]:1: "
+      .. "wrong table structure in sysbench.cmdline.options"
   end
-  return fail("FATAL: " .. msg)
+  return "FATAL: " .. msg
 end
 
 -- Started as `sysbench` (a symlink to lbench): print what sysbench 1.0.20
