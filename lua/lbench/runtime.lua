@@ -54,18 +54,39 @@ local function cumulative_hook(hook, opt, result)
 end
 
 -- The final report of a run as text: the totals, the ranks, the histogram.
+local function histogram_text(result)
+  local bs = {}
+  for _, b in ipairs(result.histogram.buckets) do bs[#bs + 1] = { b[1] / 1e6, b[2] / 1e6, b[3] } end
+  return hist.histogram_text(bs, 1)
+end
+
 local function final_text(opt, result)
-  if opt.sysbench_compat then return report.final_text_sysbench(runner.text_view(result)) .. "\n" end
+  if opt.sysbench_compat then
+    -- sysbench prints the histogram before its report, its values with
+    -- three decimals, a line of one space after the chart
+    local h = ""
+    if opt.histogram then
+      local bs = {}
+      for _, b in ipairs(result.histogram.buckets) do bs[#bs + 1] = { b[1] / 1e6, b[2] / 1e6, b[3] } end
+      local rows = hist.histogram_rows(bs, 1)
+      local maxc = 0
+      for _, r in ipairs(rows) do maxc = math.max(maxc, r[2]) end
+      local t = { "Latency histogram (values are in milliseconds)",
+                  "       value  ------------- distribution ------------- count" }
+      for _, r in ipairs(rows) do
+        local bar = math.max(r[2] > 0 and 1 or 0, math.floor(r[2] / maxc * 40 + 0.5))
+        t[#t + 1] = string.format("%12.3f |%-40s %d", tonumber(r[1]) or 0, string.rep("*", bar), r[2])
+      end
+      h = table.concat(t, "\n") .. "\n \n"
+    end
+    return h .. report.final_text_sysbench(runner.text_view(result)) .. "\n"
+  end
   local s = { (opt.report_interval > 0 and "\n" or "") .. report.final_text(runner.text_view(result)) .. "\n" }
   if result.nranks then
     s[#s + 1] = string.format("Ranks: %d (%s), start skew between ranks: %.3f ms%s\n", result.nranks,
       result.mpi_library, result.start_skew_ms or 0, clock_note(result.ranks))
   end
-  if opt.histogram then
-    local bs = {}
-    for _, b in ipairs(result.histogram.buckets) do bs[#bs + 1] = { b[1] / 1e6, b[2] / 1e6, b[3] } end
-    s[#s + 1] = hist.histogram_text(bs, 1) .. "\n"
-  end
+  if opt.histogram then s[#s + 1] = histogram_text(result) .. "\n" end
   return table.concat(s)
 end
 

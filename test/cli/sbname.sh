@@ -207,3 +207,13 @@ run sb_bad_driver $SB --db-driver=nonexisting $S/count.lua cleanup
 [ "$rc" = 1 ] && [ "$(sed 1,2d "$T/sb_bad_driver.out")" = "FATAL: invalid database driver name: 'nonexisting'
 FATAL: \`cleanup' function failed: failed to initialize the DB driver" ] && pass sysbench_name_unknown_driver ||
   fail sysbench_name_unknown_driver "exit $rc: $(head -c 300 "$T/sb_bad_driver.out")"
+
+# ---- --histogram: the chart before the report, as sysbench prints it --------
+if command -v sysbench >/dev/null; then
+  run sb_hist_ref sysbench $S/noopts.lua --events=5 --histogram run
+  run sb_hist $SB $S/noopts.lua $N --events=5 --histogram run
+  norm() { sed -E 's/[0-9]+\.[0-9]+/N/g' "$1" | grep -vE '^ +N \|\*+ +[0-9]+$'; }
+  if diff <(norm "$T/sb_hist_ref.out") <(norm "$T/sb_hist.out") >"$T/sb_hist.diff" &&
+     grep -Eq '^ +[0-9]+\.[0-9]{3} \|\*+ +[0-9]+$' "$T/sb_hist.out"; then pass sysbench_name_histogram_layout
+  else fail sysbench_name_histogram_layout "$(head -c 500 "$T/sb_hist.diff")"; fi
+fi
