@@ -384,7 +384,7 @@ function M.main(rtptr, ...)
   if ok then return res end
   local _, pos = options.parse_argv(args)
   local msg = sbcli.error_text(util.is_usage_error(res) and res.lbench_message or tostring(res):match("^[^\n]*"),
-    pos[2] or "run")
+    pos[2] or "run", pos[1])
   C.lb_runtime_set_error(ffi.cast("lb_runtime *", rtptr), msg)
   return 1
 end

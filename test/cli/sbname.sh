@@ -205,7 +205,7 @@ run sb_par2 $SB $S/parallel.lua $N --threads=2 par
   pass sysbench_name_parallel_command_line || fail sysbench_name_parallel_command_line "$(cat "$T/sb_par1.out" "$T/sb_par2.out" | head -c 300)"
 run sb_bad_driver $SB --db-driver=nonexisting $S/count.lua cleanup
 [ "$rc" = 1 ] && [ "$(sed 1,2d "$T/sb_bad_driver.out")" = "FATAL: invalid database driver name: 'nonexisting'
-FATAL: \`cleanup' function failed: failed to initialize the DB driver" ] && pass sysbench_name_unknown_driver ||
+FATAL: \`cleanup' function failed: $S/count.lua: failed to initialize the DB driver" ] && pass sysbench_name_unknown_driver ||
   fail sysbench_name_unknown_driver "exit $rc: $(head -c 300 "$T/sb_bad_driver.out")"
 
 # ---- --histogram: the chart before the report, as sysbench prints it --------

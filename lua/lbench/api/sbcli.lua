@@ -146,11 +146,13 @@ end
 -- prints no traceback) as sysbench words it, for the command cmd: a bad
 -- option value as its parser refuses it, an unknown driver as its DB layer
 -- and the failed command report it, anything else as one "FATAL: " line.
-function M.error_text(msg, cmd)
+function M.error_text(msg, cmd, script)
   local driver = msg:match("^%-%-db%-driver=(.-): ")
   if driver then
+    -- sysbench names where its script asked for the driver; the script is
+    -- what lbench can name
     return string.format("FATAL: invalid database driver name: '%s'\n"
-      .. "FATAL: `%s' function failed: failed to initialize the DB driver", driver, cmd)
+      .. "FATAL: `%s' function failed: %s: failed to initialize the DB driver", driver, cmd, script or "?")
   end
   local bad = msg:match("^(%-%-[%w_%-]+=.-): ")
   if bad then return "invalid option: " .. bad end
