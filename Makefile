@@ -54,7 +54,7 @@ FFI_HDRS := core/clock.h core/cluster/cluster.h core/hist.h core/rand.h core/row
             core/io/engine.h core/io/registry.h core/io/fs.h core/io/steady.h core/io/genmap.h \
             core/io/series.h core/io/io.h core/io/verify.h core/pgbench/pgrand.h
 
-.PHONY: all test demo bench install clean deps check-deps unit unit-asan fuzz
+.PHONY: all test demo bench install clean deps check-deps unit unit-asan fuzz sbcram
 all: check-deps $(BIN) $(O)/liblbench.a $(O)/liblbench.so $(MPI_BIN)
 
 check-deps:
@@ -142,6 +142,15 @@ test: deps
 # FUZZ_SEED=N picks another sequence.
 fuzz: all
 	@FUZZ_SECONDS=$${FUZZ_SECONDS:-600} LB=./$(BIN) test/fuzz.sh
+
+# sysbench 1.0.20's own cram suite side by side (the real sysbench, then
+# lbench as `sysbench`) against a private MariaDB: make sbcram SYSBENCH_SRC=DIR
+# (a checkout of akopytov/sysbench at tag 1.0.20); SBCRAM_CASES="a.t b.t"
+# runs only those cases.
+sbcram: all
+	@test -n "$(SYSBENCH_SRC)" || { echo "make sbcram SYSBENCH_SRC=DIR (a sysbench 1.0.20 checkout)"; exit 2; }
+	@command -v cram3 >/dev/null || contrib/install-deps.sh test
+	@LBENCH=./$(BIN) contrib/sbcram.sh "$(SYSBENCH_SRC)" $(SBCRAM_CASES)
 
 demo:
 	@contrib/install-deps.sh test

@@ -5,7 +5,7 @@
 #
 #   build  compiler toolchain and libraries needed to build lbench
 #   test   build + MariaDB and PostgreSQL servers/clients, busted, gnuplot, sysbench, fio, procps,
-#          sqlite3 (the CLI) and chromium (headless page checks)
+#          sqlite3 (the CLI), chromium (headless page checks), cram (make sbcram)
 #   bench  test + sysbench, fio (the reference tools lbench is compared against)
 #
 # Environment:
@@ -24,7 +24,7 @@ err() { printf '%s: %s\n' "$prog" "$*" >&2; }
 BUILD_PKGS=(gcc make pkg-config luajit libluajit-5.1-dev libaio-dev libevent-dev
             default-libmysqlclient-dev libpq-dev liburing-dev libsqlite3-dev)
 TEST_PKGS=(mariadb-server mariadb-client postgresql-15 postgresql-client-15 iproute2 lua-busted gnuplot-nox sysbench fio procps
-           sqlite3 chromium openmpi-bin libopenmpi-dev)
+           sqlite3 chromium openmpi-bin libopenmpi-dev python3-cram)
 BENCH_PKGS=(sysbench fio)
 
 group=${1:-build}

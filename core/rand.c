@@ -367,6 +367,37 @@ uint32_t lb_rand_unique(lb_rand *r)
     return feistel(r->unique_key, r->unique_ctr++, 32);
 }
 
+double lb_rand_unique_range(lb_rand *r, double a, double b)
+{
+    /* Only values that rand.unique() can return count (sysbench draws from
+     * it until one falls inside), so the range is cut to [0, 2^32). */
+    if (a > b) {
+        double t = a;
+        a = b;
+        b = t;
+    }
+    if (!(a > 0))
+        a = 0;
+    if (b > 4294967295.0)
+        b = 4294967295.0;
+    if (a > b)
+        return -1;
+    uint64_t lo = (uint64_t)a, n = (uint64_t)b - lo + 1;
+    unsigned bits = 2;
+    while ((1ULL << bits) < n)
+        bits += 2;
+    /* Walk the counter through a permutation of the smallest even width
+     * that holds the range and skip what falls outside: each value of the
+     * range comes once in every 2^bits counters, so n calls in a row never
+     * repeat, and at most 4 tries are expected instead of sysbench's
+     * 2^32 / n. */
+    for (;;) {
+        uint32_t x = feistel(r->unique_key, r->unique_ctr++, bits);
+        if (x < n)
+            return (double)(lo + x);
+    }
+}
+
 /* ---- strings and bytes ---------------------------------------------------- */
 
 /* Byte pool: one 64-bit draw yields 8 bytes.  Characters come from

@@ -152,6 +152,12 @@ double lb_rand_nurand(lb_rand *r, int A, int x, int y, int C);
  * make keys globally unique by combining with the thread id if needed. */
 uint32_t lb_rand_unique(lb_rand *r);
 
+/* sysbench 0.5's sb_rand_uniq(a, b): a value of [a, b] cut to [0, 2^32)
+ * (the values rand.unique() can give) that does not repeat within this
+ * stream for b - a + 1 consecutive calls with the same bounds; bounds in
+ * either order.  -1 when the cut range is empty (sysbench loops forever). */
+double lb_rand_unique_range(lb_rand *r, double a, double b);
+
 /* Keyed pseudo-random permutation of [0, 2^bits): a 4-round balanced
  * Feistel network, hence a bijection for every key by construction.
  * bits is forced even and into [2, 32]; bits of x at or above `bits` are

@@ -204,6 +204,10 @@ int lb_run_start(lb_run *r)
                                                 : INT64_MAX,
                               memory_order_relaxed);
         set_cuts(r);
+        /* The workers wait for go under r->mu, so the note precedes every
+         * line an event prints. */
+        if (r->cfg.start_note)
+            r->host.out(r->host.owner, r->cfg.start_note, strlen(r->cfg.start_note));
         r->go = 1;
     }
     pthread_cond_broadcast(&r->cv);

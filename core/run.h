@@ -52,6 +52,10 @@ typedef struct lb_run_config {
     double cut_grid_s;
     int32_t ncuts;
     double cuts_after_warmup_s[LB_MAX_CUTS];
+    /* Printed through the host's out once every worker is ready and before
+     * any starts its events (NULL: nothing): sysbench's "Threads started!"
+     * comes between what the scripts print as they load and as they run. */
+    const char *start_note;
 } lb_run_config;
 
 /* What a run needs of its owner (the runtime: lb_runtime_run_host): where

@@ -88,6 +88,8 @@ M.core = {
   { "server-pid", "int", 0, "PID of a database server on this machine: report its CPU time per event (auto-detected for --mysql-socket)", min = 0 },
   { "strict-globals", "enum", "auto", "reading a global that was never assigned is an error (auto: on for stock "
     .. "scenarios, off for scripts given as a path, which read it as nil as sysbench does)", choices = { "auto", "on", "off" } },
+  { "sysbench-compat", "bool", false, "print what sysbench 1.0.20 prints (banner, reports, help, errors); on when "
+    .. "lbench is started under the name 'sysbench'" },
   { "verbosity", "int", 3, "verbosity level (0: only critical messages, 5: debug)", min = 0, max = 5 },
   { "rand-type", "enum", "special", "default distribution of lbench.rand.default()",
     choices = { "uniform", "gaussian", "special", "pareto", "zipfian" } },
@@ -271,9 +273,12 @@ function M.spec_from_script(name, decl)
     elseif d == "table" then ty = "list"
     else ty = "string" end
   end
-  -- No default: sysbench gives a string option "" and a list {}.
+  -- No default: sysbench gives a string option "", a list {}, a number 0
+  -- and a boolean true.
   if default == nil and ty == "string" then default = "" end
   if default == nil and ty == "list" then default = {} end
+  if default == nil and (ty == "int" or ty == "double" or ty == "size") then default = 0 end
+  if default == nil and ty == "bool" then default = true end
   local known = { bool = 1, int = 1, double = 1, size = 1, string = 1, list = 1, enum = 1 }
   if not known[ty] then util.fail("option '%s': unknown type '%s'", name, tostring(ty)) end
   if decl.item and not ({ int = 1, double = 1, size = 1, enum = 1 })[decl.item] then

@@ -13,6 +13,7 @@ local cluster = require("lbench.cluster.transport")
 local job = require("lbench.run.job")
 local session = require("lbench.run.session")
 local sbffi = require("lbench.api.sbffi")
+local sbcli = require("lbench.api.sbcli")
 
 local M = {}
 
@@ -45,24 +46,47 @@ end
 -- A script's report_cumulative hook, in place of the final report.
 local function cumulative_hook(hook, opt, result)
   local t = result.totals
-  hook({ time_total = result.duration_s, time_interval = result.duration_s, threads_running = opt.threads,
+  -- threads_running 0: sysbench calls the hook once its threads are done
+  hook({ time_total = result.duration_s, time_interval = result.duration_s, threads_running = 0,
          events = t.events, reads = t.queries and t.queries.read or 0, writes = t.queries and t.queries.write or 0,
          other = t.queries and t.queries.other or 0, errors = t.ignored_errors or 0,
          reconnects = t.reconnects or 0, latency_pct = (result.latency_ms.pct_list[1].ms or 0) / 1000 })
 end
 
 -- The final report of a run as text: the totals, the ranks, the histogram.
+local function histogram_text(result)
+  local bs = {}
+  for _, b in ipairs(result.histogram.buckets) do bs[#bs + 1] = { b[1] / 1e6, b[2] / 1e6, b[3] } end
+  return hist.histogram_text(bs, 1)
+end
+
 local function final_text(opt, result)
+  if opt.sysbench_compat then
+    -- sysbench prints the histogram before its report, its values with
+    -- three decimals, a line of one space after the chart
+    local h = ""
+    if opt.histogram then
+      local bs = {}
+      for _, b in ipairs(result.histogram.buckets) do bs[#bs + 1] = { b[1] / 1e6, b[2] / 1e6, b[3] } end
+      local rows = hist.histogram_rows(bs, 1)
+      local maxc = 0
+      for _, r in ipairs(rows) do maxc = math.max(maxc, r[2]) end
+      local t = { "Latency histogram (values are in milliseconds)",
+                  "       value  ------------- distribution ------------- count" }
+      for _, r in ipairs(rows) do
+        local bar = math.max(r[2] > 0 and 1 or 0, math.floor(r[2] / maxc * 40 + 0.5))
+        t[#t + 1] = string.format("%12.3f |%-40s %d", tonumber(r[1]) or 0, string.rep("*", bar), r[2])
+      end
+      h = table.concat(t, "\n") .. "\n \n"
+    end
+    return h .. report.final_text_sysbench(runner.text_view(result)) .. "\n"
+  end
   local s = { (opt.report_interval > 0 and "\n" or "") .. report.final_text(runner.text_view(result)) .. "\n" }
   if result.nranks then
     s[#s + 1] = string.format("Ranks: %d (%s), start skew between ranks: %.3f ms%s\n", result.nranks,
       result.mpi_library, result.start_skew_ms or 0, clock_note(result.ranks))
   end
-  if opt.histogram then
-    local bs = {}
-    for _, b in ipairs(result.histogram.buckets) do bs[#bs + 1] = { b[1] / 1e6, b[2] / 1e6, b[3] } end
-    s[#s + 1] = hist.histogram_text(bs, 1) .. "\n"
-  end
+  if opt.histogram then s[#s + 1] = histogram_text(result) .. "\n" end
   return table.concat(s)
 end
 
@@ -73,7 +97,8 @@ local function run_publishing(ctx, lb, result)
   local hook = lb.hooks.report_cumulative
   if hook then cumulative_hook(hook, opt, result) end
   return { encode = function(indent) return runner.to_json(result, indent) end, quiet = hook ~= nil,
-           text = function() return final_text(opt, result) end,
+           -- sysbench prints its final report at --verbosity 3 and above
+           text = function() return opt.verbosity >= 3 and final_text(opt, result) or "" end,
            csv = function() return report.csv_totals(runner.text_view(result)) .. "\n" end,
            file = opt.result_file, source = ctx.scenario_name .. " " .. ctx.command }
 end
@@ -82,7 +107,10 @@ end
 -- interrupted run keeps what it measured and exits non-zero.
 local function command_run(rt, ctx, lb)
   local opt = ctx.opt
-  if not scenario.fn("event") then util.fail("%s defines no event() function: nothing to run", S.name) end
+  if not scenario.fn("event") then
+    if opt.sysbench_compat then util.fail("cannot find the event() function in %s", S.path) end
+    util.fail("%s defines no event() function: nothing to run", S.name)
+  end
   -- Checked before anything is measured, so that nothing measured is lost.
   publish.check_outputs(opt, opt.result_file)
   local how
@@ -145,13 +173,29 @@ local function command(rtptr, cmd)
   if not S.path then util.fail("no scenario loaded") end
   local ctx, lb, specs = session.setup(rt, S.path, session.merged_raw(), cmd, S.argv)
   local opt = ctx.opt
+  -- sysbench names a script as it was given (oltp_read_write.lua)
+  local shown = opt.sysbench_compat and (S.given or S.name):match("[^/]*$") or S.name
   local help_text = S.name .. " options:\n" .. (#specs > 0 and options.help(specs) or "  (none)") .. "\n"
-  sbffi.set_help(help_text)
+  if opt.sysbench_compat then
+    local list = sbcli.script_options_help(lb.cmdline.options)
+    sbffi.set_help(list)
+    help_text = shown .. " options:\n" .. list
+  else
+    sbffi.set_help(help_text)
+  end
 
   if cmd == nil then return 0 end -- script mode: the body ran, nothing else
   cluster.check_same({ { "lbench version", lb.version }, { "scenario", ctx.script_hash },
     { "options", util.serialize(session.merged_raw()) }, { "command", cmd } })
   if cmd == "help" then
+    -- sysbench's order: the script's own help(), else its declared
+    -- options, else the script has no help to give.
+    local own = scenario.fn("help")
+    if own then own() return 0 end
+    if #specs == 0 and not S.stock then
+      C.lb_runtime_set_error(rt, string.format("'%s' test does not implement the 'help' command.", shown))
+      return 1
+    end
     out(rt, help_text)
     return 0
   end
@@ -160,6 +204,11 @@ local function command(rtptr, cmd)
     local fn, parallel = session.command_of(lb, cmd)
     if type(fn) ~= "function" then util.fail("command '%s' of %s is not a function", cmd, S.name) end
     if parallel then
+      -- sysbench runs a parallel command on one thread in its main state,
+      -- without this line
+      if opt.sysbench_compat and opt.verbosity >= 3 and opt.threads > 1 then
+        out(rt, "Initializing worker threads...\n\n")
+      end
       local ok, err = cluster.combine(runner.parallel_command(ctx))
       if not ok and err ~= "interrupted" then C.lb_runtime_set_error(rt, err) return 1 end
       return command_status(rt, cmd)
@@ -170,6 +219,11 @@ local function command(rtptr, cmd)
   local g = scenario.fn(cmd)
   if g and (cmd == "prepare" or cmd == "cleanup" or cmd == "prewarm") then
     return main_state_command(rt, ctx, lb, cmd, g)
+  end
+  if opt.sysbench_compat then
+    C.lb_runtime_set_error(rt, (cmd == "prepare" or cmd == "cleanup" or cmd == "run")
+      and string.format("'%s' test does not implement the '%s' command.", shown, cmd) or "Unknown command: " .. cmd)
+    return 1
   end
   util.fail("unknown command '%s' for %s (available: %s)", cmd, S.name, table.concat(session.command_names(lb), ", "))
 end
@@ -216,14 +270,44 @@ function M.usage()
   }, "\n") .. "\n"
 end
 
+-- A script on standard input (sysbench's `sysbench <<EOF`, `sysbench -
+-- run`): written to a temporary file that stands for it in pos[1] (every
+-- worker loads the script by its path).  Returns the file's name, which the
+-- caller removes when the command is over.
+local function from_stdin(pos)
+  local src = io.stdin:read("*a") or ""
+  local path = os.tmpname()
+  local f = io.open(path, "w")
+  if not f then util.fail("cannot write the script read from standard input to %s", path) end
+  f:write(src)
+  f:close()
+  if pos[1] == "-" then pos[1] = path else table.insert(pos, 1, path) end
+  return path
+end
+
 -- The command line.  Returns the exit status.
-function M.main(rtptr, ...)
+local function main(rtptr, ...)
   local rt = ffi.cast("lb_runtime *", rtptr)
   local args = { ... }
   local raw, pos = options.parse_argv(args)
+  local sb = sbcli.flag(raw["sysbench-compat"] == nil and S.raw["sysbench-compat"] or raw["sysbench-compat"])
+  local warn_err, warn_out = sbcli.translate(raw, pos)
+  -- sysbench's own order: --test's warning on standard error as the command
+  -- line is read, then --help and --version, then the others in its log (the
+  -- output) as options are set, then its banner.
+  for _, l in ipairs(warn_err) do io.stderr:write(l, "\n") end
   if raw.version then
-    out(rt, "lbench " .. ffi.string(C.lb_version()) .. "\n")
+    out(rt, (sb and sbcli.VERSION_STRING or "lbench " .. ffi.string(C.lb_version())) .. "\n")
     return 0
+  end
+  if sb and #pos > 2 and not raw.help then
+    -- sysbench refuses it as it reads the command line, before its banner
+    C.lb_runtime_set_error(rt, "Unrecognized command line argument: " .. pos[3])
+    return 1
+  end
+  if not raw.help then
+    for _, l in ipairs(warn_out) do out(rt, l .. "\n") end
+    if sb and (tonumber(raw.verbosity) or 3) >= 3 then out(rt, sbcli.banner() .. "\n\n") end
   end
   -- Built-in tools: `lbench compare a.json b.json`, `lbench plot ...`,
   -- `lbench sweep ...` (they handle their own --help).
@@ -236,9 +320,13 @@ function M.main(rtptr, ...)
     return require(tool).main(rt, args)
   end
   if raw.help then
-    out(rt, M.usage())
+    out(rt, sb and sbcli.usage(options.core_specs(), stock_names()) or M.usage())
     return 0
   end
+  local stdin_script = (pos[1] == "-" or (sb and #pos == 0)) and from_stdin(pos)
+  -- sysbench runs a script from standard input for its body alone, whatever
+  -- command follows it
+  if stdin_script and sb then pos[2] = nil end
   if #pos == 0 then
     -- A mistyped option is the likelier mistake than a forgotten scenario
     -- when the option is not a general one; either way a short message,
@@ -251,11 +339,54 @@ function M.main(rtptr, ...)
   end
   for k, v in pairs(raw) do S.raw[k] = v end
   S.argv = args
-  M.load(rtptr, pos[1])
-  if #pos > 2 then
-    util.fail("unexpected argument '%s' (usage: lbench [options] <scenario> [command] [options])", pos[3])
+  if sb and #pos == 1 and sbcli.BUILTIN[pos[1]] and not stdin_script then
+    io.stderr:write(string.format("The '%s' test requires a command argument. See 'sysbench %s help'\n", pos[1], pos[1]))
+    C.lb_runtime_set_error(rt, "")
+    return 1
   end
-  return M.command(rtptr, pos[2])
+  if sb and not stdin_script then
+    -- sysbench's words for a benchmark that is neither a script nor a
+    -- module (its test suite and users' wrappers read them).
+    local ok = pcall(scenario.find, pos[1])
+    if not ok then
+      C.lb_runtime_set_error(rt, string.format("FATAL: Cannot find benchmark '%s': no such built-in test, file or module",
+        pos[1]))
+      return 1
+    end
+  end
+  local function load_and_command()
+    S.given = pos[1]
+    M.load(rtptr, pos[1])
+    if #pos > 2 then
+      util.fail("unexpected argument '%s' (usage: lbench [options] <scenario> [command] [options])", pos[3])
+    end
+    return M.command(rtptr, pos[2])
+  end
+  -- Only a script from standard input is caught here (its temporary file
+  -- goes either way): any other error keeps its traceback from where it
+  -- was raised.
+  if not stdin_script then return load_and_command() end
+  local ok, res = pcall(load_and_command)
+  os.remove(stdin_script)
+  if not ok then error(res, 0) end
+  return res
+end
+
+-- Started as sysbench, an error of the command line or the script reads as
+-- sysbench's: "FATAL: " before it.
+function M.main(rtptr, ...)
+  local args = { ... }
+  local raw = options.parse_argv(args)
+  local v = raw["sysbench-compat"]
+  if v == nil then v = S.raw["sysbench-compat"] end
+  if not sbcli.flag(v) then return main(rtptr, ...) end
+  local ok, res = pcall(main, rtptr, ...)
+  if ok then return res end
+  local _, pos = options.parse_argv(args)
+  local msg = sbcli.error_text(util.is_usage_error(res) and res.lbench_message or tostring(res):match("^[^\n]*"),
+    pos[2] or "run", pos[1])
+  C.lb_runtime_set_error(ffi.cast("lb_runtime *", rtptr), msg)
+  return 1
 end
 
 return M

@@ -140,4 +140,18 @@ run raw_binds "${IN_W[@]}" "$LBA" raw_sql.lua $M --threads=2 --events=50 --time=
   --result-file="$T/raw_binds.json" run
 json_assert raw_result_binds "$T/raw_binds.json" 'r.status == "ok" and r.totals.events == 50 and r.totals.queries.read == 100'
 run raw_cleanup "${IN_W[@]}" "$LBA" raw_sql.lua $M cleanup
+# ---- sysbench 0.5's SQL API (db_query, db_bulk_insert_*, db_prepare, ...) --
+for tool in sysbench lbench; do
+  exe=sysbench; [ "$tool" = lbench ] && exe=$LBA
+  run "legacy_prepare_$tool" "${IN_W[@]}" "$exe" legacy_api.lua $M prepare
+  got=$(SQL "SELECT COUNT(*), SUM(a) FROM wild_legacy" | tr '\t' ' ')
+  # 100 rows of a = id (5050), +100 on the 99 but x1, +1000 on the 99 but x2
+  if [ "$rc" = 0 ] && grep -qx 'codes 0 1 2' "$T/legacy_prepare_$tool.out" && [ "$got" = "100 113950" ]; then
+    pass "legacy_api_prepare_$tool"
+  else fail "legacy_api_prepare_$tool" "exit $rc, table '$got': $(head -c 300 "$T/legacy_prepare_$tool.out" "$T/legacy_prepare_$tool.err")"; fi
+done
+same_counts legacy legacy_api.lua --threads=2 --events=100 --time=0
+expect_counts legacy "100 100 100 0 200 0"
+run legacy_cleanup "${IN_W[@]}" "$LBA" legacy_api.lua $M cleanup
+
 [ "$(SQL "SHOW TABLES LIKE 'wild_%'")" = "" ] && pass wild_tables_dropped || fail wild_tables_dropped "$(SQL "SHOW TABLES LIKE 'wild_%'")"

@@ -648,6 +648,39 @@ static void test_unique(void)
     check(same, "rand unique: equals permute(key, counter, 32)", "mismatch");
 }
 
+/* sb_rand_uniq(a, b): inside the bounds, no repeat over a whole range. */
+static void test_unique_range(void)
+{
+    lb_rand r;
+    lb_rand_seed(&r, SEED, 62);
+    static unsigned char seen[1000];
+    int inside = 1, dup = 0;
+    for (int i = 0; i < 1000; i++) {
+        double v = lb_rand_unique_range(&r, 5000, 5999);
+        if (v < 5000 || v > 5999 || v != (double)(uint32_t)v) {
+            inside = 0;
+            break;
+        }
+        dup += seen[(int)v - 5000]++ != 0;
+    }
+    check(inside, "rand unique range: [5000, 5999] only", "a value outside");
+    check(dup == 0, "rand unique range: 1000 draws of a 1000-wide range cover it once", "%d repeats", dup);
+
+    int ok = 1;
+    for (int i = 0; i < 100000 && ok; i++) {
+        double v = lb_rand_unique_range(&r, 1, 1000000000);
+        ok = v >= 1 && v <= 1000000000;
+    }
+    check(ok, "rand unique range: [1, 1e9] (sysbench issue #96)", "a value outside");
+    double one = lb_rand_unique_range(&r, 7, 7), rev = lb_rand_unique_range(&r, 9, 8);
+    check(one == 7 && (rev == 8 || rev == 9), "rand unique range: one value; bounds reversed",
+          "got %g and %g", one, rev);
+    double cut = lb_rand_unique_range(&r, -10, 2);
+    check(cut >= 0 && cut <= 2, "rand unique range: cut to the unsigned 32-bit values", "got %g", cut);
+    check(lb_rand_unique_range(&r, -10, -1) == -1 && lb_rand_unique_range(&r, 5e9, 6e9) == -1,
+          "rand unique range: no 32-bit value in range gives -1", "not -1");
+}
+
 /* ---- strings ------------------------------------------------------------ */
 
 static void test_string(void)
@@ -760,6 +793,7 @@ int main(void)
     test_zipf();
     test_nurand();
     test_unique();
+    test_unique_range();
     test_string();
     return check_exit();
 }

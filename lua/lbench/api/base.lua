@@ -13,6 +13,7 @@ local hist = require("lbench.api.hist")
 local async = require("lbench.api.async")
 local sbffi = require("lbench.api.sbffi")
 local sql = require("lbench.api.sql")
+local sbcli = require("lbench.api.sbcli")
 
 local M = {}
 
@@ -46,7 +47,17 @@ local function add_rand(lb, ctx)
   function rand.zipfian(a, b) return C.lb_rand_zipfian(R, a, b, zexp) end
   function rand.uniform_double() return C.lb_rand_double(R) end
   function rand.uniform_uint64() return C.lb_rand_next(R) end  -- a uint64_t cdata, as in sysbench
-  function rand.unique() return C.lb_rand_unique(R) end
+  -- With bounds, sysbench 0.5's sb_rand_uniq(a, b): unique within [a, b]
+  -- (a missing bound is the end of the 32-bit range, as there).
+  function rand.unique(a, b)
+    if a == nil and b == nil then return C.lb_rand_unique(R) end
+    local v = C.lb_rand_unique_range(R, a or 0, b or 4294967295)
+    if v < 0 then
+      error(string.format("rand.unique(%s, %s): no value of the range lies in [0, 4294967295]", tostring(a),
+        tostring(b)), 2)
+    end
+    return v
+  end
   -- TPC-C NURand(A, x, y); C is the run-time constant for A (clause 2.1.6).
   local nurand_c = {}
   function rand.nurand(A, x, y, c)
@@ -245,6 +256,9 @@ function M.new(ctx)
   local lb = {}
   lb.version = ffi.string(C.lb_version())
   lb.version_string = "lbench " .. lb.version
+  local sb = ctx.opt and ctx.opt.sysbench_compat
+  -- Started as sysbench: a script that checks for sysbench 1.0 finds it.
+  if sb then lb.version, lb.version_string = sbcli.VERSION, sbcli.VERSION_STRING end
   lb.tid = ctx.tid or 0
   -- lbench-mpi: this process's rank in the job (tid and opt.threads are the job's).
   lb.rank, lb.nranks = ctx.rank or 0, ctx.nranks or 1
@@ -252,7 +266,7 @@ function M.new(ctx)
   lb.hooks = {}
   lb.error = { RESTART_EVENT = RESTART_EVENT }
   -- argv as sysbench gives it: [0] the program, then the arguments.
-  local argv = { [0] = "lbench" }
+  local argv = { [0] = sb and "sysbench" or "lbench" }
   for i, a in ipairs(ctx.argv or {}) do argv[i] = a end
   lb.cmdline = {
     options = {},

@@ -4,6 +4,7 @@ local C = require("lbench.ffi").C
 local util = require("lbench.util")
 local api = require("lbench.api.base")
 local sbffi = require("lbench.api.sbffi")
+local sblegacy = require("lbench.api.sblegacy")
 local loadfile = require("lbench.loadfile") -- parsed once per process (core/luart.c)
 
 local M = {}
@@ -43,6 +44,10 @@ function M.find(name)
     local p = d .. "/" .. name .. ".lua"
     if util.file_exists(p) then return p end
   end
+  -- As sysbench: a benchmark may be a Lua module on LUA_PATH (a stock
+  -- scenario of the same name wins).
+  local mod = package.searchpath and package.searchpath(name, package.path)
+  if mod then return mod end
   local names = {}
   for _, d in ipairs(dirs) do
     local ls = io.popen("ls '" .. d:gsub("'", "") .. "' 2>/dev/null")
@@ -69,11 +74,21 @@ local function install_legacy(lb)
   rawset(_G, "sb_rand_uniform", function(a, b) return r.uniform(a, b) end)
   rawset(_G, "sb_rand_gaussian", function(a, b) return r.gaussian(a, b) end)
   rawset(_G, "sb_rand_special", function(a, b) return r.special(a, b) end)
-  rawset(_G, "sb_rand_uniq", function() return r.unique() end)
+  rawset(_G, "sb_rand_uniq", function(a, b) return r.unique(a or 0, b or 4294967295) end)
   rawset(_G, "sb_rand_str", function(t) return r.string(t) end)
   rawset(_G, "sb_rnd", function() return r.uniform(0, 4294967295) end)
   -- sysbench 0.5 scripts read the thread number from a global.
   rawset(_G, "thread_id", lb.tid)
+  -- ... and the script's path, and the MySQL table settings that its
+  -- oltp_legacy scripts take from the command line (--mysql-table-engine)
+  -- or default as sysbench 1.0 defaults them.
+  rawset(_G, "test", lb.cmdline.script_path)
+  if rawget(_G, "mysql_table_engine") == nil then
+    local e = lb.opt and lb.opt.mysql_table_engine
+    rawset(_G, "mysql_table_engine", type(e) == "string" and e ~= "" and e or "innodb")
+  end
+  rawset(_G, "myisam_max_rows", 1000000)
+  sblegacy.install(lb)
 end
 
 -- Optional globals that sysbench's own scripts probe by reading them

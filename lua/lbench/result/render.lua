@@ -99,7 +99,7 @@ local function errors_lines(out, t, secs)
 end
 
 -- sysbench's "SQL statistics" block (rates over the measured duration).
-local function sql_section(out, t, secs)
+local function sql_section(out, t, secs, sysbench)
   local q = t.queries
   line(out, "SQL statistics:")
   line(out, "    queries performed:")
@@ -111,6 +111,8 @@ local function sql_section(out, t, secs)
   line(out, "    queries:                             %-6d (%.2f per sec.)", q.total, q.total / secs)
   line(out, "    ignored errors:                      %-6d (%.2f per sec.)", t.ignored_errors, t.ignored_errors / secs)
   line(out, "    reconnects:                          %-6d (%.2f per sec.)", t.reconnects, t.reconnects / secs)
+  -- sysbench has no errors line, and its blank line comes before General
+  if sysbench then return end
   errors_lines(out, t, secs)
   line(out, "")
 end
@@ -284,6 +286,36 @@ function M.final_text(r)
   status_section(out, r)
   -- The scenario's own section (lbench.hooks.report_extra).
   if r.extra_text and r.extra_text ~= "" then out[#out + 1] = r.extra_text end
+  return table.concat(out, "\n")
+end
+
+-- The final report as sysbench 1.0.20 prints it (lbench started as
+-- `sysbench`): its sections only, its column widths, one percentile (its
+-- --percentile), so that parsers written for its output read it unchanged.
+function M.final_text_sysbench(r)
+  local out = {}
+  local t = r.totals
+  if t.queries then sql_section(out, t, r.duration_s > 0 and r.duration_s or 1, true) end
+  if r.io then io_section(out, r.io) end
+  line(out, "")
+  line(out, "General statistics:")
+  line(out, "    total time:                          %.4fs", r.duration_s)
+  line(out, "    total number of events:              %d", t.events)
+  line(out, "")
+  local l = r.latency_ms
+  line(out, "Latency (ms):")
+  line(out, "         min: %39.2f", l.min)
+  line(out, "         avg: %39.2f", l.avg)
+  line(out, "         max: %39.2f", l.max)
+  local p = l.pct_list[1]
+  if p then
+    line(out, "        %3sth percentile: %27.2f", p.key, p.ms or 0)
+  else
+    line(out, "         percentile stats:               disabled")
+  end
+  line(out, "         sum: %39.2f", l.sum)
+  line(out, "")
+  fairness_section(out, r.fairness, false)
   return table.concat(out, "\n")
 end
 

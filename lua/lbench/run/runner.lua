@@ -286,7 +286,13 @@ local function banner(ctx, opt, paced)
   end
   if opt.report_interval > 0 then lines[#lines + 1] = string.format("Report intermediate results every %g second(s)", opt.report_interval) end
   if opt.warmup_time > 0 then lines[#lines + 1] = string.format("Warm-up: %g second(s), excluded from results", opt.warmup_time) end
-  if opt.rand_seed ~= 0 then lines[#lines + 1] = "Random number generator seed is " .. opt.rand_seed end
+  if opt.sysbench_compat then
+    -- sysbench's words for the seed, and its blank line after them
+    lines[#lines + 1] = (opt.rand_seed ~= 0 and string.format("Initializing random number generator from seed (%d).",
+      opt.rand_seed) or "Initializing random number generator from current time") .. "\n"
+  elseif opt.rand_seed ~= 0 then
+    lines[#lines + 1] = "Random number generator seed is " .. opt.rand_seed
+  end
   lines[#lines + 1] = "\nInitializing worker threads...\n"
   say(ctx, table.concat(lines, "\n") .. "\n")
 end
@@ -396,6 +402,11 @@ function Reporter:emit(part, acc)
   if hooks.interval_extra then hooks.interval_extra(iv, secs) end
   local o, text_json = interval.emit(ctx, iv, keys)
   self.intervals[#self.intervals + 1] = o
+  -- sysbench reports whole intervals only: the piece of one at the end of
+  -- the run goes to the document and to lbench's own lines, not to a
+  -- script's hook (nor to sysbench's lines when lbench runs as sysbench).
+  local partial = opt.report_interval > 0 and secs < opt.report_interval * 0.999
+  if partial and (hooks.report_intermediate or opt.sysbench_compat) then return end
   if hooks.report_intermediate then
     hooks.report_intermediate({ time_total = iv.time_s, time_interval = secs, threads_running = iv.threads,
       events = d.events, reads = d.reads, writes = d.writes, other = d.other, errors = d.restarts,
@@ -563,6 +574,9 @@ end
 -- how long opening every connection took; or false, nil and the error.
 local function start_workers(ctx, run, opt, keys, paced)
   local text = opt.output == "text" and opt.verbosity >= 3
+  -- As sysbench: the header before the workers load the script (what its
+  -- top level prints comes after "Initializing worker threads...").
+  if text and opt.sysbench_compat then banner(ctx, opt, paced) end
   local open_t0, retries0 = C.lb_clock_ns(), C.lb_runtime_connect_retries(ctx.rt)
   if C.lb_run_start(run) ~= 0 then
     -- Nothing was measured (thread_init failed: no connection, no table):
@@ -578,8 +592,10 @@ local function start_workers(ctx, run, opt, keys, paced)
                 retried = tonumber(C.lb_runtime_connect_retries(ctx.rt) - retries0) }
   end
   if text then
-    banner(ctx, opt, paced)
-    say(ctx, "Threads started!\n\n")
+    if not opt.sysbench_compat then
+      banner(ctx, opt, paced)
+      say(ctx, "Threads started!\n\n")
+    end
     if connect then
       say(ctx, string.format("Connections: %d opened in %.2f s (%d transient failure(s) retried)\n\n",
         opt.connections, connect.opened_s, connect.retried))
@@ -596,6 +612,11 @@ function M.run_measured(ctx, lb, metrics)
   local boot = boot_chunk(ctx, "run")
   local cfg = make_config(opt, C.LB_RUN_EVENTS, boot, ctx.cluster)
   set_cuts(cfg, opt, metrics)
+  -- As sysbench, "Threads started!" between the scripts' loading and their
+  -- first event (the engine prints it at the start barrier); the string
+  -- stays referenced here until the run has started.
+  local start_note = opt.sysbench_compat and opt.output == "text" and opt.verbosity >= 3 and "Threads started!\n\n" or nil
+  if start_note then cfg.start_note = start_note end
 
   -- Main-state callbacks run once for the job: on rank 0.
   local init = rawget(_G, "init")
@@ -612,6 +633,7 @@ function M.run_measured(ctx, lb, metrics)
   -- skew compares one clock (cluster/ranks.lua); off the measured period.
   local clocks = ctx.cluster and cluster.clock_offsets()
   local started, connect, err0 = start_workers(ctx, run, opt, keys, paced)
+  start_note = nil
   if not started then return nil, true, err0 end
 
   local R = new_reporter(ctx, lb, run, metrics, keys, paced)

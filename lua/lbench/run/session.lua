@@ -118,6 +118,15 @@ end
 
 local function script_specs(lb)
   local specs = {}
+  if type(lb.cmdline.options) ~= "table" then
+    util.fail("wrong table structure in sysbench.cmdline.options (a table of name = {description, default})")
+  end
+  for name, decl in pairs(lb.cmdline.options) do
+    if type(name) ~= "string" or type(decl) ~= "table" then
+      util.fail("wrong table structure in sysbench.cmdline.options (entry %s: want name = {description, default})",
+        tostring(name))
+    end
+  end
   for _, name in ipairs(util.sorted_keys(lb.cmdline.options or {})) do
     specs[#specs + 1] = options.spec_from_script(name, lb.cmdline.options[name])
   end
@@ -152,10 +161,41 @@ function M.setup(rt, path, raw, cmd, argv)
                 script_hash = hash(src), argv = argv, extend_api = main_api.add }
   -- lbench-mpi: the scenario sees the job's threads (cluster/transport.lua).
   cluster.number(ctx, opt)
+  -- As in sysbench, a script that declares no options takes any
+  -- --name[=value] and reads it in sysbench.opt (as given: a string, or
+  -- true for a bare --name), from its top level on; a script that declares
+  -- options has the names it does not declare refused below.
+  local known = {}
+  for _, s in ipairs(core_specs) do known[s.name] = true end
+  for name, v in pairs(raw) do
+    if not known[name] and opt[options.key(name)] == nil then opt[options.key(name)] = v end
+  end
   local lb = scenario.load(path, ctx)
   local specs = script_specs(lb)
   options.resolve(specs, raw, opt)
-  options.check_unknown(raw, { core_specs, specs })
+  if next(lb.cmdline.options or {}) == nil and #specs == 0 and not S.stock then
+    -- One letter away from a general option (--thread=8) is a typo that
+    -- sysbench would run with silently, wrong numbers and all: refused.
+    for name in pairs(raw) do
+      for k in pairs(known) do
+        if not known[name] and util.levenshtein(name, k) == 1 then
+          util.fail("unknown option '--%s' (did you mean '--%s'?)", name, k)
+        end
+      end
+    end
+  else
+    if opt.sysbench_compat then
+      -- sysbench's words, with the argument as it was typed
+      local declared = {}
+      for _, sp in ipairs(specs) do declared[sp.name] = true end
+      for _, name in ipairs(util.sorted_keys(raw)) do
+        if not known[name] and not declared[name] then
+          util.fail("invalid option: --%s%s", name, raw[name] == true and "" or "=" .. tostring(raw[name]))
+        end
+      end
+    end
+    options.check_unknown(raw, { core_specs, specs })
+  end
   local all_specs = {}
   for _, s in ipairs(core_specs) do all_specs[#all_specs + 1] = s end
   for _, s in ipairs(specs) do all_specs[#all_specs + 1] = s end

@@ -1,0 +1,2 @@
+-- Declares no options and no help().
+function event() end

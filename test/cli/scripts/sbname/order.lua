@@ -1,0 +1,2 @@
+print("script body")
+function event() print("event function") end
