@@ -157,7 +157,7 @@ static void set_cuts(lb_run *r)
 
 int64_t lb_run_next_cut(const lb_run *r, int64_t after_ns) { return lb_cuts_next(&r->cuts, after_ns); }
 
-int lb_run_start(lb_run *r)
+int lb_run_launch(lb_run *r)
 {
     int n = r->cfg.threads;
     for (int i = 0; i < n; i++) {
@@ -195,6 +195,16 @@ int lb_run_start(lb_run *r)
         }
         ok = !atomic_load(&r->failed);
     }
+    if (!ok)
+        pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+    return ok ? 0 : -1;
+}
+
+int lb_run_go(lb_run *r)
+{
+    pthread_mutex_lock(&r->mu);
+    int ok = !atomic_load(&r->failed);
     if (ok) {
         r->t_start = lb_clock_ns_inline();
         r->t_start_wall = lb_clock_wall();
@@ -213,6 +223,13 @@ int lb_run_start(lb_run *r)
     pthread_cond_broadcast(&r->cv);
     pthread_mutex_unlock(&r->mu);
     return ok ? 0 : -1;
+}
+
+int lb_run_start(lb_run *r)
+{
+    if (lb_run_launch(r) != 0)
+        return -1;
+    return lb_run_go(r);
 }
 
 /* How long the supervising thread sleeps at a time: a stop request is seen

@@ -69,7 +69,14 @@ typedef struct lb_run_host {
 } lb_run_host;
 
 lb_run *lb_run_new(const lb_run_host *host, const lb_run_config *cfg);
+/* lb_run_launch + lb_run_go.  Launch: start the threads and wait until
+ * every worker has run thread_init (and, in a job, every rank's have); -1
+ * when one failed.  Go: start the clock and open the barrier.  Between
+ * the two the caller may take what must precede the run's first instant
+ * (the server's counters, run/observe.lua). */
 int  lb_run_start(lb_run *r);
+int  lb_run_launch(lb_run *r);
+int  lb_run_go(lb_run *r);
 /* Any thread: has the barrier opened?  Until then the workers' counters
  * are theirs alone (each clears them at the barrier). */
 int  lb_run_started(lb_run *r);

@@ -85,6 +85,8 @@ M.core = {
   { "metrics-allow-remote", "bool", false, "allow --metrics-addr on an address other than loopback" },
   { "cpu-affinity", "string", nil, "pin worker threads to these CPUs, e.g. 0,1 or 0-3 (worker i -> i-th CPU, cycling)",
     check = check_cpus },
+  { "server-stats", "enum", "on", "record the server's settings and counters and this host's CPU and the server's "
+    .. "device, per interval and for the run, on a connection of their own", choices = { "on", "off" } },
   { "server-pid", "int", 0, "PID of a database server on this machine: report its CPU time per event (auto-detected for --mysql-socket)", min = 0 },
   { "strict-globals", "enum", "auto", "reading a global that was never assigned is an error (auto: on for stock "
     .. "scenarios, off for scripts given as a path, which read it as nil as sysbench does)", choices = { "auto", "on", "off" } },

@@ -33,6 +33,13 @@ for s in oltp_read_only oltp_read_write oltp_write_only oltp_point_select oltp_i
   run "pg_${s}_cleanup" $LB $s $P --tables=2 cleanup
   [ "$rc" -eq 0 ] && [ -z "$(tables)" ] && pass "pg_${s}_cleanup" || fail "pg_${s}_cleanup" "tables left: $(tables)"
 done
+# The server's settings and counters (issue 31): the settings as the
+# server shows them, its statistics views read over the run.
+sb=$("${PSQL[@]}" -c "SHOW shared_buffers" 2>&1)
+json_assert pg_observe_settings "$T/pg_oltp_read_write.json" 'r.server.product == "PostgreSQL"
+  and r.server.settings.shared_buffers == "'"$sb"'" and r.server.version:match("^%d+")'
+json_assert pg_observe_stats "$T/pg_oltp_read_write.json" 'r.server.stats.window_s > 0 and r.server.stats.buffer_hit_pct > 0
+  and r.server.stats.buffer_hit_pct <= 100 and r.server.stats.commits_per_sec > 0 and r.server.stats.tuples_updated_per_sec > 0'
 json_assert pg_oltp_default_retry_list "$T/pg_oltp_read_write.json" 'table.concat(r.options.db_ignore_errors, ",") == "40P01,40001,23505"'
 json_assert pg_oltp_rw_query_mix "$T/pg_oltp_read_write.json" '(r.totals.ignored_errors == 0 and r.totals.queries.read == 14 * r.totals.events and r.totals.queries.write == 4 * r.totals.events and r.totals.queries.other == 2 * r.totals.events) or (r.totals.ignored_errors > 0 and r.totals.queries.read >= 14 * r.totals.events)'
 # oltp_insert's server-assigned ids follow the loaded ones

@@ -52,6 +52,28 @@ expect_ok password_file 'transactions:' $LB oltp_point_select --mysql-host=127.0
 json_assert password_redacted "$T/psa.json" 'r.options.mysql_password == "***"'
 expect_ok socket_connect 'transactions:' $LB oltp_point_select --mysql-socket="$LB_MYSQL_SOCKET" --mysql-password=sbtest --tables=1 --table-size=1000 --time=0.5 run
 
+# What the server and the host did (issue 31), against known facts: 2000
+# point selects read exactly 2000 rows by the server's own counter, over
+# the run and summed over its intervals; the sampling connection is never
+# counted as the workload's; the settings are the server's.
+run observe $LB oltp_point_select $M --tables=1 --table-size=1000 --events=2000 --time=0 --report-interval=0.05 \
+  --result-file="$T/obs.json" run
+json_assert observe_not_counted "$T/obs.json" 'r.totals.events == 2000 and r.totals.queries.total == 2000'
+json_assert observe_rows_read "$T/obs.json" 'math.floor(r.server.stats.rows_read_per_sec * r.server.stats.window_s + 0.5) == 2000'
+json_assert observe_rows_read_intervals "$T/obs.json" '(function() local n = 0
+  for _, iv in ipairs(r.intervals) do n = n + math.floor(iv.server.rows_read_per_sec * iv.server.window_s + 0.5) end
+  return n == 2000 end)()'
+bp=$(SQL "SELECT @@innodb_buffer_pool_size")
+json_assert observe_settings "$T/obs.json" 'r.server.product == "MariaDB" and r.server.settings.innodb_buffer_pool_size == "'"$bp"'"
+  and r.server.version:find("MariaDB", 1, true) and r.server.data_directory ~= nil'
+json_assert observe_storage "$T/obs.json" 'type(r.server.storage.fs) == "string"
+  and r.server.data_directory:sub(1, #r.server.storage.mount_point) == r.server.storage.mount_point'
+json_assert observe_host "$T/obs.json" 'r.host_stats.cpu.user_pct >= 0 and r.host_stats.cpu.user_pct <= 100
+  and r.intervals[1].host.cpu ~= nil'
+expect_ok observe_text '^    MariaDB .*buffer pool hit [0-9.]+ %' $LB oltp_point_select $M --tables=1 --table-size=1000 --time=0.3 run
+run observe_off $LB oltp_point_select $M --tables=1 --table-size=1000 --time=0.3 --server-stats=off --result-file="$T/obs_off.json" run
+json_assert observe_off_nothing "$T/obs_off.json" 'r.server == nil and r.host_stats == nil'
+
 # a sweep through the local socket reports the server's CPU per transaction
 run sweep_cpu $LB sweep --threads=1,2 --time=1 oltp_point_select --mysql-socket="$LB_MYSQL_SOCKET" --mysql-password=sbtest \
   --tables=1 --table-size=1000 --result-file="$T/sweep.json"

@@ -22,6 +22,22 @@ local function io(r, key) return type(r.io) == "table" and num(r.io[key]) or nil
 
 local function latency(r, key) return type(r.latency_ms) == "table" and num(r.latency_ms[key]) or nil end
 
+-- The server's figures over the run (run/observe.lua): MySQL's name, else PostgreSQL's.
+local function server(r, my, pg)
+  local s = type(r.server) == "table" and type(r.server.stats) == "table" and r.server.stats
+  return s and (num(s[my]) or (pg and num(s[pg]))) or nil
+end
+
+-- The busiest device under the server's data.
+local function device(r, key)
+  local d = type(r.host_stats) == "table" and type(r.host_stats.devices) == "table" and r.host_stats.devices
+  local best
+  for _, f in pairs(d or {}) do
+    if type(f) == "table" and num(f[key]) and (not best or f[key] > best) then best = f[key] end
+  end
+  return best
+end
+
 local function sql_total(r, key, default)
   return result.is_sql(r) and (num(r.totals[key]) or default) or nil
 end
@@ -51,6 +67,14 @@ M.metrics = {
   { "errors", "", function(r) return sql_total(r, "errors", 0) end, lower = true },
   { "ignored errors", "", function(r) return sql_total(r, "ignored_errors") end, lower = true },
   { "reconnects", "", function(r) return sql_total(r, "reconnects") end, lower = true },
+  { "server buffer hit", "%", function(r) return server(r, "buffer_pool_hit_pct", "buffer_hit_pct") end },
+  { "server disk reads/s", "", function(r) return server(r, "buffer_pool_reads_per_sec", "blocks_read_per_sec") end,
+    lower = true },
+  { "server written", "MiB/s", function(r) return server(r, "data_written_mib_per_sec") end, lower = true },
+  { "server log written", "MiB/s", function(r) return server(r, "redo_written_mib_per_sec", "wal_mib_per_sec") end,
+    lower = true },
+  { "device util", "%", function(r) return device(r, "util_pct") end, lower = true },
+  { "device await", "ms", function(r) return device(r, "await_ms") end, lower = true },
 }
 
 function M.metric_title(m) return m[2] ~= "" and (m[1] .. " (" .. m[2] .. ")") or m[1] end

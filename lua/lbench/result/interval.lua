@@ -47,6 +47,9 @@ function M.json(iv)
   o.latency_ms = plain(iv.latency_ms)
   if iv.queue_ms then o.queue_ms = plain(iv.queue_ms) end
   if iv.io then o.io = iv.io end
+  -- What the server and the host did in the interval (run/observe.lua).
+  if iv.server then o.server = iv.server end
+  if iv.host then o.host = iv.host end
   if iv.types then
     local ts = json.object()
     for _, name in ipairs(iv.type_order) do

@@ -212,6 +212,44 @@ local function cpu_section(out, c)
   line(out, "")
 end
 
+-- The server's and the host's figures over the measured period (the
+-- document's `server` and `host_stats`, run/observe.lua), the short block
+-- a performance engineer would otherwise read off iostat and SHOW STATUS.
+local function num(v, f) return v and string.format(f or "%.1f", v) or "-" end
+
+local function server_line(s)
+  local f = s.stats
+  local head = string.format("    %s %s", s.product or "server", s.version or "")
+  if not f then return head end
+  if s.product == "PostgreSQL" then
+    return string.format("%s: buffer hit %s %%, %s blocks read/s, %s commits/s, WAL %s MiB/s, %s deadlocks, "
+      .. "%s checkpoints", head, num(f.buffer_hit_pct), num(f.blocks_read_per_sec), num(f.commits_per_sec),
+      num(f.wal_mib_per_sec, "%.2f"), num(f.deadlocks, "%d"),
+      num((f.checkpoints_timed or 0) + (f.checkpoints_requested or 0), "%d"))
+  end
+  return string.format("%s: buffer pool hit %s %%, %s disk reads/s, %s MiB/s written, redo %s MiB/s, "
+    .. "%s fsyncs/s, %s row lock waits/s", head, num(f.buffer_pool_hit_pct), num(f.buffer_pool_reads_per_sec),
+    num(f.data_written_mib_per_sec, "%.2f"), num(f.redo_written_mib_per_sec, "%.2f"), num(f.data_fsyncs_per_sec),
+    num(f.row_lock_waits_per_sec))
+end
+
+local function observed_section(out, server, host)
+  line(out, "Server and host:")
+  if server and server.notice then line(out, "    %s", server.notice)
+  elseif server then line(out, "%s", server_line(server)) end
+  local c = host and host.cpu
+  if c then
+    line(out, "    host CPU: user %s %%, system %s %%, iowait %s %%, steal %s %%", num(c.user_pct), num(c.system_pct),
+      num(c.iowait_pct), num(c.steal_pct))
+  end
+  for name, d in pairs(host and host.devices or {}) do
+    line(out, "    %s: %s r/s, %s w/s, %s MiB/s read, %s MiB/s written, await %s ms, util %s %%", name,
+      num(d.reads_per_sec), num(d.writes_per_sec), num(d.read_mib_per_sec, "%.2f"),
+      num(d.written_mib_per_sec, "%.2f"), num(d.await_ms, "%.2f"), num(d.util_pct))
+  end
+  line(out, "")
+end
+
 -- A --rate schedule: each phase's target, throughput and latency, from
 -- that phase's own counters and histogram.
 local function phases_section(out, phases)
@@ -282,6 +320,7 @@ function M.final_text(r)
   if r.types and #r.type_order > 0 then types_section(out, r) end
   if r.phases then phases_section(out, r.phases) end
   if r.cpu then cpu_section(out, r.cpu) end
+  if r.server or r.host_stats then observed_section(out, r.server, r.host_stats) end
   fairness_section(out, r.fairness, r.fairness.connections ~= nil or r.io ~= nil)
   status_section(out, r)
   -- The scenario's own section (lbench.hooks.report_extra).

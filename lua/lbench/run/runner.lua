@@ -11,6 +11,7 @@ local report = require("lbench.result.render")
 local result = require("lbench.result.document")
 local hist = require("lbench.api.hist")
 local cpu = require("lbench.cpu")
+local observe = require("lbench.run.observe")
 local phases = require("lbench.phases")
 local interval = require("lbench.result.interval")
 local cluster = require("lbench.cluster.transport")
@@ -367,6 +368,7 @@ function Reporter:tick(t, final)
   local part = { t_rel = tonumber(t - self.t0) / 1e9, secs = tonumber(t - self.last_report.t) / 1e9,
                  d = diff(c, self.last_report.c), threads = snap.threads_running }
   part.warm = self.has_warm and t <= self.warm_end + 1e6
+  part.observed = self.obs and self.obs:tick(t)
   if self.phases and not part.warm then part.phase = self.phases:current() end
   metrics_publish(self.metrics, acc.lat, self.keys, part.secs)
   if #self.tnames > 0 then part.types = interval.type_deltas(self.tnames, snap.sum, self.last_sum) end
@@ -388,6 +390,7 @@ end
 function Reporter:interval_of(part, acc)
   local iv = interval.make(self.ctx, part.t_rel, part.secs, part.d, acc, part.threads, part.warm, self.keys, self.paced)
   iv.phase = part.phase
+  if part.observed then iv.server, iv.host = part.observed.server, part.observed.host end
   if part.types then interval.types(self.ctx.rt, iv, part.types, acc, self.keys, part.secs) end
   if part.missing and #part.missing > 0 then iv.missing_ranks = json.array(part.missing) end
   return iv
@@ -452,6 +455,7 @@ function Reporter:at_cut(c)
   if self.warm_pending and c >= self.warm_end - 1e6 then
     self:end_warmup(c)
     self.cpu_sampler.start()
+    if self.obs then self.obs:start(c) end
   end
   local b = not self.warm_pending and self.phases and self.phases:next_boundary()
   if b and c >= b - 1e6 then self:phase_boundary(c) end
@@ -572,13 +576,23 @@ end
 -- they are ready: a run that cannot start (no server, no table) prints
 -- its one-line error and nothing else.  Returns true and, in async mode,
 -- how long opening every connection took; or false, nil and the error.
-local function start_workers(ctx, run, opt, keys, paced)
+local function start_workers(ctx, lb, run, opt, keys, paced)
   local text = opt.output == "text" and opt.verbosity >= 3
   -- As sysbench: the header before the workers load the script (what its
   -- top level prints comes after "Initializing worker threads...").
   if text and opt.sysbench_compat then banner(ctx, opt, paced) end
   local open_t0, retries0 = C.lb_clock_ns(), C.lb_runtime_connect_retries(ctx.rt)
-  if C.lb_run_start(run) ~= 0 then
+  local obs
+  local ok = C.lb_run_launch(run) == 0
+  if ok then
+    -- The server and the host, sampled by rank 0 (the server is the
+    -- job's) from before the first instant of the run.
+    if (ctx.rank or 0) == 0 then obs = observe.new(opt, lb, C.lb_runtime_sql_used(ctx.rt) ~= 0) end
+    if obs then obs:begin() end
+    ok = C.lb_run_go(run) == 0
+  end
+  if not ok then
+    if obs then obs:stop() end
     -- Nothing was measured (thread_init failed: no connection, no table):
     -- the caller reports the error alone (of the rank that failed).
     C.lb_run_join(run)
@@ -602,7 +616,7 @@ local function start_workers(ctx, run, opt, keys, paced)
     end
   end
   if opt.output == "csv" and opt.report_interval > 0 then csv_header(ctx, keys) end
-  return true, connect
+  return true, connect, nil, obs
 end
 
 function M.run_measured(ctx, lb, metrics)
@@ -632,12 +646,17 @@ function M.run_measured(ctx, lb, metrics)
   -- Several ranks: their wall clocks against rank 0's, so that the start
   -- skew compares one clock (cluster/ranks.lua); off the measured period.
   local clocks = ctx.cluster and cluster.clock_offsets()
-  local started, connect, err0 = start_workers(ctx, run, opt, keys, paced)
+  local started, connect, err0, obs = start_workers(ctx, lb, run, opt, keys, paced)
   start_note = nil
   if not started then return nil, true, err0 end
 
   local R = new_reporter(ctx, lb, run, metrics, keys, paced)
-  if not R.has_warm then cpu_sampler.start() end
+  if obs then obs:started_at(R.t0) end
+  R.obs = obs
+  if not R.has_warm then
+    cpu_sampler.start()
+    if obs then obs:start(R.t0) end
+  end
   R.cpu_sampler = cpu_sampler
   R:loop()
   C.lb_run_stop(run)
@@ -652,6 +671,8 @@ function M.run_measured(ctx, lb, metrics)
   local failed = C.lb_run_failed(run) ~= 0
   local err = failed and ffi.string(C.lb_run_error(run)) or nil
   local total_s = R:finish()
+  -- After the last interval's sample (which closes the connection).
+  local observed = obs and obs:stop(C.lb_clock_ns())
   report.json_close(ctx.rt)  -- the intervals' report_json series is over
   local a = {
     run = run, keys = keys, cum = R.cum, d = diff(counters(R.snap.sum), R.base), started_at = started_at,
@@ -670,6 +691,7 @@ function M.run_measured(ctx, lb, metrics)
     failed, err = a.failed, a.error
   end
   local res = result.build(ctx, lb, a)
+  if obs then res.server, res.host_stats = obs:document(observed) end
 
   -- A scenario may add its own sections to the result (fileio series,
   -- TPC-C summary): lbench.hooks.result(r) in the main state.

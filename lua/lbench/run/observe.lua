@@ -1,0 +1,117 @@
+-- What the server and the host did during a run, recorded beside lbench's
+-- own figures (what people otherwise collect by hand with iostat, vmstat
+-- and SHOW GLOBAL STATUS in other terminals): the server's identity and
+-- settings, its counters (db/server_stats.lua), this host's CPU and the
+-- block device under a local server's data (devices.lua).  The reporter
+-- samples at each report tick and at the ends of the measured period, on
+-- a connection of its own; workers are never involved.
+local devices = require("lbench.devices")
+local server_stats = require("lbench.db.server_stats")
+
+local M = {}
+
+local Obs = {}
+Obs.__index = Obs
+
+local LOCAL_HOSTS = { ["localhost"] = true, ["127.0.0.1"] = true, ["::1"] = true, [""] = true }
+
+-- Is the server of driver `driver` on this host (so its data directory's
+-- device is ours to read)?
+local function server_is_local(opt, driver)
+  local function first(v) return type(v) == "table" and v[1] or v end
+  if driver == "mysql" then
+    return (opt.mysql_socket and opt.mysql_socket ~= "") or LOCAL_HOSTS[tostring(first(opt.mysql_host) or "")] or false
+  end
+  local host = tostring(first(opt.pgsql_host) or "")
+  return LOCAL_HOSTS[host] or host:sub(1, 1) == "/"
+end
+
+-- The observer of a run whose options are `opt` and main-state API `lb`
+-- (`sql_used`: the scenario talks to a server), or nil with
+-- --server-stats=off.
+function M.new(opt, lb, sql_used)
+  if opt.server_stats == "off" then return nil end
+  local self = setmetatable({ ticks = {}, disks = {} }, Obs)
+  if sql_used and (opt.db_driver == "mysql" or opt.db_driver == "pgsql") then
+    local probe, why = server_stats.open(lb, opt.db_driver)
+    if probe then
+      self.probe = probe
+      local id = probe:identity()
+      self.server = { product = id.product, version = id.version, settings = id.settings,
+                      data_directory = id.data_directory }
+      if id.data_directory and server_is_local(opt, opt.db_driver) then
+        self.server.storage = devices.of_path(id.data_directory)
+      end
+    else
+      self.server = { notice = "server statistics not recorded: " .. tostring(why) }
+    end
+  end
+  local st = self.server and self.server.storage
+  if st and st.device then self.disks[st.device] = true end
+  return self
+end
+
+-- Everything now, with the time of the sample.
+function Obs:sample(t_ns)
+  return { t = t_ns, server = self.probe and self.probe:sample(), cpu = devices.cpu_counters(),
+           disks = next(self.disks) and devices.disk_counters(self.disks) or nil }
+end
+
+-- The figures between samples `a` and `b`: { server = {...}, host = { cpu, devices } }.
+function Obs:figures(a, b)
+  local secs = tonumber(b.t - a.t) / 1e9
+  if secs <= 0 then return nil end
+  local o = { host = {} }
+  if self.probe then
+    o.server = self.probe:figures(a.server, b.server, secs)
+    if o.server then o.server.window_s = secs end
+  end
+  if a.cpu and b.cpu then o.host.cpu = devices.cpu_figures(a.cpu, b.cpu) end
+  if a.disks and b.disks then
+    o.host.devices = {}
+    for name, c in pairs(b.disks) do
+      if a.disks[name] then o.host.devices[name] = devices.disk_figures(a.disks[name], c, secs) end
+    end
+  end
+  return o
+end
+
+-- Just before the run's first instant (its workers ready, the clock not
+-- started): the base of the first interval; started_at gives its time.
+function Obs:begin() self.last = self:sample(nil) end
+function Obs:started_at(t_ns) self.last.t = t_ns end
+
+-- The measured period starts (after the warm-up, whose last interval
+-- ended at the same instant): the base of the totals.
+function Obs:start(t_ns)
+  self.base = self.last and self.last.t == t_ns and self.last or self:sample(t_ns)
+end
+
+-- A report tick at `t_ns`: the interval's figures since the last tick.
+function Obs:tick(t_ns)
+  local s = self:sample(t_ns)
+  local f = self.last and self:figures(self.last, s)
+  self.last = s
+  return f
+end
+
+-- The end of the measured period: the figures over all of it (none when
+-- `t_ns` is nil: nothing ran), and the connection closed.
+function Obs:stop(t_ns)
+  local f = t_ns and self.base and self:figures(self.base, self:sample(t_ns))
+  if self.probe then self.probe:close() end
+  return f
+end
+
+-- The document's sections: `server` (identity, settings, storage, the
+-- period's figures) and `host_stats` (CPU shares and device I/O).
+function Obs:document(totals)
+  local server = self.server
+  if server and totals and totals.server then server.stats = totals.server end
+  if server and self.probe and self.probe.dead then
+    server.notice = "server statistics stopped during the run: " .. self.probe.dead
+  end
+  return server, totals and totals.host
+end
+
+return M
