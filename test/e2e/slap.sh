@@ -139,8 +139,9 @@ run slap_detach $LB slap $M $A --auto-generate-sql-load-type=read --concurrency=
   --result-file="$T/detach.json" run
 c1=$(stat Connections)
 ok_run slap_detach
-# main 1 + clients 2 + reconnects 2 x 4 (before statements 11, 21, 31, 41) + the status query itself.
-eq slap_detach_connections $((c1 - c0)) $((1 + 2 + 8 + 1))
+# main 1 + clients 2 + reconnects 2 x 4 (before statements 11, 21, 31, 41) + the status query itself
+# + the one connection that samples the server's counters (--server-stats).
+eq slap_detach_connections $((c1 - c0)) $((1 + 2 + 8 + 1 + 1))
 json_assert slap_detach_doc "$T/detach.json" 'r.totals.statements == 100'
 
 # ---- engines, output formats, compare ------------------------------------
