@@ -26,6 +26,18 @@ local function server_is_local(opt, driver)
   return LOCAL_HOSTS[host] or host:sub(1, 1) == "/"
 end
 
+-- The devices under the paths a scenario works on (fileio's target:
+-- lbench.hooks.observed_paths() in the main state): { path = storage }.
+local function scenario_targets(lb)
+  local hook = lb.hooks and lb.hooks.observed_paths
+  local out = {}
+  for _, path in ipairs(hook and hook() or {}) do
+    local st = devices.of_target(path)
+    if st and st.device then out[path] = st end
+  end
+  return out
+end
+
 -- The observer of a run whose options are `opt` and main-state API `lb`
 -- (`sql_used`: the scenario talks to a server), or nil with
 -- --server-stats=off.
@@ -33,12 +45,12 @@ function M.new(opt, lb, sql_used)
   if opt.server_stats == "off" then return nil end
   local self = setmetatable({ ticks = {}, disks = {} }, Obs)
   if sql_used and (opt.db_driver == "mysql" or opt.db_driver == "pgsql") then
-    local probe, why = server_stats.open(lb, opt.db_driver)
+    local probe, why = server_stats.open(lb, opt.db_driver, opt.server_stats == "all")
     if probe then
       self.probe = probe
       local id = probe:identity()
       self.server = { product = id.product, version = id.version, settings = id.settings,
-                      data_directory = id.data_directory }
+                      data_directory = id.data_directory, variables = id.variables }
       if id.data_directory and server_is_local(opt, opt.db_driver) then
         self.server.storage = devices.of_path(id.data_directory)
       end
@@ -48,6 +60,8 @@ function M.new(opt, lb, sql_used)
   end
   local st = self.server and self.server.storage
   if st and st.device then self.disks[st.device] = true end
+  self.targets = scenario_targets(lb)
+  for _, t in pairs(self.targets) do self.disks[t.device] = true end
   return self
 end
 
@@ -61,7 +75,7 @@ end
 function Obs:figures(a, b)
   local secs = tonumber(b.t - a.t) / 1e9
   if secs <= 0 then return nil end
-  local o = { host = {} }
+  local o = { host = { window_s = secs } }
   if self.probe then
     o.server = self.probe:figures(a.server, b.server, secs)
     if o.server then o.server.window_s = secs end
