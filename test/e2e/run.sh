@@ -70,6 +70,9 @@ json_assert observe_storage "$T/obs.json" 'type(r.server.storage.fs) == "string"
   and r.server.data_directory:sub(1, #r.server.storage.mount_point) == r.server.storage.mount_point'
 json_assert observe_host "$T/obs.json" 'r.host_stats.cpu.user_pct >= 0 and r.host_stats.cpu.user_pct <= 100
   and r.intervals[1].host.cpu ~= nil'
+# The server's process, found through its pid file, in % of a CPU.
+json_assert observe_server_process "$T/obs.json" 'r.host_stats.server_pid == '"$LB_SANDBOX_PID"'
+  and r.host_stats.server_cpu_pct > 0 and r.intervals[1].host.server_cpu_pct ~= nil and r.host_stats.client_cpu_pct > 0'
 expect_ok observe_text '^    MariaDB .*buffer pool hit [0-9.]+ %' $LB oltp_point_select $M --tables=1 --table-size=1000 --time=0.3 run
 run observe_off $LB oltp_point_select $M --tables=1 --table-size=1000 --time=0.3 --server-stats=off --result-file="$T/obs_off.json" run
 json_assert observe_off_nothing "$T/obs_off.json" 'r.server == nil and r.host_stats == nil'

@@ -108,9 +108,10 @@ local function mysql_identity(con, all)
   local o = { settings = {} }
   if all then o.variables = all_variables(con, "SHOW GLOBAL VARIABLES") end
   for _, r in ipairs(rows(con, "SHOW GLOBAL VARIABLES WHERE Variable_name IN " ..
-      in_list({ "version", "version_comment", unpack(MY_SETTINGS) }))) do
+      in_list({ "version", "version_comment", "pid_file", unpack(MY_SETTINGS) }))) do
     local k, v = r[1]:lower(), r[2]
     if k == "version" then o.version = v
+    elseif k == "pid_file" then o.pid_file = v
     elseif k == "version_comment" then o.comment = v
     elseif k == "datadir" then o.data_directory = v
     else o.settings[k] = v end

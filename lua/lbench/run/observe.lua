@@ -5,7 +5,9 @@
 -- block device under a local server's data (devices.lua).  The reporter
 -- samples at each report tick and at the ends of the measured period, on
 -- a connection of its own; workers are never involved.
+local cpu = require("lbench.cpu")
 local devices = require("lbench.devices")
+local util = require("lbench.util")
 local server_stats = require("lbench.db.server_stats")
 
 local M = {}
@@ -38,12 +40,19 @@ local function scenario_targets(lb)
   return out
 end
 
+-- The PID of a MySQL/MariaDB server on this host, from its pid file.
+local function local_server_pid(id)
+  local s = id.pid_file and util.read_file(id.pid_file)
+  local pid = s and tonumber(s:match("%d+"))
+  return pid and cpu.seconds(pid) and pid or nil
+end
+
 -- The observer of a run whose options are `opt` and main-state API `lb`
--- (`sql_used`: the scenario talks to a server), or nil with
--- --server-stats=off.
-function M.new(opt, lb, sql_used)
+-- (`sql_used`: the scenario talks to a server; `server_pid`: the server's
+-- process when known), or nil with --server-stats=off.
+function M.new(opt, lb, sql_used, server_pid)
   if opt.server_stats == "off" then return nil end
-  local self = setmetatable({ ticks = {}, disks = {} }, Obs)
+  local self = setmetatable({ ticks = {}, disks = {}, server_pid = server_pid, self_pid = cpu.self_pid() }, Obs)
   if sql_used and (opt.db_driver == "mysql" or opt.db_driver == "pgsql") then
     local probe, why = server_stats.open(lb, opt.db_driver, opt.server_stats == "all")
     if probe then
@@ -53,6 +62,7 @@ function M.new(opt, lb, sql_used)
                       data_directory = id.data_directory, variables = id.variables }
       if id.data_directory and server_is_local(opt, opt.db_driver) then
         self.server.storage = devices.of_path(id.data_directory)
+        self.server_pid = self.server_pid or local_server_pid(id)
       end
     else
       self.server = { notice = "server statistics not recorded: " .. tostring(why) }
@@ -68,7 +78,8 @@ end
 -- Everything now, with the time of the sample.
 function Obs:sample(t_ns)
   return { t = t_ns, server = self.probe and self.probe:sample(), cpu = devices.cpu_counters(),
-           disks = next(self.disks) and devices.disk_counters(self.disks) or nil }
+           disks = next(self.disks) and devices.disk_counters(self.disks) or nil,
+           server_cpu = self.server_pid and cpu.seconds(self.server_pid), client_cpu = cpu.seconds(self.self_pid) }
 end
 
 -- The figures between samples `a` and `b`: { server = {...}, host = { cpu, devices } }.
@@ -81,6 +92,12 @@ function Obs:figures(a, b)
     if o.server then o.server.window_s = secs end
   end
   if a.cpu and b.cpu then o.host.cpu = devices.cpu_figures(a.cpu, b.cpu) end
+  -- The server's process and lbench's own, in % of one CPU (top's %CPU).
+  if a.server_cpu and b.server_cpu then
+    o.host.server_cpu_pct = (b.server_cpu - a.server_cpu) / secs * 100
+    o.host.server_pid = self.server_pid
+  end
+  if a.client_cpu and b.client_cpu then o.host.client_cpu_pct = (b.client_cpu - a.client_cpu) / secs * 100 end
   if a.disks and b.disks then
     o.host.devices = {}
     for name, c in pairs(b.disks) do
