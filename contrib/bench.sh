@@ -8,7 +8,7 @@ LB=./lbench
 ROUNDS=${ROUNDS:-3}
 SECS=${SECS:-5}
 sections=("$@")
-[ ${#sections[@]} -gt 0 ] || sections=(core oltp load fileio tpcc async pgsql mpi merge)
+[ ${#sections[@]} -gt 0 ] || sections=(core oltp load fileio tpcc async pgsql mpi merge observe)
 W=$(mktemp -d /tmp/lbench-bench.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 
@@ -762,6 +762,8 @@ bench_mpi() {
 bench_merge() {
   $LB contrib/merge_bench.lua bench --ranks="${MERGE_RANKS:-10,100,1000}" --rounds="$((ROUNDS > 5 ? ROUNDS : 5))"
 }
+
+. contrib/bench-observe.sh
 
 for s in "${sections[@]}"; do
   if declare -F "bench_$s" >/dev/null; then "bench_$s"; else echo "(section $s: not available yet)"; fi

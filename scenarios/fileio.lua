@@ -24,6 +24,7 @@
 local ffi = require("ffi")
 local C = require("lbench.ffi").C
 local json = require("lbench.json")
+local devices = require("lbench.devices")
 local lib = require("fileio.lib")
 local manifest = require("fileio.manifest")
 local job = require("fileio.job")
@@ -139,6 +140,10 @@ function init()
   S.run = { t = t, m = m, engine = engine, depth = lib.iodepth(opt, engine), mode = mode }
   if S.sh ~= nil then C.lb_io_shared_close(S.sh); S.sh = nil end   -- left by a failed run
   S.sh = points.open(t, opt.report_every_ios)
+  -- The device under the set: its own counters beside lbench's, per
+  -- interval (run/observe.lua, through observed_paths) and per point.
+  S.storage = opt.server_stats ~= "off" and devices.of_target(t.dir or t.device) or nil
+  if S.sh ~= nil and S.storage and S.storage.device then C.lb_io_shared_watch_device(S.sh, S.storage.device) end
   if opt.output == "text" and opt.verbosity >= 3 then
     print(describe(opt, m, engine, S.run.depth, mode) .. "\n")
   end
@@ -211,6 +216,40 @@ lbench.hooks.interval_extra = function(iv)
   if #vals > 0 then iv.types_line = table.concat(vals, " ") end
 end
 
+lbench.hooks.observed_paths = function()
+  return S.run and not precondition.active() and { S.run.t.dir or S.run.t.device } or {}
+end
+
+-- What reached the device under the set against what lbench issued, over
+-- the measured period (the document's host_stats, from /proc/diskstats):
+-- write amplification > 1 is the filesystem's and the device driver's own
+-- writes (journal, metadata, a read-modify-write), read amplification > 1
+-- read-ahead, < 1 the page cache; issued writes per device write > 1 is
+-- the block layer merging requests.
+local function device_section(r, storage)
+  local devs = type(r.host_stats) == "table" and r.host_stats.devices
+  local d = storage and storage.device and devs and devs[storage.device]
+  if not d or not r.io then return nil end
+  local o = json.object()
+  o.name, o.model, o.rotational, o.scheduler = storage.device, storage.model, storage.rotational, storage.scheduler
+  o.fs, o.mount_options = storage.fs, storage.mount_options
+  -- Both as amounts: the device's rates over its window, lbench's over the run.
+  local win, secs = r.host_stats.window_s or r.duration_s, r.duration_s
+  local function ratio(dev_rate, own_rate)
+    local own = (own_rate or 0) * secs
+    return own > 0 and (dev_rate or 0) * win / own or nil
+  end
+  o.reads_per_sec, o.writes_per_sec = d.reads_per_sec, d.writes_per_sec
+  o.read_mib_per_sec, o.written_mib_per_sec = d.read_mib_per_sec, d.written_mib_per_sec
+  o.await_ms, o.util_pct = d.await_ms, d.util_pct
+  o.write_amplification = ratio(d.written_mib_per_sec, r.io.written_mib_per_sec)
+  o.read_amplification = ratio(d.read_mib_per_sec, r.io.read_mib_per_sec)
+  local dw, dr = (d.writes_per_sec or 0) * win, (d.reads_per_sec or 0) * win
+  o.writes_merged = dw > 0 and r.io.writes > 0 and r.io.writes / dw or nil
+  o.reads_merged = dr > 0 and r.io.reads > 0 and r.io.reads / dr or nil
+  return o
+end
+
 -- The result's `fileio` section: what ran on which set, and the points.
 lbench.hooks.result = function(r)
   if precondition.active() or not S.run then return end
@@ -235,9 +274,10 @@ lbench.hooks.result = function(r)
   f.total_size = run.m.total_size
   f.fill_pct = run.m.fill_pct
   f.generation = run.m.generation
+  f.device = device_section(r, S.storage)
   if S.sh ~= nil then
     f.report_every_ios = opt.report_every_ios
-    f.points = points.finish(S.sh, opt.output == "text" and opt.verbosity >= 3)
+    f.points = points.finish(S.sh, opt.output == "text" and opt.verbosity >= 3, S.watched)
     S.sh = nil
   end
   r.fileio = f
@@ -261,6 +301,15 @@ lbench.hooks.report_extra = function(r, kind)
       lib.fmt_size(f.file_size), lib.fmt_size(f.total_size), f.fill_pct and string.format(", %g %% fill", f.fill_pct) or "",
       f.target, f.generation),
   }
+  local d = f.device
+  if d then
+    local function x(v) return v and string.format("%.2fx", v) or "-" end
+    out[#out + 1] = string.format("    device %s: %.1f r/s, %.1f w/s, %.2f MiB/s read, %.2f MiB/s written, await %.2f ms, "
+      .. "util %.1f %%", d.name, d.reads_per_sec, d.writes_per_sec, d.read_mib_per_sec, d.written_mib_per_sec,
+      d.await_ms, d.util_pct)
+    out[#out + 1] = string.format("    device against issued: written %s, read %s, writes merged %s, reads merged %s",
+      x(d.write_amplification), x(d.read_amplification), x(d.writes_merged), x(d.reads_merged))
+  end
   if f.points then
     out[#out + 1] = string.format("    data points: %d, one per %d I/Os (result file: fileio.points)", #f.points, f.report_every_ios)
   end

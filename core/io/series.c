@@ -32,6 +32,8 @@ struct lb_io_shared {
     uint64_t last[S_N];             /* counters at the previous point */
     int64_t last_t;
     lb_hist *win_r, *win_w;         /* latencies of the reads / writes since the previous point (under mu) */
+    char dev[64];                   /* the watched block device ("": none; under mu) */
+    lb_diskstats dev_last;          /* its counters at the previous point */
 };
 
 _Static_assert(LB_IO_NPCT == 5, "lb_io_point's read_lat_ms/write_lat_ms hold LB_IO_NPCT values");
@@ -148,10 +150,39 @@ int lb_io_shared_take_unprinted(lb_io_shared *sh, int32_t *first)
     return n;
 }
 
+int lb_io_shared_watch_device(lb_io_shared *sh, const char *name)
+{
+    if (!sh || !name || strlen(name) >= sizeof(sh->dev))
+        return -1;
+    lb_diskstats d;
+    if (lb_diskstats_read(name, &d) != 0)
+        return -1;
+    pthread_mutex_lock(&sh->mu);
+    strcpy(sh->dev, name);
+    sh->dev_last = d;
+    pthread_mutex_unlock(&sh->mu);
+    return 0;
+}
+
+int lb_io_shared_device_watched(lb_io_shared *sh)
+{
+    pthread_mutex_lock(&sh->mu);
+    int w = sh->dev[0] != 0;
+    pthread_mutex_unlock(&sh->mu);
+    return w;
+}
+
 void lb__io_series_start(lb_io_shared *sh, int64_t now)
 {
     int64_t zero = 0;
-    atomic_compare_exchange_strong(&sh->t0, &zero, now);
+    if (!atomic_compare_exchange_strong(&sh->t0, &zero, now))
+        return;
+    /* The device's window starts with the first I/O, as lbench's does. */
+    pthread_mutex_lock(&sh->mu);
+    lb_diskstats d;
+    if (sh->dev[0] && lb_diskstats_read(sh->dev, &d) == 0)
+        sh->dev_last = d;
+    pthread_mutex_unlock(&sh->mu);
 }
 
 uint64_t lb__io_series_flush_hint(const lb_io_shared *sh) { return sh->flush_hint; }
@@ -209,6 +240,9 @@ static void emit_points(lb_io_shared *sh, const uint64_t *cur, int k, int64_t no
     window_pcts(sh->win_r, rp);
     window_pcts(sh->win_w, wp);
     uint64_t dr = cur[S_READS] - last[S_READS], dw = cur[S_WRITES] - last[S_WRITES];
+    lb_diskstats dev = sh->dev_last, d0 = sh->dev_last;
+    if (sh->dev[0] && lb_diskstats_read(sh->dev, &dev) != 0)
+        dev = d0;   /* gone (hot-unplugged): no counts rather than wrong ones */
     for (int i = 0; i < k; i++) {
         lb_io_point *p = &sh->pts[sh->n++];
         memset(p, 0, sizeof(*p));
@@ -228,7 +262,14 @@ static void emit_points(lb_io_shared *sh, const uint64_t *cur, int k, int64_t no
         p->write_lat_avg_ms = dw ? (double)(cur[S_LAT_W] - last[S_LAT_W]) / (double)dw / 1e6 : 0;
         memcpy(p->read_lat_ms, rp, sizeof(rp));
         memcpy(p->write_lat_ms, wp, sizeof(wp));
+        p->dev_reads = share(dev.reads - d0.reads, i, k);
+        p->dev_writes = share(dev.writes - d0.writes, i, k);
+        p->dev_bytes_read = share(dev.sectors_read - d0.sectors_read, i, k) * 512;
+        p->dev_bytes_written = share(dev.sectors_written - d0.sectors_written, i, k) * 512;
+        p->dev_wait_ms = share(dev.read_ms + dev.write_ms - d0.read_ms - d0.write_ms, i, k);
+        p->dev_busy_ms = share(dev.busy_ms - d0.busy_ms, i, k);
     }
+    sh->dev_last = dev;
     memcpy(sh->last, cur, sizeof(sh->last));
     sh->last_t = now;
     lb_hist_reset(sh->win_r);

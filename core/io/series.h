@@ -15,6 +15,7 @@
 
 #include <stdint.h>
 
+#include "diskstats.h"
 #include "hist.h"
 
 /* FFI BEGIN */
@@ -44,6 +45,12 @@ typedef struct lb_io_point {
      * error; max exact); all 0 when the window has none.  Points emitted
      * together by one flush share the window, its averages and these. */
     double read_lat_ms[5], write_lat_ms[5];
+    /* What reached the watched block device in the window (all 0 when no
+     * device is watched): completed reads and writes after the kernel's
+     * merging, bytes (read-ahead and the filesystem's own writes
+     * included), milliseconds spent in reads + writes and busy. */
+    uint64_t dev_reads, dev_writes, dev_bytes_read, dev_bytes_written;
+    uint64_t dev_wait_ms, dev_busy_ms;
 } lb_io_point;
 
 /* Registry by key (the target path): the main state opens a series, the
@@ -57,6 +64,12 @@ int lb_io_shared_point(lb_io_shared *sh, int i, lb_io_point *out);
 /* Points not yet handed out for printing: sets *first to the first one's
  * index and returns how many (0: none); each point is handed out once. */
 int lb_io_shared_take_unprinted(lb_io_shared *sh, int32_t *first);
+/* Record block device `name`'s counters (/proc/diskstats) in every point
+ * from now on, beside lbench's own: 0, or -1 when it cannot be read (the
+ * points then carry none).  The base is taken again at the first I/O. */
+int lb_io_shared_watch_device(lb_io_shared *sh, const char *name);
+/* 1 when the points carry a device's counters. */
+int lb_io_shared_device_watched(lb_io_shared *sh);
 /* FFI END */
 
 /* Start the series' clock at `now` unless a job already did (the first

@@ -3,7 +3,11 @@
 -- scheduler, size), and the counters of /proc/diskstats and /proc/stat,
 -- turned into per-second figures between two samples.  What iostat and
 -- vmstat print, read the same way, without a process of their own.
+local ffi = require("ffi")
+
 local M = {}
+
+pcall(ffi.cdef, "char *realpath(const char *path, char *resolved); void free(void *p);")
 
 local function read(path)
   local f = io.open(path, "r")
@@ -53,16 +57,9 @@ local function whole_disk(name)
   return name
 end
 
--- What holds `path`: { device, disk, fs, mount_point, mount_options,
--- fs_options, source, model, rotational, scheduler, size_bytes }, or nil when the path is on
--- no block device (tmpfs, overlay, a path on another host).
-function M.of_path(path)
-  if type(path) ~= "string" or path:sub(1, 1) ~= "/" then return nil end
-  local m = mount_of(path)
-  if not m then return nil end
-  local name = block_name(m.dev)
-  local o = { fs = m.fs, mount_point = m.mount_point, mount_options = m.options, fs_options = m.super, source = m.source }
-  if not name then return o end
+-- Block device `name`'s own facts into `o`: device, disk, model,
+-- rotational, scheduler, size_bytes.
+local function describe_device(o, name)
   local disk = whole_disk(name)
   o.device, o.disk = name, disk
   o.model = trim(read("/sys/block/" .. disk .. "/device/model"))
@@ -73,6 +70,40 @@ function M.of_path(path)
   local sectors = tonumber(trim(read("/sys/class/block/" .. name .. "/size")) or "")
   o.size_bytes = sectors and sectors * 512 or nil
   return o
+end
+
+-- What holds `path`: { device, disk, fs, mount_point, mount_options,
+-- fs_options, source, model, rotational, scheduler, size_bytes }, or nil when the path is on
+-- no block device (tmpfs, overlay, a path on another host).
+function M.of_path(path)
+  if type(path) ~= "string" or path:sub(1, 1) ~= "/" then return nil end
+  local m = mount_of(path)
+  if not m then return nil end
+  local name = block_name(m.dev)
+  local o = { fs = m.fs, mount_point = m.mount_point, mount_options = m.options, fs_options = m.super, source = m.source }
+  if not name then return o end
+  return describe_device(o, name)
+end
+
+-- The absolute path of `path` with every link resolved, or nil when it
+-- does not exist.
+function M.real_path(path)
+  local p = ffi.C.realpath(path, nil)
+  if p == nil then return nil end
+  local s = ffi.string(p)
+  ffi.C.free(p)
+  return s
+end
+
+-- What holds a benchmark's target: a directory or file (relative paths
+-- too; of_path) or a block device itself (/dev/sdb, a /dev/disk/by-id
+-- link), whose own name is then the device.  nil when unknown.
+function M.of_target(path)
+  local real = type(path) == "string" and M.real_path(path)
+  if not real then return nil end
+  local name = real:match("^/dev/([^/]+)$")
+  if name and read("/sys/class/block/" .. name .. "/dev") then return describe_device({}, name) end
+  return M.of_path(real)
 end
 
 -- Counters of devices `names` (a set) from /proc/diskstats: per device

@@ -36,6 +36,8 @@ function M.collect()
   h.kernel = (ost and rel) and (ost .. " " .. rel) or first_line("uname -sr")
   local mem = (read("/proc/meminfo") or ""):match("MemTotal:%s*(%d+) kB")
   h.memory_bytes = mem and tonumber(mem) * 1024 or nil
+  -- cpufreq's governor where the kernel exposes it (not in most VMs).
+  h.governor = proc1("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
   cached = h
   return h
 end

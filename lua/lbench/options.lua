@@ -86,7 +86,8 @@ M.core = {
   { "cpu-affinity", "string", nil, "pin worker threads to these CPUs, e.g. 0,1 or 0-3 (worker i -> i-th CPU, cycling)",
     check = check_cpus },
   { "server-stats", "enum", "on", "record the server's settings and counters and this host's CPU and the server's "
-    .. "device, per interval and for the run, on a connection of their own", choices = { "on", "off" } },
+    .. "device, per interval and for the run, on a connection of their own (all: every server variable too)",
+    choices = { "on", "off", "all" } },
   { "server-pid", "int", 0, "PID of a database server on this machine: report its CPU time per event (auto-detected for --mysql-socket)", min = 0 },
   { "strict-globals", "enum", "auto", "reading a global that was never assigned is an error (auto: on for stock "
     .. "scenarios, off for scripts given as a path, which read it as nil as sysbench does)", choices = { "auto", "on", "off" } },

@@ -313,3 +313,41 @@ run busy_depth $LB fileio --target-dir="$BT" --file-num=1 --file-total-size=8M -
 [ "$rc" -eq 0 ] && grep -q 'busy time (avg/stddev)' "$T/busy_depth.out" && pass busy_depth_label \
   || fail busy_depth_label "exit $rc: $(grep -A2 'Threads fairness' "$T/busy_depth.out" | tr '\n' ' ')"
 json_assert busy_depth_time "$T/busy.json" 'r.fairness.exec_time_avg_s > 1 and r.fairness.exec_time_avg_s <= r.duration_s + 0.01'
+
+# ---- what reached the device under the set, beside what lbench issued -------
+# The device is the one findmnt names for the directory; direct writes all
+# reach it, so it counts at least what lbench wrote, in every data point
+# (less at most an I/O in flight at a point's edge), every interval and the
+# run (other processes' writes only add).
+DV=$T/dev
+dev=$(basename "$(findmnt -no SOURCE -T "$T" 2>/dev/null)")
+run dev_prepare $LB fileio --target-dir="$DV" --file-num=1 --file-total-size=32M prepare
+run dev_run $LB fileio --target-dir="$DV" --file-num=1 --file-total-size=32M --file-test-mode=rndwr --file-block-size=16K \
+  --file-extra-flags=direct --events=6000 --time=0 --report-every-ios=1500 --report-interval=0.2 --result-file="$T/dev.json" run
+json_assert device_named "$T/dev.json" 'r.fileio.device.name == "'"$dev"'" and r.host_stats.devices["'"$dev"'"] ~= nil'
+json_assert device_written_run "$T/dev.json" 'r.fileio.device.write_amplification >= 0.99
+  and r.fileio.device.write_amplification < 50'
+json_assert device_written_points "$T/dev.json" '#r.fileio.points == 4 and (function()
+  for _, p in ipairs(r.fileio.points) do
+    if p.dev_written_mib_per_sec * p.secs * 1048576 < p.written_mib_per_sec * p.secs * 1048576 - 65536 then return false end
+    if p.dev_writes_per_sec <= 0 or p.dev_util_pct < 0 or p.dev_util_pct > 100 then return false end
+  end
+  return true end)()'
+json_assert device_written_intervals "$T/dev.json" '#r.intervals >= 1 and (function()
+  local dev, own = 0, 0
+  for _, iv in ipairs(r.intervals) do
+    local d = iv.host and iv.host.devices and iv.host.devices["'"$dev"'"]
+    if not d then return false end
+    dev = dev + d.written_mib_per_sec * iv.host.window_s
+  end
+  own = r.io.written_mib_per_sec * r.duration_s
+  return dev >= own * 0.99 - 0.1 end)()'
+check device_text_line grep -Eq "^    device $dev: .* MiB/s written, await [0-9.]+ ms, util [0-9.]+ %" "$T/dev_run.out"
+check device_text_against grep -Eq '^    device against issued: written [0-9.]+x, read -, writes merged [0-9.]+x, reads merged -$' "$T/dev_run.out"
+run dev_csv $LB fileio --target-dir="$DV" --file-num=1 --file-total-size=32M --file-test-mode=rndrd --events=2000 --time=0 \
+  --report-every-ios=1000 --output=csv run
+check device_points_csv grep -Eq '^ios,.*,write_lat_max_ms,dev_reads_per_sec,dev_writes_per_sec,dev_read_mib_per_sec,dev_written_mib_per_sec,dev_await_ms,dev_util_pct$' "$T/dev_csv.out"
+run dev_off $LB fileio --target-dir="$DV" --file-num=1 --file-total-size=32M --file-test-mode=rndrd --events=2000 --time=0 \
+  --report-every-ios=1000 --server-stats=off --result-file="$T/dev_off.json" run
+json_assert device_off "$T/dev_off.json" 'r.fileio.device == nil and r.host_stats == nil and r.fileio.points[1].dev_reads_per_sec == nil'
+$LB fileio --target-dir="$DV" cleanup >/dev/null 2>&1

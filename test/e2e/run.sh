@@ -70,9 +70,28 @@ json_assert observe_storage "$T/obs.json" 'type(r.server.storage.fs) == "string"
   and r.server.data_directory:sub(1, #r.server.storage.mount_point) == r.server.storage.mount_point'
 json_assert observe_host "$T/obs.json" 'r.host_stats.cpu.user_pct >= 0 and r.host_stats.cpu.user_pct <= 100
   and r.intervals[1].host.cpu ~= nil'
+# The server's process, found through its pid file, in % of a CPU.
+json_assert observe_server_process "$T/obs.json" 'r.host_stats.server_pid == '"$LB_SANDBOX_PID"'
+  and r.host_stats.server_cpu_pct > 0 and r.intervals[1].host.server_cpu_pct ~= nil and r.host_stats.client_cpu_pct > 0'
 expect_ok observe_text '^    MariaDB .*buffer pool hit [0-9.]+ %' $LB oltp_point_select $M --tables=1 --table-size=1000 --time=0.3 run
 run observe_off $LB oltp_point_select $M --tables=1 --table-size=1000 --time=0.3 --server-stats=off --result-file="$T/obs_off.json" run
 json_assert observe_off_nothing "$T/obs_off.json" 'r.server == nil and r.host_stats == nil'
+# An account that may not open the sampling connection (one connection
+# allowed, the worker's): one line, the run whole and ok.
+mariadb -S "$LB_MYSQL_SOCKET" -uroot -e "CREATE USER IF NOT EXISTS 'lbcap'@'127.0.0.1' IDENTIFIED BY 'lbcap'
+  WITH MAX_USER_CONNECTIONS 1; GRANT SELECT ON sbtest.* TO 'lbcap'@'127.0.0.1'"
+expect_ok observe_refused "^    server statistics not recorded: .*max_user_connections" $LB oltp_point_select \
+  --mysql-host=127.0.0.1 --mysql-port=$LB_MYSQL_PORT --mysql-user=lbcap --mysql-password=lbcap --tables=1 \
+  --table-size=1000 --events=200 --time=0 --result-file="$T/obs_cap.json" run
+json_assert observe_refused_run_whole "$T/obs_cap.json" 'r.status == "ok" and r.totals.events == 200
+  and r.server.notice:find("max_user_connections", 1, true) and r.server.stats == nil and r.host_stats.cpu ~= nil'
+# --server-stats=all: every variable, the same values as the server's.
+run observe_all $LB oltp_point_select $M --tables=1 --table-size=1000 --events=10 --time=0 --server-stats=all \
+  --result-file="$T/obs_all.json" run
+nvars=$(SQL "SELECT COUNT(*) FROM information_schema.GLOBAL_VARIABLES")
+json_assert observe_all_variables "$T/obs_all.json" '(function() local n = 0
+  for _ in require("lbench.json").pairs(r.server.variables) do n = n + 1 end
+  return n == '"${nvars:-0}"' and r.server.variables.innodb_buffer_pool_size == "'"$bp"'" end)()'
 
 # a sweep through the local socket reports the server's CPU per transaction
 run sweep_cpu $LB sweep --threads=1,2 --time=1 oltp_point_select --mysql-socket="$LB_MYSQL_SOCKET" --mysql-password=sbtest \

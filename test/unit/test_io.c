@@ -356,6 +356,35 @@ static void test_points_percentiles(void)
     lb_io_shared_close(sh);
 }
 
+/* /proc/diskstats: the first device's counters as the file has them; a
+ * name that is not there, or none, is -1. */
+static void test_diskstats(void)
+{
+    FILE *f = fopen("/proc/diskstats", "r");
+    char line[512] = "", name[64] = "";
+    unsigned long long v[11] = { 0 };
+    int ok = f && fgets(line, sizeof(line), f) &&
+             sscanf(line, "%*u %*u %63s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", name, &v[0], &v[1], &v[2],
+                    &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]) == 11;
+    if (f)
+        fclose(f);
+    lb_diskstats d;
+    memset(&d, 0, sizeof(d));
+    /* Counters only grow: read after the test's own read, each is >=. */
+    int rc = ok ? lb_diskstats_read(name, &d) : -1;
+    check(ok && rc == 0 && d.reads >= v[0] && d.sectors_read >= v[2] && d.read_ms >= v[3] && d.writes >= v[4] &&
+              d.sectors_written >= v[6] && d.write_ms >= v[7] && d.busy_ms >= v[9] && d.reads < v[0] + 1000000,
+          "diskstats_first_device", "%s rc=%d reads %llu/%llu", name, rc, (unsigned long long)d.reads, v[0]);
+    check(lb_diskstats_read("no-such-device-xyz", &d) == -1 && lb_diskstats_read("", &d) == -1 &&
+              lb_diskstats_read(NULL, &d) == -1, "diskstats_unknown_device", "found a device that is not there");
+    /* A series watching no readable device refuses it and carries none. */
+    lb_io_shared *sh = lb_io_shared_open("test-dev-watch", 10);
+    check(sh && lb_io_shared_watch_device(sh, "no-such-device-xyz") == -1 && !lb_io_shared_device_watched(sh) &&
+              (!ok || (lb_io_shared_watch_device(sh, name) == 0 && lb_io_shared_device_watched(sh))),
+          "series_watch_device", "watch of '%s'", name);
+    lb_io_shared_close(sh);
+}
+
 static void test_steady(void)
 {
     lb_io_steady s;
@@ -462,6 +491,7 @@ int main(void)
     test_verify();
     test_points();
     test_points_percentiles();
+    test_diskstats();
     test_steady();
     test_space();
     test_invalidate();

@@ -97,12 +97,21 @@ end
 
 local function row(con, sql) return unpack(rows(con, sql)[1] or {}) end
 
-local function mysql_identity(con)
+-- Every variable when `all` (--server-stats=all): { name = value }.
+local function all_variables(con, sql)
+  local v = {}
+  for _, r in ipairs(rows(con, sql)) do v[r[1]:lower()] = r[2] or "" end
+  return v
+end
+
+local function mysql_identity(con, all)
   local o = { settings = {} }
+  if all then o.variables = all_variables(con, "SHOW GLOBAL VARIABLES") end
   for _, r in ipairs(rows(con, "SHOW GLOBAL VARIABLES WHERE Variable_name IN " ..
-      in_list({ "version", "version_comment", unpack(MY_SETTINGS) }))) do
+      in_list({ "version", "version_comment", "pid_file", unpack(MY_SETTINGS) }))) do
     local k, v = r[1]:lower(), r[2]
     if k == "version" then o.version = v
+    elseif k == "pid_file" then o.pid_file = v
     elseif k == "version_comment" then o.comment = v
     elseif k == "datadir" then o.data_directory = v
     else o.settings[k] = v end
@@ -156,8 +165,9 @@ local PG_DB = { "xact_commit", "xact_rollback", "blks_read", "blks_hit", "tup_re
   "tup_inserted", "tup_updated", "tup_deleted", "deadlocks", "temp_bytes" }
 local PG_BGWRITER = { "checkpoints_timed", "checkpoints_req", "buffers_checkpoint", "buffers_clean", "buffers_backend" }
 
-local function pgsql_identity(con)
+local function pgsql_identity(con, all)
   local o = { settings = {}, product = "PostgreSQL" }
+  if all then o.variables = all_variables(con, "SELECT name, current_setting(name) FROM pg_settings") end
   o.version = row(con, "SHOW server_version")
   -- current_setting's form (128MB, 5min) is the one people write in the
   -- configuration.  data_directory is shown to privileged accounts only.
@@ -211,12 +221,13 @@ Probe.__index = Probe
 -- A probe of the server that `lb` (the main state's API) reaches with its
 -- options, or nil and why (a driver without statistics, a connection or
 -- a query refused: the caller prints one line and the run goes on).
-function M.open(lb, driver)
+-- `all`: the identity carries every server variable too.
+function M.open(lb, driver, all)
   if driver ~= "mysql" and driver ~= "pgsql" then return nil end
   local self = setmetatable({ driver = driver }, Probe)
   local ok, e = pcall(function()
     self.con = lb.sql.driver():connect()
-    self.ident = driver == "mysql" and mysql_identity(self.con) or pgsql_identity(self.con)
+    self.ident = (driver == "mysql" and mysql_identity or pgsql_identity)(self.con, all)
     self:sample() -- refused here (no privilege, no view) rather than at the first interval
   end)
   if not ok then

@@ -239,8 +239,9 @@ local function observed_section(out, server, host)
   elseif server then line(out, "%s", server_line(server)) end
   local c = host and host.cpu
   if c then
-    line(out, "    host CPU: user %s %%, system %s %%, iowait %s %%, steal %s %%", num(c.user_pct), num(c.system_pct),
-      num(c.iowait_pct), num(c.steal_pct))
+    line(out, "    host CPU: user %s %%, system %s %%, iowait %s %%, steal %s %%%s", num(c.user_pct), num(c.system_pct),
+      num(c.iowait_pct), num(c.steal_pct), host.server_cpu_pct
+        and string.format("; server process %s %% of a CPU", num(host.server_cpu_pct)) or "")
   end
   for name, d in pairs(host and host.devices or {}) do
     line(out, "    %s: %s r/s, %s w/s, %s MiB/s read, %s MiB/s written, await %s ms, util %s %%", name,

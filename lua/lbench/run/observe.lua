@@ -5,7 +5,9 @@
 -- block device under a local server's data (devices.lua).  The reporter
 -- samples at each report tick and at the ends of the measured period, on
 -- a connection of its own; workers are never involved.
+local cpu = require("lbench.cpu")
 local devices = require("lbench.devices")
+local util = require("lbench.util")
 local server_stats = require("lbench.db.server_stats")
 
 local M = {}
@@ -26,21 +28,41 @@ local function server_is_local(opt, driver)
   return LOCAL_HOSTS[host] or host:sub(1, 1) == "/"
 end
 
+-- The devices under the paths a scenario works on (fileio's target:
+-- lbench.hooks.observed_paths() in the main state): { path = storage }.
+local function scenario_targets(lb)
+  local hook = lb.hooks and lb.hooks.observed_paths
+  local out = {}
+  for _, path in ipairs(hook and hook() or {}) do
+    local st = devices.of_target(path)
+    if st and st.device then out[path] = st end
+  end
+  return out
+end
+
+-- The PID of a MySQL/MariaDB server on this host, from its pid file.
+local function local_server_pid(id)
+  local s = id.pid_file and util.read_file(id.pid_file)
+  local pid = s and tonumber(s:match("%d+"))
+  return pid and cpu.seconds(pid) and pid or nil
+end
+
 -- The observer of a run whose options are `opt` and main-state API `lb`
--- (`sql_used`: the scenario talks to a server), or nil with
--- --server-stats=off.
-function M.new(opt, lb, sql_used)
+-- (`sql_used`: the scenario talks to a server; `server_pid`: the server's
+-- process when known), or nil with --server-stats=off.
+function M.new(opt, lb, sql_used, server_pid)
   if opt.server_stats == "off" then return nil end
-  local self = setmetatable({ ticks = {}, disks = {} }, Obs)
+  local self = setmetatable({ ticks = {}, disks = {}, server_pid = server_pid, self_pid = cpu.self_pid() }, Obs)
   if sql_used and (opt.db_driver == "mysql" or opt.db_driver == "pgsql") then
-    local probe, why = server_stats.open(lb, opt.db_driver)
+    local probe, why = server_stats.open(lb, opt.db_driver, opt.server_stats == "all")
     if probe then
       self.probe = probe
       local id = probe:identity()
       self.server = { product = id.product, version = id.version, settings = id.settings,
-                      data_directory = id.data_directory }
+                      data_directory = id.data_directory, variables = id.variables }
       if id.data_directory and server_is_local(opt, opt.db_driver) then
         self.server.storage = devices.of_path(id.data_directory)
+        self.server_pid = self.server_pid or local_server_pid(id)
       end
     else
       self.server = { notice = "server statistics not recorded: " .. tostring(why) }
@@ -48,25 +70,34 @@ function M.new(opt, lb, sql_used)
   end
   local st = self.server and self.server.storage
   if st and st.device then self.disks[st.device] = true end
+  self.targets = scenario_targets(lb)
+  for _, t in pairs(self.targets) do self.disks[t.device] = true end
   return self
 end
 
 -- Everything now, with the time of the sample.
 function Obs:sample(t_ns)
   return { t = t_ns, server = self.probe and self.probe:sample(), cpu = devices.cpu_counters(),
-           disks = next(self.disks) and devices.disk_counters(self.disks) or nil }
+           disks = next(self.disks) and devices.disk_counters(self.disks) or nil,
+           server_cpu = self.server_pid and cpu.seconds(self.server_pid), client_cpu = cpu.seconds(self.self_pid) }
 end
 
 -- The figures between samples `a` and `b`: { server = {...}, host = { cpu, devices } }.
 function Obs:figures(a, b)
   local secs = tonumber(b.t - a.t) / 1e9
   if secs <= 0 then return nil end
-  local o = { host = {} }
+  local o = { host = { window_s = secs } }
   if self.probe then
     o.server = self.probe:figures(a.server, b.server, secs)
     if o.server then o.server.window_s = secs end
   end
   if a.cpu and b.cpu then o.host.cpu = devices.cpu_figures(a.cpu, b.cpu) end
+  -- The server's process and lbench's own, in % of one CPU (top's %CPU).
+  if a.server_cpu and b.server_cpu then
+    o.host.server_cpu_pct = (b.server_cpu - a.server_cpu) / secs * 100
+    o.host.server_pid = self.server_pid
+  end
+  if a.client_cpu and b.client_cpu then o.host.client_cpu_pct = (b.client_cpu - a.client_cpu) / secs * 100 end
   if a.disks and b.disks then
     o.host.devices = {}
     for name, c in pairs(b.disks) do

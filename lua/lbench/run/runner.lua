@@ -576,7 +576,7 @@ end
 -- they are ready: a run that cannot start (no server, no table) prints
 -- its one-line error and nothing else.  Returns true and, in async mode,
 -- how long opening every connection took; or false, nil and the error.
-local function start_workers(ctx, lb, run, opt, keys, paced)
+local function start_workers(ctx, lb, run, opt, keys, paced, server_pid)
   local text = opt.output == "text" and opt.verbosity >= 3
   -- As sysbench: the header before the workers load the script (what its
   -- top level prints comes after "Initializing worker threads...").
@@ -587,7 +587,7 @@ local function start_workers(ctx, lb, run, opt, keys, paced)
   if ok then
     -- The server and the host, sampled by rank 0 (the server is the
     -- job's) from before the first instant of the run.
-    if (ctx.rank or 0) == 0 then obs = observe.new(opt, lb, C.lb_runtime_sql_used(ctx.rt) ~= 0) end
+    if (ctx.rank or 0) == 0 then obs = observe.new(opt, lb, C.lb_runtime_sql_used(ctx.rt) ~= 0, server_pid) end
     if obs then obs:begin() end
     ok = C.lb_run_go(run) == 0
   end
@@ -638,7 +638,8 @@ function M.run_measured(ctx, lb, metrics)
 
   local started_at = C.lb_clock_wall()
   local run = new_run(ctx, cfg, boot)
-  local cpu_sampler = cpu.sampler(cpu.server_pid(opt, lb, cluster.active()))
+  local server_pid = cpu.server_pid(opt, lb, cluster.active())
+  local cpu_sampler = cpu.sampler(server_pid)
   if metrics ~= nil then
     local nt = C.lb_run_threads(run)
     C.lb_metrics_attach(metrics, run, nt, (opt.connections or 0) > 0 and math.ceil(opt.connections * nt / opt.threads) or nt)
@@ -646,7 +647,7 @@ function M.run_measured(ctx, lb, metrics)
   -- Several ranks: their wall clocks against rank 0's, so that the start
   -- skew compares one clock (cluster/ranks.lua); off the measured period.
   local clocks = ctx.cluster and cluster.clock_offsets()
-  local started, connect, err0, obs = start_workers(ctx, lb, run, opt, keys, paced)
+  local started, connect, err0, obs = start_workers(ctx, lb, run, opt, keys, paced, server_pid)
   start_note = nil
   if not started then return nil, true, err0 end
 

@@ -1,0 +1,37 @@
+# make bench, section observe (sourced by contrib/bench.sh): what recording
+# the server's counters and the host's devices costs (issue 31: at most 1 %
+# of throughput).  The same run with --server-stats=on and =off,
+# alternating, with a report every second (a sample per tick); point select
+# (the most queries per second, so the largest relative cost) and TPC-C.
+bench_observe() {
+  local M D="--tables=4 --table-size=100000" secs
+  secs=$(printenv SECS || echo 10)
+  sandbox_up /tmp/lbench-bench-observe 3387 1G
+  $LB oltp_point_select $M $D cleanup >/dev/null 2>&1 || true
+  $LB oltp_point_select $M $D --threads=2 prepare >/dev/null
+  $LB tpcc $M cleanup >/dev/null 2>&1 || true
+  $LB tpcc $M --warehouses=2 --threads=2 prepare >/dev/null
+  echo "== the cost of --server-stats: ${secs}s runs, a report every second, median of $ROUNDS alternating rounds"
+  printf '%-26s %14s %14s %12s\n' run "on (ev/s)" "off (ev/s)" "on/off"
+  local name args
+  for name in "oltp_point_select 2" "oltp_point_select 8" "tpcc 4"; do
+    set -- $name
+    if [ "$1" = tpcc ]; then args="tpcc $M --warehouses=2 --threads=$2"; else args="$1 $M $D --threads=$2"; fi
+    : > "$W/on"; : > "$W/off"
+    for _ in $(seq "$ROUNDS"); do
+      for s in on off; do
+        $LB $args --time="$secs" --report-interval=1 --server-stats=$s --result-file="$W/o.json" run >/dev/null
+        jget "$W/o.json" 'r.totals.events_per_sec' >> "$W/$s"
+      done
+    done
+    local a b r
+    a=$(median < "$W/on"); b=$(median < "$W/off")
+    # The ratio within each round, then the median (the machine drifts between rounds).
+    r=$(paste -d' ' "$W/on" "$W/off" | awk '$2 > 0 {print $1 / $2}' | median)
+    printf '%-26s %14.0f %14.0f %12.3f\n' "$1 --threads=$2" "$a" "$b" "$r"
+  done
+  echo "   commands: lbench <test> ... --time=$secs --report-interval=1 --server-stats=on|off run"
+  $LB tpcc $M cleanup >/dev/null
+  $LB oltp_point_select $M $D cleanup >/dev/null
+  sandbox_down
+}
