@@ -137,6 +137,7 @@ suite sweep_data test/e2e/sweep_data.sh
 suite e2e_async test/e2e/async.sh
 suite e2e_errors test/e2e/errors.sh
 suite stop test/e2e/stop.sh
+suite nodeexp test/e2e/nodeexp.sh
 suite pg_sandbox test/e2e/pg_sandbox.sh
 suite pgsql test/e2e/pgsql.sh
 suite pgbench test/e2e/pgbench.sh

@@ -19,7 +19,8 @@ M.C = ffi.C
 -- half uses); `pkg-config --static --libs lbench` gives both.  One symbol
 -- of each core module is probed, so a missing object is caught here.
 local PROBES = { "lb_clock_ns", "lb_hist_config_init", "lb_rand_seed", "lb_db_reconnect", "lb_stats_snapshot_init",
-                 "lb_run_new", "lb_runtime_write", "lb_loop_new", "lb_metrics_start", "lb_io_engine_count" }
+                 "lb_run_new", "lb_runtime_write", "lb_loop_new", "lb_metrics_start", "lb_io_engine_count",
+                 "lb_http_get" }
 for _, name in ipairs(PROBES) do
   if not pcall(function() return ffi.C[name] end) then
     error({ lbench_message = "lbench core symbols are not visible to the FFI (" .. name .. " is missing): "

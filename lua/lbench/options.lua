@@ -10,6 +10,7 @@ local C = require("lbench.ffi").C
 local util = require("lbench.util")
 local cpu = require("lbench.cpu")
 local phases = require("lbench.phases")
+local nodeexp = require("lbench.nodeexp")
 
 local M = {}
 
@@ -38,6 +39,15 @@ local function check_error_codes(list)
         .. "classes such as 40*, 'all' or 'none')", c)
     end
     if c ~= "all" and c ~= "none" then list[i] = u end
+  end
+  return list
+end
+
+-- Each --node-exporter entry an http:// URL the fetch takes.
+local function check_urls(list)
+  for _, u in ipairs(list) do
+    local ok, why = nodeexp.check_url(u)
+    if not ok then return nil, why .. " (expected http://HOST:PORT/metrics)" end
   end
   return list
 end
@@ -88,6 +98,9 @@ M.core = {
   { "server-stats", "enum", "on", "record the server's settings and counters and this host's CPU and the server's "
     .. "device, per interval and for the run, on a connection of their own (all: every server variable too)",
     choices = { "on", "off", "all" } },
+  { "node-exporter", "list", nil, "another host's CPU and disks per interval and for the run, read from its "
+    .. "Prometheus node exporter at these URLs (http://HOST:9100/metrics, comma-separated; 1 s timeout)",
+    check = check_urls },
   { "server-pid", "int", 0, "PID of a database server on this machine: report its CPU time per event (auto-detected for --mysql-socket)", min = 0 },
   { "strict-globals", "enum", "auto", "reading a global that was never assigned is an error (auto: on for stock "
     .. "scenarios, off for scripts given as a path, which read it as nil as sysbench does)", choices = { "auto", "on", "off" } },

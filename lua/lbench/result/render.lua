@@ -233,21 +233,47 @@ local function server_line(s)
     num(f.row_lock_waits_per_sec))
 end
 
+-- `server_pct`: the server's process in % of a CPU, where known.
+local function cpu_line(out, who, c, server_pct)
+  line(out, "    %s CPU: user %s %%, system %s %%, iowait %s %%, steal %s %%%s", who, num(c.user_pct), num(c.system_pct),
+    num(c.iowait_pct), num(c.steal_pct), server_pct and string.format("; server process %s %% of a CPU", num(server_pct))
+    or "")
+end
+
+local function device_line(out, name, d)
+  line(out, "    %s: %s r/s, %s w/s, %s MiB/s read, %s MiB/s written, await %s ms, util %s %%", name,
+    num(d.reads_per_sec), num(d.writes_per_sec), num(d.read_mib_per_sec, "%.2f"),
+    num(d.written_mib_per_sec, "%.2f"), num(d.await_ms, "%.2f"), num(d.util_pct))
+end
+
+local function sorted_keys(t)
+  local keys = {}
+  for k in pairs(t or {}) do keys[#keys + 1] = k end
+  table.sort(keys)
+  return keys
+end
+
+-- Another host through its node exporter: its notice, its CPU, its devices
+-- that did I/O (the idle ones counted).
+local function remote_lines(out, key, r)
+  if r.notice then line(out, "    %s", r.notice) end
+  if type(r.cpu) == "table" then cpu_line(out, key, r.cpu) end
+  local idle = 0
+  for _, name in ipairs(sorted_keys(r.devices)) do
+    local d = r.devices[name]
+    if (tonumber(d.reads_per_sec) or 0) + (tonumber(d.writes_per_sec) or 0) > 0 then device_line(out, key .. " " .. name, d)
+    else idle = idle + 1 end
+  end
+  if idle > 0 then line(out, "    %s: %d idle device(s) not shown", key, idle) end
+end
+
 local function observed_section(out, server, host)
   line(out, "Server and host:")
   if server and server.notice then line(out, "    %s", server.notice)
   elseif server then line(out, "%s", server_line(server)) end
-  local c = host and host.cpu
-  if c then
-    line(out, "    host CPU: user %s %%, system %s %%, iowait %s %%, steal %s %%%s", num(c.user_pct), num(c.system_pct),
-      num(c.iowait_pct), num(c.steal_pct), host.server_cpu_pct
-        and string.format("; server process %s %% of a CPU", num(host.server_cpu_pct)) or "")
-  end
-  for name, d in pairs(host and host.devices or {}) do
-    line(out, "    %s: %s r/s, %s w/s, %s MiB/s read, %s MiB/s written, await %s ms, util %s %%", name,
-      num(d.reads_per_sec), num(d.writes_per_sec), num(d.read_mib_per_sec, "%.2f"),
-      num(d.written_mib_per_sec, "%.2f"), num(d.await_ms, "%.2f"), num(d.util_pct))
-  end
+  if host and host.cpu then cpu_line(out, "host", host.cpu, host.server_cpu_pct) end
+  for _, name in ipairs(sorted_keys(host and host.devices)) do device_line(out, name, host.devices[name]) end
+  for _, key in ipairs(sorted_keys(host and host.remote)) do remote_lines(out, key, host.remote[key]) end
   line(out, "")
 end
 

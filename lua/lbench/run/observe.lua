@@ -2,11 +2,14 @@
 -- own figures (what people otherwise collect by hand with iostat, vmstat
 -- and SHOW GLOBAL STATUS in other terminals): the server's identity and
 -- settings, its counters (db/server_stats.lua), this host's CPU and the
--- block device under a local server's data (devices.lua).  The reporter
--- samples at each report tick and at the ends of the measured period, on
--- a connection of its own; workers are never involved.
+-- block device under a local server's data and fileio's set (devices.lua),
+-- and other hosts' CPU and devices through their node exporters
+-- (nodeexp.lua).  The reporter samples at each report tick and at the ends
+-- of the measured period, on connections of its own; workers are never
+-- involved.
 local cpu = require("lbench.cpu")
 local devices = require("lbench.devices")
+local nodeexp = require("lbench.nodeexp")
 local util = require("lbench.util")
 local server_stats = require("lbench.db.server_stats")
 
@@ -49,11 +52,16 @@ end
 
 -- The observer of a run whose options are `opt` and main-state API `lb`
 -- (`sql_used`: the scenario talks to a server; `server_pid`: the server's
--- process when known), or nil with --server-stats=off.
+-- process when known), or nil with --server-stats=off and no
+-- --node-exporter.  The node exporters are asked whatever the driver: a
+-- remote host may be the storage server.
 function M.new(opt, lb, sql_used, server_pid)
-  if opt.server_stats == "off" then return nil end
-  local self = setmetatable({ ticks = {}, disks = {}, server_pid = server_pid, self_pid = cpu.self_pid() }, Obs)
-  if sql_used and (opt.db_driver == "mysql" or opt.db_driver == "pgsql") then
+  local remote = opt.node_exporter or {}
+  if opt.server_stats == "off" and #remote == 0 then return nil end
+  local self = setmetatable({ ticks = {}, disks = {}, remotes = {}, local_host = opt.server_stats ~= "off",
+                              server_pid = server_pid, self_pid = cpu.self_pid() }, Obs)
+  for _, url in ipairs(remote) do self.remotes[#self.remotes + 1] = nodeexp.open(url) end
+  if self.local_host and sql_used and (opt.db_driver == "mysql" or opt.db_driver == "pgsql") then
     local probe, why = server_stats.open(lb, opt.db_driver, opt.server_stats == "all")
     if probe then
       self.probe = probe
@@ -70,23 +78,47 @@ function M.new(opt, lb, sql_used, server_pid)
   end
   local st = self.server and self.server.storage
   if st and st.device then self.disks[st.device] = true end
-  self.targets = scenario_targets(lb)
-  for _, t in pairs(self.targets) do self.disks[t.device] = true end
+  if self.local_host then
+    self.targets = scenario_targets(lb)
+    for _, t in pairs(self.targets) do self.disks[t.device] = true end
+  end
   return self
 end
 
 -- Everything now, with the time of the sample.
 function Obs:sample(t_ns)
-  return { t = t_ns, server = self.probe and self.probe:sample(), cpu = devices.cpu_counters(),
-           disks = next(self.disks) and devices.disk_counters(self.disks) or nil,
-           server_cpu = self.server_pid and cpu.seconds(self.server_pid), client_cpu = cpu.seconds(self.self_pid) }
+  local s = { t = t_ns, server = self.probe and self.probe:sample() }
+  if self.local_host then
+    s.cpu, s.disks = devices.cpu_counters(), next(self.disks) and devices.disk_counters(self.disks) or nil
+    s.server_cpu = self.server_pid and cpu.seconds(self.server_pid)
+    s.client_cpu = cpu.seconds(self.self_pid)
+  end
+  if #self.remotes > 0 then
+    s.remote = {}
+    for _, p in ipairs(self.remotes) do s.remote[p.key] = p:sample() end
+  end
+  return s
+end
+
+-- The remote hosts' figures between samples `a` and `b` (those that
+-- answered both times), by HOST:PORT.
+local function remote_figures(a, b, secs)
+  local out
+  for key, c in pairs(b.remote or {}) do
+    local c0 = a.remote and a.remote[key]
+    if c0 then
+      out = out or {}
+      out[key] = nodeexp.figures(c0, c, secs)
+    end
+  end
+  return out
 end
 
 -- The figures between samples `a` and `b`: { server = {...}, host = { cpu, devices } }.
 function Obs:figures(a, b)
   local secs = tonumber(b.t - a.t) / 1e9
   if secs <= 0 then return nil end
-  local o = { host = { window_s = secs } }
+  local o = { host = {} }
   if self.probe then
     o.server = self.probe:figures(a.server, b.server, secs)
     if o.server then o.server.window_s = secs end
@@ -104,6 +136,8 @@ function Obs:figures(a, b)
       if a.disks[name] then o.host.devices[name] = devices.disk_figures(a.disks[name], c, secs) end
     end
   end
+  o.host.remote = remote_figures(a, b, secs)
+  if next(o.host) then o.host.window_s = secs else o.host = nil end
   return o
 end
 
@@ -135,14 +169,24 @@ function Obs:stop(t_ns)
 end
 
 -- The document's sections: `server` (identity, settings, storage, the
--- period's figures) and `host_stats` (CPU shares and device I/O).
+-- period's figures) and `host_stats` (CPU shares and device I/O, and
+-- `remote`: each node exporter's by HOST:PORT, with its URL and a notice
+-- when it failed).
 function Obs:document(totals)
   local server = self.server
   if server and totals and totals.server then server.stats = totals.server end
   if server and self.probe and self.probe.dead then
     server.notice = "server statistics stopped during the run: " .. self.probe.dead
   end
-  return server, totals and totals.host
+  local host = totals and totals.host
+  for _, p in ipairs(self.remotes) do
+    host = host or {}
+    host.remote = host.remote or {}
+    local r = host.remote[p.key] or {}
+    r.url, r.notice = p.url, p:notice()
+    host.remote[p.key] = r
+  end
+  return server, host
 end
 
 return M
