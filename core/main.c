@@ -58,11 +58,20 @@ static int mpi_ranks(void)
 
 /* Started as `sysbench` (a symlink to lbench): lbench prints what sysbench
  * 1.0.20 prints, so that scripts and parsers written for it keep working. */
-static int started_as_sysbench(const char *argv0)
+static int started_as(const char *argv0, const char *name)
 {
     const char *base = argv0 ? strrchr(argv0, '/') : NULL;
     base = base ? base + 1 : argv0;
-    return base && strcmp(base, "sysbench") == 0;
+    return base && strcmp(base, name) == 0;
+}
+
+/* Given --pgbench-compat (lbench --pgbench-compat ARGS...)? */
+static int pgbench_flag(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--pgbench-compat") == 0 || strcmp(argv[i], "--pgbench-compat=on") == 0)
+            return 1;
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -98,17 +107,28 @@ int main(int argc, char **argv)
     /* A server that dies mid-write must surface as a connection error, not
      * kill the process. */
     signal(SIGPIPE, SIG_IGN);
-    int sysbench = started_as_sysbench(argv[0]);
+    int sysbench = started_as(argv[0], "sysbench");
     if (sysbench)
         lb_runtime_set_option(g_rt, "sysbench-compat", "on");
+    /* Started as `pgbench`: pgbench 15's command line and output; its
+     * errors as "pgbench: error: ..." on standard error. */
+    int pgbench = started_as(argv[0], "pgbench") || pgbench_flag(argc, argv);
+    if (pgbench)
+        lb_runtime_set_option(g_rt, "pgbench-compat", "on");
     int status = lb_runtime_main(g_rt, argc - 1, argv + 1);
     const char *err = lb_runtime_error(g_rt);
-    /* sysbench writes its errors in its log, on standard output, in its own
-     * words (the runtime chose them), with no program name before them. */
-    if (status != 0 && err[0] && sysbench)
-        printf("%s\n", err);
-    else if (status != 0 && err[0])
-        fprintf(stderr, PROG ": %s\n", err);
+    /* pgbench's status for a run whose clients aborted (the scenario's
+     * words, pgbench's own: scenarios/pgbench/compat.lua). */
+    if (pgbench && status == 1 && strstr(err, "Run was aborted;"))
+        status = 2;
+    if (status != 0 && err[0]) {
+        if (sysbench)   /* in sysbench's log, on standard output, in its words, no program name */
+            printf("%s\n", err);
+        else if (pgbench)
+            fprintf(stderr, "pgbench: error: %s\n", err);
+        else
+            fprintf(stderr, PROG ": %s\n", err);
+    }
     lb_runtime_free(g_rt);
 #ifdef LB_MPI
     lb_cluster_mpi_finish(status);

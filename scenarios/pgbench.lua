@@ -23,6 +23,7 @@ local schema = require("pgbench.schema")
 local scripts = require("pgbench.scripts")
 local custom = require("pgbench.custom")
 local txlog = require("pgbench.log")
+local compat = require("pgbench.compat")
 local C = require("lbench.ffi").C
 local util = require("lbench.util")
 
@@ -81,6 +82,13 @@ lbench.cmdline.options = {
   create_table_options = { "Extra options appended to CREATE TABLE (MySQL)", "" },
   load_method = { "How prepare loads rows: bulk (PostgreSQL COPY, MySQL LOAD DATA LOCAL INFILE from memory) "
     .. "or insert (prepared multi-row INSERTs)", "bulk", type = "enum", choices = { "bulk", "insert" } },
+  -- pgbench's -i options, for lbench under the name pgbench (pgbench/compat.lua).
+  init_steps = { "prepare as pgbench -i -I STEPS does (d drop, t create, g generate, v vacuum, p primary keys, "
+    .. "f foreign keys; PostgreSQL); empty: lbench's prepare", "" },
+  unlogged_tables = { "create the tables UNLOGGED (pgbench --unlogged-tables; PostgreSQL)", false },
+  init_quiet = { "fewer messages while loading (pgbench -i -q)", false },
+  pgbench_per_client = { "the transactions per client of pgbench -t, for its report under the name pgbench "
+    .. "(--events holds their total)", 0, min = 0 },
 }
 
 local opt = lbench.opt
@@ -100,6 +108,11 @@ end
 local function cmd_prepare()
   local scale = opt.scale
   local con = connect()
+  if opt.init_steps ~= "" then
+    compat.init(con, opt)
+    con:disconnect()
+    return
+  end
   local t0 = lbench.clock.now()
   schema.refuse_existing(con, opt)
   print("creating tables...")
@@ -224,7 +237,10 @@ function init()
   if scale_given and scale ~= opt.scale then
     io.stderr:write(string.format("note: scale option ignored, using count from pgbench_branches table (%d)\n", scale))
   end
-  if opt.vacuum and vacuum(c) and opt.output == "text" then
+  if opt.pgbench_compat then
+    print(compat.VERSION_LINE)
+    if opt.vacuum and vacuum(c) then io.stderr:write("starting vacuum...end.\n") end
+  elseif opt.vacuum and vacuum(c) and opt.output == "text" then
     print("starting vacuum...end.")
   end
   c:disconnect()
@@ -276,7 +292,7 @@ end
 local function client_aborted(err)
   if type(err) ~= "table" or not err.pgbench_abort then error(err, 0) end
   C.lb_worker_ev_skip(W)
-  io.stderr:write("lbench: " .. err.lbench_message .. "\n")
+  io.stderr:write((opt.pgbench_compat and "pgbench: error: " or "lbench: ") .. err.lbench_message .. "\n")
   lbench.counter.add(ABORTED)
   pending = nil
   return true
@@ -320,6 +336,10 @@ end
 -- status 2 then), the report holding what the others did.
 function done()
   local n = lbench.counter.get(ABORTED)
+  if run_info and n > 0 and opt.pgbench_compat then
+    -- (the binary exits with pgbench's status 2 on these words)
+    error(compat.ABORTED, 0)
+  end
   if run_info and n > 0 then
     error(string.format("run aborted: %d of %d client(s) aborted (above); the report holds the transactions of the "
       .. "others", n, run_info.clients), 0)
@@ -331,12 +351,27 @@ lbench.hooks.report_extra = function(r, fmt)
   if fmt == "text" then return report.text(r.pgbench) end
   if fmt == "csv" then return report.csv(r.pgbench) end
 end
-lbench.hooks.interval_extra = function(iv)
+lbench.hooks.interval_extra = function(iv, secs)
+  if run_info and opt.pgbench_compat then return compat.progress(iv, secs, opt) end
   if run_info then iv.types_line = report.interval(iv, run_info.scripts) end
+end
+-- Under the name pgbench: pgbench's report and progress lines alone.
+if opt.pgbench_compat then
+  local last
+  local result_hook = lbench.hooks.result
+  lbench.hooks.result = function(r)
+    result_hook(r)
+    last = r
+  end
+  lbench.hooks.report_intermediate = function() end
+  lbench.hooks.report_cumulative = function()
+    if last and last.pgbench then print((compat.report(last.pgbench, last, opt):gsub("\n$", ""))) end
+  end
 end
 
 lbench.cmdline.commands = {
   prepare = { cmd_prepare },
   check = { cmd_check },
+  ["show-script"] = { function() compat.show_script(opt) end },
   _load = { cmd_load, lbench.cmdline.PARALLEL_COMMAND },
 }

@@ -106,6 +106,8 @@ M.core = {
     .. "scenarios, off for scripts given as a path, which read it as nil as sysbench does)", choices = { "auto", "on", "off" } },
   { "sysbench-compat", "bool", false, "print what sysbench 1.0.20 prints (banner, reports, help, errors); on when "
     .. "lbench is started under the name 'sysbench'" },
+  { "pgbench-compat", "bool", false, "take pgbench 15's command line and print what it prints; on when lbench "
+    .. "is started under the name 'pgbench'" },
   { "verbosity", "int", 3, "verbosity level (0: only critical messages, 5: debug)", min = 0, max = 5 },
   { "rand-type", "enum", "special", "default distribution of lbench.rand.default()",
     choices = { "uniform", "gaussian", "special", "pareto", "zipfian" } },

@@ -14,6 +14,7 @@ local job = require("lbench.run.job")
 local session = require("lbench.run.session")
 local sbffi = require("lbench.api.sbffi")
 local sbcli = require("lbench.api.sbcli")
+local pgcli = require("lbench.api.pgcli")
 
 local M = {}
 
@@ -372,11 +373,38 @@ local function main(rtptr, ...)
   return res
 end
 
+-- Started as pgbench (or given --pgbench-compat): pgbench's command line
+-- turned into lbench's (api/pgcli.lua); an error is one line, which the
+-- binary prints after "pgbench: error: ", with pgbench's exit status (2
+-- for a run whose clients aborted, set by the binary on the scenario's words).
+local function pgbench_main(rtptr, args)
+  local rt = ffi.cast("lb_runtime *", rtptr)
+  local rest = {}
+  for _, a in ipairs(args) do
+    if a ~= "--pgbench-compat" and a ~= "--pgbench-compat=on" then rest[#rest + 1] = a end
+  end
+  local r = pgcli.translate(rest, "lbench " .. ffi.string(C.lb_version()))
+  if r.stdout then out(rt, r.stdout) end
+  if r.stderr then io.stderr:write(r.stderr) end
+  if not r.args then
+    C.lb_runtime_set_error(rt, "")
+    return r.status
+  end
+  local ok, res = pcall(main, rtptr, unpack(r.args))
+  if ok then return res end
+  local msg = util.is_usage_error(res) and res.lbench_message or tostring(res)
+  C.lb_runtime_set_error(rt, msg)
+  return 1
+end
+
 -- Started as sysbench, an error of the command line or the script reads as
 -- sysbench's: "FATAL: " before it.
 function M.main(rtptr, ...)
   local args = { ... }
   local raw = options.parse_argv(args)
+  local pg = raw["pgbench-compat"]
+  if pg == nil then pg = S.raw["pgbench-compat"] end
+  if sbcli.flag(pg) then return pgbench_main(rtptr, args) end
   local v = raw["sysbench-compat"]
   if v == nil then v = S.raw["sysbench-compat"] end
   if not sbcli.flag(v) then return main(rtptr, ...) end

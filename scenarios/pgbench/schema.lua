@@ -45,7 +45,7 @@ function M.ddl(name, opt, scale)
   if pg then
     -- pgbench declares fillfactor on the three updated tables, not history.
     local with = key and string.format(" with (fillfactor=%d)", opt.fillfactor) or ""
-    return string.format("create table %s(%s)%s", name, cols, with)
+    return string.format("create %stable %s(%s)%s", opt.unlogged_tables and "unlogged " or "", name, cols, with)
   end
   if key then cols = cols .. ", primary key (" .. key .. ")" end
   local extra = opt.create_table_options ~= "" and (" " .. opt.create_table_options) or ""

@@ -84,7 +84,7 @@ function M.usage(specs, tests)
   local t = { "Usage:", "  sysbench [options]... [testname] [command]", "",
               "Commands implemented by most tests: prepare run cleanup help", "", "General options:" }
   for _, spec in ipairs(specs) do
-    if spec.name ~= "sysbench-compat" then t[#t + 1] = help_line(spec) end
+    if spec.name ~= "sysbench-compat" and spec.name ~= "pgbench-compat" then t[#t + 1] = help_line(spec) end
   end
   t[#t + 1] = ""
   t[#t + 1] = "Compiled-in database drivers:"

@@ -577,7 +577,8 @@ end
 -- its one-line error and nothing else.  Returns true and, in async mode,
 -- how long opening every connection took; or false, nil and the error.
 local function start_workers(ctx, lb, run, opt, keys, paced, server_pid)
-  local text = opt.output == "text" and opt.verbosity >= 3
+  -- Under the name pgbench, pgbench's lines alone (the scenario's).
+  local text = opt.output == "text" and opt.verbosity >= 3 and not opt.pgbench_compat
   -- As sysbench: the header before the workers load the script (what its
   -- top level prints comes after "Initializing worker threads...").
   if text and opt.sysbench_compat then banner(ctx, opt, paced) end

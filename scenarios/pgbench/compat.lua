@@ -1,0 +1,152 @@
+-- What lbench prints and does under the name `pgbench` (--pgbench-compat,
+-- the command line read by lbench.api.pgcli): pgbench 15's initialization
+-- steps (-i -I dtgvpf) with its messages on stderr, its report on stdout in
+-- its order and words (and nothing of lbench's own), its progress lines
+-- (-P) on stderr, and --show-script.
+local schema = require("pgbench.schema")
+local load = require("pgbench.load")
+local scripts = require("pgbench.scripts")
+
+local M = {}
+
+M.VERSION_LINE = "pgbench (15 (lbench))"
+-- The error of a run whose clients aborted (lbench.api.pgcli.ABORTED).
+M.ABORTED = "Run was aborted; the above results are incomplete."
+
+local function say(fmt, ...) io.stderr:write(string.format(fmt, ...), "\n") end
+
+-- pgbench's foreign keys (step f).
+local FKEYS = {
+  { "pgbench_tellers", "pgbench_tellers_bid_fkey", "bid", "pgbench_branches" },
+  { "pgbench_accounts", "pgbench_accounts_bid_fkey", "bid", "pgbench_branches" },
+  { "pgbench_history", "pgbench_history_bid_fkey", "bid", "pgbench_branches" },
+  { "pgbench_history", "pgbench_history_tid_fkey", "tid", "pgbench_tellers" },
+  { "pgbench_history", "pgbench_history_aid_fkey", "aid", "pgbench_accounts" },
+}
+
+-- pgbench -i: the steps of --init-steps in their order, each step's time
+-- in the closing "done in" line.  `con` is the main state's connection.
+function M.init(con, opt)
+  local t0 = lbench.clock.now()
+  local parts = {}
+  local function step(name, fn)
+    local t = lbench.clock.now()
+    fn()
+    parts[#parts + 1] = string.format("%s %.2f s", name, lbench.clock.now() - t)
+  end
+  for c in opt.init_steps:gmatch(".") do
+    if c == "d" then
+      step("drop tables", function()
+        say("dropping old tables...")
+        for _, name in ipairs(schema.TABLES) do con:query("drop table if exists " .. name) end
+      end)
+    elseif c == "t" then
+      step("create tables", function()
+        say("creating tables...")
+        schema.create(con, opt, opt.scale)
+      end)
+    elseif c == "g" then
+      step("client-side generate", function()
+        say("generating data (client-side)...")
+        local t = lbench.clock.now()
+        lbench.run_parallel("_load")
+        local _, _, na = load.rows(opt.scale)
+        if not opt.init_quiet then
+          say("%.0f of %.0f tuples (100%%) done (elapsed %.2f s, remaining 0.00 s)", na, na, lbench.clock.now() - t)
+        end
+      end)
+    elseif c == "v" then
+      step("vacuum", function()
+        say("vacuuming...")
+        schema.vacuum(con, opt)
+      end)
+    elseif c == "p" then
+      step("primary keys", function()
+        say("creating primary keys...")
+        schema.primary_keys(con, opt)
+      end)
+    elseif c == "f" then
+      step("foreign keys", function()
+        say("creating foreign keys...")
+        for _, f in ipairs(FKEYS) do
+          con:query(string.format("alter table %s add constraint %s foreign key (%s) references %s", f[1], f[2],
+            f[3], f[4]))
+        end
+      end)
+    end
+  end
+  say("done in %.2f s (%s).", lbench.clock.now() - t0, table.concat(parts, ", "))
+end
+
+-- --show-script=NAME: the built-in script as pgbench shows it (stderr).
+function M.show_script(opt)
+  local list = scripts.parse(opt.builtin)
+  local b = list[1].builtin
+  io.stderr:write(string.format("-- %s: %s\n%s\n", b.name, b.desc, scripts.text(b, "END")))
+end
+
+-- A progress line (-P), as pgbench prints it on stderr; the piece of an
+-- interval at the end of the run is not printed, as pgbench's.
+function M.progress(iv, secs, opt)
+  if secs < opt.report_interval * 0.999 then return end
+  local s = string.format("progress: %.1f s, %.1f tps, lat %.3f ms stddev %.3f, 0 failed", iv.time_s,
+    iv.events_per_sec, iv.latency_ms.avg or 0, iv.latency_ms.stddev or 0)
+  if iv.queue_ms then s = s .. string.format(", lag %.3f ms", iv.queue_ms.avg or 0) end
+  io.stderr:write(s, "\n")
+end
+
+-- pgbench 15's report (its printResults) from the summary `t`
+-- (pgbench/report.lua), the result tree `r` and the options.
+function M.report(t, r, opt)
+  local out = {}
+  local function line(fmt, ...) out[#out + 1] = string.format(fmt, ...) end
+  line("transaction type: %s", t.transaction_type)
+  line("scaling factor: %d", t.scaling_factor)
+  line("query mode: %s", t.query_mode)
+  line("number of clients: %d", t.clients)
+  line("number of threads: %d", t.threads)
+  line("maximum number of tries: 1")
+  if opt.pgbench_per_client > 0 then
+    line("number of transactions per client: %d", opt.pgbench_per_client)
+    line("number of transactions actually processed: %d/%d", t.transactions, opt.pgbench_per_client * t.clients)
+  else
+    line("duration: %d s", math.floor(opt.time))
+    line("number of transactions actually processed: %d", t.transactions)
+  end
+  -- With no transaction, pgbench stops after this line (its 0/0 as NaN).
+  if t.transactions == 0 then
+    line("number of failed transactions: %d (NaN%%)", t.failed_transactions)
+    return table.concat(out, "\n") .. "\n"
+  end
+  line("number of failed transactions: %d (%.3f%%)", t.failed_transactions, 100 * t.failed_transactions / t.transactions)
+  -- lbench retries deadlocks and serialization failures until they pass:
+  -- the retries, when there were some, as pgbench counts them.
+  if t.retries > 0 then line("total number of retries: %d", t.retries) end
+  local paced = (tonumber(opt.rate) or 0) > 0
+  if paced or opt.report_interval > 0 then
+    line("latency average = %.3f ms", t.latency_avg_ms)
+    line("latency stddev = %.3f ms", t.latency_stddev_ms)
+  else
+    line("latency average = %.3f ms", t.transactions > 0 and 1000 * t.duration_s * t.clients / t.transactions or 0)
+  end
+  if paced and r.queue_ms then
+    line("rate limit schedule lag: avg %.3f (max %.3f) ms", r.queue_ms.avg or 0, r.queue_ms.max or 0)
+  end
+  line("initial connection time = %.3f ms", t.initial_connection_time_ms)
+  line("tps = %f (without initial connection time)", t.tps)
+  if #t.scripts > 1 then
+    for _, s in ipairs(t.scripts) do
+      line("SQL script %d: %s", s.script, s.description)
+      line(" - weight: %d (targets %.1f%% of total)", s.weight, s.target_pct)
+      line(" - %d transactions (%.1f%% of total, tps = %f)", s.transactions, s.share_pct, s.tps)
+      line(" - number of failed transactions: %d (%.3f%%)", s.failed_transactions, 0)
+      if s.transactions > 0 then
+        line(" - latency average = %.3f ms", s.latency_avg_ms)
+        line(" - latency stddev = %.3f ms", s.latency_stddev_ms)
+      end
+    end
+  end
+  return table.concat(out, "\n") .. "\n"
+end
+
+return M

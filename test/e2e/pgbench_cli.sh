@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# lbench started under the name `pgbench` (a symlink) against pgbench 15
+# itself, on one private PostgreSQL: the same command lines through both,
+# compared by the structure of their reports (each line's words, numbers
+# aside), their exit statuses, their stderr messages where lbench uses
+# pgbench's words, and the tables' contents after -i.  Also -V, --help,
+# -b list, --show-script, the PG* environment variables and DBNAME, and
+# `lbench --pgbench-compat`.
+# Port: 4492 by default (LB_PG_SANDBOX_PORT for another one).
+# shellcheck disable=SC2015  # `cond && pass || fail`: pass and fail always succeed
+cd "$(dirname "$0")/../.." || exit 1
+. test/lib.sh
+pg_env_clean
+export LB_PG_SANDBOX_PORT=${LB_PG_SANDBOX_PORT:-4492}
+REAL=$(command -v pgbench || echo /usr/lib/postgresql/15/bin/pgbench)
+pg_sandbox_start pgcli
+if ! "$REAL" --version 2>/dev/null | grep -q 'PostgreSQL) 15'; then
+  fail pgcli_pgbench15 "pgbench 15 not found (contrib/install-deps.sh test installs postgresql-15)"; exit 1
+fi
+mkdir -p "$T/bin"
+ln -s "$(realpath "$LB")" "$T/bin/pgbench"
+PGB=$T/bin/pgbench
+export PGPASSWORD=sbtest
+C=(-h 127.0.0.1 -p "$LB_PG_PORT" -U sbtest)
+q() { "${PSQL[@]}" -c "$1" 2>&1; }
+
+# shape FILE: the report's lines with every number as N (the version line
+# left out: it names each tool).
+shape() { grep -v '^pgbench (' "$1" | sed -E 's/-?[0-9]+(\.[0-9]+)?/N/g; s/NaN/N/g'; }
+
+# both NAME ARGS...: run pgbench and lbench-as-pgbench with ARGS; pass NAME
+# when the exit statuses are equal and the stdout shapes too.
+both() {
+  local name=$1; shift
+  run "${name}_pg" "$REAL" "$@"; local rc_pg=$rc
+  run "${name}_lb" "$PGB" "$@"; local rc_lb=$rc
+  if [ "$rc_pg" != "$rc_lb" ]; then
+    fail "$name" "exit $rc_lb, pgbench's $rc_pg: $(head -c 300 "$T/${name}_lb.err")"; return
+  fi
+  if diff <(shape "$T/${name}_pg.out") <(shape "$T/${name}_lb.out") >"$T/$name.diff"; then pass "$name"
+  else fail "$name" "report lines differ: $(head -6 "$T/$name.diff" | tr '\n' '|')"; fi
+}
+
+# ---- what is answered without a server ----------------------------------------
+expect_ok version '^pgbench \(PostgreSQL\) 15 \(lbench ' "$PGB" -V
+expect_ok version_long '^pgbench \(PostgreSQL\) 15' "$PGB" --version
+run help "$PGB" --help
+[ "$rc" = 0 ] && grep -qx '  pgbench \[OPTION\]... \[DBNAME\]' "$T/help.out" && grep -qx 'Initialization options:' "$T/help.out" &&
+  grep -qx 'Benchmarking options:' "$T/help.out" && grep -qx 'Common options:' "$T/help.out" &&
+  grep -qx 'Options to select what to run:' "$T/help.out" && pass help_layout || fail help_layout "exit $rc: $(head -c 300 "$T/help.out")"
+for args in "-b list" "--show-script=tpcb-like" "--show-script=se" "--show-script=simple"; do
+  n=show_$(echo "$args" | tr -c 'a-z' _)
+  "$REAL" $args >"$T/$n.pgo" 2>"$T/$n.pge"; rc_pg=$?
+  run "$n" "$PGB" $args
+  [ "$rc" = "$rc_pg" ] && [ -s "$T/$n.err" ] && cmp -s "$T/$n.pge" "$T/$n.err" && cmp -s "$T/$n.pgo" "$T/$n.out" && pass "$n" ||
+    fail "$n" "exit $rc (pgbench $rc_pg): $(diff "$T/$n.pge" "$T/$n.err" | head -4 | tr '\n' '|')"
+done
+expect_ok compat_option '^pgbench \(PostgreSQL\) 15' "$LB" --pgbench-compat -V
+run lbench_name_version "$LB" --version
+grep -q '^lbench ' "$T/lbench_name_version.out" && pass lbench_name_unchanged || fail lbench_name_unchanged "$(cat "$T/lbench_name_version.out")"
+
+# ---- bad command lines: pgbench's status and first words ----------------------
+bad=0
+for args in "-c x" "-c 0" "--bogus" "-x" "a b" "-t 1 -T 1" "-i -c 2" "-i -I x" "-M nope" "-b nope" "-R abc" \
+            "-D novalue" "-F 5 -i" "-c"; do
+  "$REAL" "${C[@]}" $args >/dev/null 2>"$T/bad.pge"; rc_pg=$?
+  "$PGB" "${C[@]}" $args >/dev/null 2>"$T/bad.lbe"; rc_lb=$?
+  # the first line's words, the program's path and getopt's quoting aside
+  w_pg=$(head -1 "$T/bad.pge" | sed -E 's#^[^ ]*pgbench:#pgbench:#')
+  w_lb=$(head -1 "$T/bad.lbe")
+  if [ "$rc_pg" != 1 ] || [ "$rc_lb" != 1 ] || [ "$w_pg" != "$w_lb" ]; then
+    bad=1; fail "bad_args_${args// /_}" "exit $rc_lb (pgbench $rc_pg): '$w_lb' vs '$w_pg'"
+  fi
+done
+[ "$bad" = 0 ] && pass bad_command_lines
+one_line unsupported_connect '^pgbench: error: option -C/--connect is not supported by lbench yet$' "$PGB" "${C[@]}" -C -t 1
+run no_server "$PGB" -h 127.0.0.1 -p 1 -U sbtest -t 1
+[ "$rc" = 1 ] && grep -q '^pgbench: error: ' "$T/no_server.err" && pass no_server || fail no_server "exit $rc: $(head -2 "$T/no_server.err")"
+
+# ---- -i: the same tables as pgbench's -----------------------------------------
+tables() {
+  q "SELECT relname, relpersistence, reloptions FROM pg_class WHERE relname LIKE 'pgbench%' ORDER BY 1;
+     SELECT conname, contype FROM pg_constraint WHERE conrelid::regclass::text LIKE 'pgbench%' ORDER BY 1;
+     SELECT 'a', count(*), sum(bid), sum(abalance), count(DISTINCT filler) FROM pgbench_accounts;
+     SELECT 'b', count(*), sum(bid), sum(bbalance) FROM pgbench_branches;
+     SELECT 't', count(*), sum(tid), sum(bid), sum(tbalance) FROM pgbench_tellers;
+     SELECT 'h', count(*) FROM pgbench_history;
+     SELECT attrelid::regclass, attname, format_type(atttypid, atttypmod) FROM pg_attribute
+       WHERE attrelid::regclass::text LIKE 'pgbench%' AND attnum > 0 ORDER BY 1, attnum"
+}
+for args in "-s 2" "-s 1 -F 90 --foreign-keys --unlogged-tables -q" "-s 1 -I dtgp -n"; do
+  n=init_$(echo "$args" | tr -c 'a-z0-9' _)
+  run "${n}_pg" "$REAL" "${C[@]}" -i $args sbtest; rc_pg=$rc
+  tables >"$T/$n.pgt"
+  run "${n}_lb" "$PGB" "${C[@]}" -i $args sbtest
+  tables >"$T/$n.lbt"
+  steps() { grep -E '^(dropping|creating|generating|vacuuming|done in)' "$1" | sed -E 's/[0-9.]+ s/N s/g; s/ \(.*side\)//'; }
+  if [ "$rc" = "$rc_pg" ] && [ "$rc" = 0 ] && [ "$(wc -l < "$T/$n.lbt")" -gt 10 ] && cmp -s "$T/$n.pgt" "$T/$n.lbt" &&
+     diff <(steps "$T/${n}_pg.err") <(steps "$T/${n}_lb.err") >/dev/null; then pass "$n"
+  else fail "$n" "exit $rc (pgbench $rc_pg): $(diff "$T/$n.pgt" "$T/$n.lbt" | head -4 | tr '\n' '|') $(diff <(steps "$T/${n}_pg.err") <(steps "$T/${n}_lb.err") | head -3 | tr '\n' '|')"; fi
+done
+"$PGB" "${C[@]}" -i -s 2 -q sbtest >/dev/null 2>&1
+
+# ---- runs: the same report lines ------------------------------------------------
+both run_default "${C[@]}" sbtest
+both run_clients "${C[@]}" -c 3 -j 2 -t 20 -S sbtest
+both run_time "${C[@]}" -c 2 -j 2 -T 2 -P 1 -M prepared sbtest
+both run_weights "${C[@]}" -c 2 -t 15 -b select-only@3 -b simple-update@1 -M extended sbtest
+both run_rate "${C[@]}" -c 2 -T 2 -R 50 -N -n sbtest
+printf '\\set aid random(1, 1000)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n' >"$T/my.sql"
+both run_file "${C[@]}" -c 2 -t 10 -f "$T/my.sql" -D x=1 --random-seed=5 sbtest
+# progress lines: pgbench's words on stderr
+prog() { grep '^progress: ' "$1" | sed -E 's/-?[0-9]+(\.[0-9]+)?/N/g' | sort -u; }
+[ -n "$(prog "$T/run_time_lb.err")" ] && [ "$(prog "$T/run_time_lb.err")" = "$(prog "$T/run_time_pg.err")" ] &&
+  pass progress_lines || fail progress_lines "$(grep -m2 progress "$T/run_time_lb.err" | tr '\n' '|') vs $(grep -m1 progress "$T/run_time_pg.err")"
+# -R without -P: no progress; the lag line in the report (both() compared it)
+grep -q '^rate limit schedule lag: ' "$T/run_rate_lb.out" && pass rate_lag_line || fail rate_lag_line "$(head -c 300 "$T/run_rate_lb.out")"
+# the environment reaches libpq (run_env gave no -h/-p/-U and no DBNAME)
+PGHOST=127.0.0.1 PGPORT=$LB_PG_PORT PGUSER=sbtest PGDATABASE=sbtest run env_vars "$PGB" -c 1 -t 3 -S
+[ "$rc" = 0 ] && grep -q '^number of transactions actually processed: 3/3$' "$T/env_vars.out" && pass env_vars ||
+  fail env_vars "exit $rc: $(head -c 300 "$T/env_vars.err")"
+# -l: pgbench's log file, named after the PID
+(cd "$T" && "$PGB" "${C[@]}" -c 1 -t 4 -S -l sbtest >/dev/null 2>&1)
+[ "$(cat "$T"/pgbench_log.* 2>/dev/null | wc -l)" = 4 ] && pass log_file || fail log_file "$(ls "$T")"
+
+# ---- a client aborting: status 2, pgbench's last line ---------------------------
+printf '\\set x 1 / 0\nSELECT 1;\n' >"$T/bad.sql"
+both run_abort "${C[@]}" -c 2 -t 3 -f "$T/bad.sql" sbtest
+[ "$rc" = 2 ] && [ "$(tail -1 "$T/run_abort_lb.err")" = "$(tail -1 "$T/run_abort_pg.err")" ] && pass abort_status ||
+  fail abort_status "exit $rc: $(tail -1 "$T/run_abort_lb.err")"
