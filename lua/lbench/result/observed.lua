@@ -5,6 +5,8 @@
 -- Read from one interval (iv.server, iv.host) or from a document over its
 -- measured period (r.server.stats, r.host_stats); a figure the server or
 -- the host did not give is nil (an empty CSV cell, a "-").
+local json = require("lbench.json")
+
 local M = {}
 
 local function num(v) return type(v) == "number" and v == v and v or nil end
@@ -14,7 +16,7 @@ local function tab(v) return type(v) == "table" and v or nil end
 -- ties by name): its name and figures, or nil.
 function M.busiest_device(devices)
   local names = {}
-  for name, f in pairs(tab(devices) or {}) do
+  for name, f in json.pairs(tab(devices) or {}) do
     if type(f) == "table" then names[#names + 1] = name end
   end
   table.sort(names)

@@ -243,7 +243,7 @@ local function observed_section(out, server, host)
     line(out, "    host CPU: user %s %%, system %s %%, iowait %s %%, steal %s %%", num(c.user_pct), num(c.system_pct),
       num(c.iowait_pct), num(c.steal_pct))
   end
-  for name, d in pairs(host and host.devices or {}) do
+  for name, d in json.pairs(host and host.devices or {}) do
     line(out, "    %s: %s r/s, %s w/s, %s MiB/s read, %s MiB/s written, await %s ms, util %s %%", name,
       num(d.reads_per_sec), num(d.writes_per_sec), num(d.read_mib_per_sec, "%.2f"),
       num(d.written_mib_per_sec, "%.2f"), num(d.await_ms, "%.2f"), num(d.util_pct))
