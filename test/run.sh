@@ -134,6 +134,7 @@ suite e2e_stock test/e2e/stock.sh
 suite load test/e2e/load.sh
 suite sysbench_wild test/e2e/sysbench_wild.sh
 suite sweep_data test/e2e/sweep_data.sh
+suite observe_report test/e2e/observe_report.sh
 suite e2e_async test/e2e/async.sh
 suite e2e_errors test/e2e/errors.sh
 suite stop test/e2e/stop.sh

@@ -21,7 +21,7 @@ expect_ok sqlite_linked_in_binary '^sqlite linked 3\.' $LB $S/sqlite_origin.lua
 expect_ok run_with_history 'transactions:' $LB "${NULLRUN[@]}" --time=0.5 --result-file="$T/first.json" --history="$H" run
 check history_created test "$(rows "$H")" = 1
 check history_wal test "$(sqlite3 "$H" 'PRAGMA journal_mode')" = wal
-check history_schema_version test "$(sqlite3 "$H" 'SELECT version FROM schema_version')" = 1
+check history_schema_version test "$(sqlite3 "$H" 'SELECT version FROM schema_version')" = 2
 check history_indexed_columns test "$(sqlite3 "$H" "SELECT scenario || '|' || command || '|' || status || '|' || threads FROM runs")" = 'oltp_point_select|run|ok|1'
 $LB history show 1 --history="$H" >"$T/show1.json" 2>"$T/show1.err"
 check show_equals_run_result_file cmp "$T/show1.json" "$T/first.json"

@@ -50,7 +50,7 @@ page() {
   in_file=$(grep -c '<svg class="lb-chart' "$f"); in_dom=$(grep -o '<svg class="lb-chart' "$T/$name.dom" | wc -l)
   if [ "$in_file" -gt 0 ] && [ "$in_file" -eq "$in_dom" ]; then pass "${name}_charts_without_js"
   else fail "${name}_charts_without_js" "$in_file charts in the file, $in_dom in the DOM"; fi
-  browser "$name-shot" --window-size=1200,2400 --screenshot="$T/$name.png" "file://$f" >/dev/null
+  browser "$name-shot" --window-size=1200,${SHOT_HEIGHT:-2400} --screenshot="$T/$name.png" "file://$f" >/dev/null
   if grep -q ':CONSOLE' "$T/$name-dom.log" "$T/$name-shot.log"; then
     fail "${name}_console" "$(grep -h ':CONSOLE' "$T/$name-dom.log" "$T/$name-shot.log" | head -3)"
   else pass "${name}_console"; fi
@@ -95,10 +95,12 @@ json_assert doc_tpcc "$T/tpcc.json" 'r.tpcc.tpmC > 0 and #r.intervals >= 4'
 json_assert doc_slap "$T/slap.json" '#r.slap.summary == 2'
 
 # ---- runs: summary, comparison, charts, options side by side ----------------------
-expect_ok report_runs "^Report of 2 file\(s\) \(2 run\(s\), 3 chart\(s\)\) written to $O/runs.html$" \
+# (the null driver's runs record the host's CPU: its chart is the fourth; no server: no settings table)
+expect_ok report_runs "^Report of 2 file\(s\) \(2 run\(s\), 4 chart\(s\)\) written to $O/runs.html$" \
   $LB report "$T/ro.json" "$T/rw.json" --names=ro,rw --title="read-only against read-write" --out="$O/runs.html"
 page runs "$O/runs.html" summary comparison charts options files summary-table comparison-table run-1 run-2 \
-  chart-throughput chart-jitter chart-latency run-table host-table options-table files-table
+  chart-throughput chart-jitter chart-latency server-host chart-host-cpu run-table host-table options-table files-table
+check runs_no_server_charts bash -c "! grep -q 'id=\"chart-server-\|id=\"server-table\"' '$O/runs.html'"
 # The page's policy, on a page that tries a script and an image: both refused, each a console line.
 { echo '<!DOCTYPE html><html><head>'; grep -o '<meta http-equiv="Content-Security-Policy"[^>]*>' "$O/runs.html"
   echo '</head><body><p id="p">before</p><script>document.getElementById("p").textContent = "ran";</script>'
@@ -188,7 +190,8 @@ check error_ok_run_not_listed bash -c "! grep -q '<a href=\"#run-2\">ro</a>' '$O
 # ---- everything on one page; plot draws the new charts too ---------------------------
 expect_ok report_all 'Report of 6 file\(s\)' $LB report "$T/ro.json" "$T/rw.json" "$T/sweep.json" "$T/fileio.json" \
   "$T/tpcc.json" "$T/slap.json" --out="$O/all.html"
-page all "$O/all.html" summary sweeps charts tpcc slap fileio options files chart-scaling chart-tpcc chart-slap chart-fileio
+# (a long page: its comparison has the server's and host's rows of the MariaDB runs above the charts)
+SHOT_HEIGHT=3600 page all "$O/all.html" summary sweeps charts tpcc slap fileio options files chart-scaling chart-tpcc chart-slap chart-fileio
 expect_ok plot_tpcc_slap 'tpcc +tpcc\.svg' $LB plot "$T/tpcc.json" "$T/slap.json" --out="$T/plots" --format=svg
 check plot_slap grep -q '<svg' "$T/plots/slap.svg"
 

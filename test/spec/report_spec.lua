@@ -305,6 +305,29 @@ describe("lbench.report interval lines and CSV", function()
     report.csv_header(iv_sql) -- back to the plain layout for whatever runs next
   end)
 
+  it("writes the server's and the host's columns when the run records them, empty where a figure is missing",
+    function()
+    local ob = { time_s = 1, warmup = false, threads = 1, events_per_sec = 10, observed = true,
+      latency_ms = { avg = 1, max = 2, pct_list = {} },
+      server = { buffer_pool_hit_pct = 99.5, buffer_pool_reads_per_sec = 12, data_written_mib_per_sec = 0.25,
+                 redo_written_mib_per_sec = 0.5 },
+      host = { cpu = { user_pct = 20, system_pct = 5, iowait_pct = 1.5 },
+               devices = { sdb = { util_pct = 10, await_ms = 0.5 }, sda = { util_pct = 40, await_ms = 2.25 } } } }
+    assert.are.equal("time_s,warmup,threads,events_per_sec,queries_per_sec,reads_per_sec,writes_per_sec,other_per_sec,"
+      .. "errors_per_sec,reconnects_per_sec,lat_avg_ms,lat_max_ms,server_hit_pct,server_disk_reads_per_sec,"
+      .. "server_written_mib_per_sec,server_log_mib_per_sec,host_user_pct,host_system_pct,host_iowait_pct,"
+      .. "device_util_pct,device_await_ms", report.csv_header(ob))
+    -- the busiest device's util and await (sda)
+    assert.are.equal("1,0,1,10,0,0,0,0,0,0,1,2,99.5,12,0.25,0.5,20,5,1.5,40,2.25", report.csv_row(ob))
+    -- PostgreSQL's names; no device, no CPU: empty cells
+    ob.server = { buffer_hit_pct = 90, blocks_read_per_sec = 3, wal_mib_per_sec = 1 }
+    ob.host = nil
+    assert.are.equal("1,0,1,10,0,0,0,0,0,0,1,2,90,3,,1,,,,,", report.csv_row(ob))
+    ob.server = nil
+    assert.are.equal("1,0,1,10,0,0,0,0,0,0,1,2,,,,,,,,,", report.csv_row(ob))
+    report.csv_header(iv_sql)
+  end)
+
   it("writes the final totals as metric,value rows", function()
     local v = sql_view()
     v.io = { reads = 3000, writes = 2000, fsyncs = 20, reads_per_sec = 1500, writes_per_sec = 1000, fsyncs_per_sec = 10,

@@ -39,7 +39,7 @@ end
 local function metric_name(s, opt)
   local m = history.metric(s)
   if not m then
-    util.fail("%s: unknown metric '%s' (expected tps, qps, p95, p99, avg, tpmC, iops, MiB/s)", opt, s)
+    util.fail("%s: unknown metric '%s' (expected %s)", opt, s, history.METRIC_NAMES)
   end
   return m
 end

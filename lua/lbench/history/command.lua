@@ -25,7 +25,8 @@ usage: lbench history COMMAND [options]   (the history: --history=PATH, else $LB
   report [filters] [--metric=tps] --out=trend.html   a trend page: the metric over runs, one line per scenario and options
   help
 filters: --scenario=NAME --host=NAME --command=NAME --status=ok --since=30d|12h|2026-11-01 --where=option=value (repeatable)
-metrics: tps, qps, p95, p99, avg (latency, ms), tpmC, iops, MiB/s]]
+metrics: tps, qps, p95, p99, avg (latency, ms), tpmC, iops, MiB/s;
+         the server's and the host's (--server-stats): hit, disk-reads, written, log-written, iowait, util, await]]
 
 -- ---- list ------------------------------------------------------------------
 

@@ -40,7 +40,7 @@ local function metrics_of(opt, rows)
   if opt then
     for _, s in ipairs(util.split(opt, ",")) do
       local m = history.metric(util.trim(s))
-      if not m then util.fail("--metric: unknown metric '%s' (expected tps, qps, p95, p99, avg, tpmC, iops, MiB/s)", s) end
+      if not m then util.fail("--metric: unknown metric '%s' (expected %s)", s, history.METRIC_NAMES) end
       names[#names + 1] = m
     end
     return names

@@ -20,6 +20,7 @@ local plotdata = require("lbench.report.plotdata")
 local chart = require("lbench.report.chart")
 local html = require("lbench.report.html")
 local domain = require("lbench.report.domain")
+local serverhost = require("lbench.report.serverhost")
 local datasize = require("lbench.db.datasize")
 
 local M = {}
@@ -260,6 +261,16 @@ local function sweep_table(d)
       or fnum(num(s.errors)), fnum(num(s.client_us)), fnum(num(s.server_us)) }
   end
   loaded_cells(d, header, rows)
+  -- What the server and its device did at each point (--server-stats).
+  for _, c in ipairs({ { "server hit %", "hit_pct" }, { "server disk reads/s", "disk_reads" },
+                       { "device util %", "dev_util" } }) do
+    local any = false
+    for _, s in ipairs(type(d.summary) == "table" and d.summary or {}) do any = any or num(s[c[2]]) ~= nil end
+    if any then
+      header[#header + 1] = c[1]
+      for i, row in ipairs(rows) do row[#row + 1] = fnum(num(d.summary[i][c[2]])) end
+    end
+  end
   return html.table(header, rows, { class = "sweep-table" })
 end
 
@@ -392,6 +403,9 @@ local function build_page(ctx)
   add(comparison_section(ctx))
   add(sweeps_section(ctx))
   add(charts_section(ctx))
+  local sh, ncharts = serverhost.section(ctx.runs, line_svg)
+  add(sh)
+  ctx.server_charts = ncharts
   add(domain.phases_section(ctx))
   add(domain.ranks_section(ctx))
   add(domain.tpcc_section(ctx))
@@ -449,7 +463,7 @@ function M.main(rt, argv)
   local wok, err = result.write_atomic(opts.out, page)
   if not wok then util.fail("--out=%s: cannot write: %s", opts.out, tostring(err)) end
   local s = string.format("Report of %d file(s) (%d run(s), %d chart(s)) written to %s\n", #files, #ctx.runs,
-    #ctx.charts, opts.out)
+    #ctx.charts + (ctx.server_charts or 0), opts.out)
   C.lb_runtime_write(rt, s, #s)
   return 0
 end

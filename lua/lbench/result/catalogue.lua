@@ -7,6 +7,7 @@ local json = require("lbench.json")
 local util = require("lbench.util")
 local options = require("lbench.options")
 local result = require("lbench.result.document")
+local observed = require("lbench.result.observed")
 
 local M = {}
 
@@ -22,20 +23,13 @@ local function io(r, key) return type(r.io) == "table" and num(r.io[key]) or nil
 
 local function latency(r, key) return type(r.latency_ms) == "table" and num(r.latency_ms[key]) or nil end
 
--- The server's figures over the run (run/observe.lua): MySQL's name, else PostgreSQL's.
-local function server(r, my, pg)
-  local s = type(r.server) == "table" and type(r.server.stats) == "table" and r.server.stats
-  return s and (num(s[my]) or (pg and num(s[pg]))) or nil
-end
-
--- The busiest device under the server's data.
-local function device(r, key)
-  local d = type(r.host_stats) == "table" and type(r.host_stats.devices) == "table" and r.host_stats.devices
-  local best
-  for _, f in pairs(d or {}) do
-    if type(f) == "table" and num(f[key]) and (not best or f[key] > best) then best = f[key] end
+-- The server's and the host's figures over the run (result/observed.lua).
+local function observed_of(key)
+  local f = observed.BY_KEY[key]
+  return function(r)
+    local srv = type(r.server) == "table" and type(r.server.stats) == "table" and r.server.stats or nil
+    return f.get(srv, type(r.host_stats) == "table" and r.host_stats or nil)
   end
-  return best
 end
 
 local function sql_total(r, key, default)
@@ -67,14 +61,13 @@ M.metrics = {
   { "errors", "", function(r) return sql_total(r, "errors", 0) end, lower = true },
   { "ignored errors", "", function(r) return sql_total(r, "ignored_errors") end, lower = true },
   { "reconnects", "", function(r) return sql_total(r, "reconnects") end, lower = true },
-  { "server buffer hit", "%", function(r) return server(r, "buffer_pool_hit_pct", "buffer_hit_pct") end },
-  { "server disk reads/s", "", function(r) return server(r, "buffer_pool_reads_per_sec", "blocks_read_per_sec") end,
-    lower = true },
-  { "server written", "MiB/s", function(r) return server(r, "data_written_mib_per_sec") end, lower = true },
-  { "server log written", "MiB/s", function(r) return server(r, "redo_written_mib_per_sec", "wal_mib_per_sec") end,
-    lower = true },
-  { "device util", "%", function(r) return device(r, "util_pct") end, lower = true },
-  { "device await", "ms", function(r) return device(r, "await_ms") end, lower = true },
+  { "server buffer hit", "%", observed_of("server_hit_pct") },
+  { "server disk reads/s", "", observed_of("server_disk_reads_per_sec"), lower = true },
+  { "server written", "MiB/s", observed_of("server_written_mib_per_sec"), lower = true },
+  { "server log written", "MiB/s", observed_of("server_log_mib_per_sec"), lower = true },
+  { "host iowait", "%", observed_of("host_iowait_pct"), lower = true },
+  { "device util", "%", observed_of("device_util_pct"), lower = true },
+  { "device await", "ms", observed_of("device_await_ms"), lower = true },
 }
 
 function M.metric_title(m) return m[2] ~= "" and (m[1] .. " (" .. m[2] .. ")") or m[1] end

@@ -20,7 +20,7 @@ local sqlite = require("lbench.result.sqlite")
 
 local M = {}
 
-M.SCHEMA_VERSION = 1
+M.SCHEMA_VERSION = 2
 
 local SCHEMA = [[
 CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
@@ -38,6 +38,7 @@ CREATE TABLE IF NOT EXISTS runs (
   threads INTEGER,
   key_options TEXT NOT NULL,
   tps REAL, qps REAL, p95 REAL, p99 REAL, avg REAL, tpmc REAL, iops REAL, mibs REAL,
+  hit REAL, diskreads REAL, written REAL, logwritten REAL, iowait REAL, util REAL, await REAL,
   status TEXT NOT NULL,
   source TEXT,
   options TEXT NOT NULL,
@@ -123,12 +124,25 @@ M.metrics = {
   tpmc = metric("tpmC", "", "tpmC"),
   iops = metric("iops", "", "IOPS"),
   mibs = { label = "MiB/s", unit = "", higher = not cmp_metric("read").lower, get = mibs },
+  -- What the server and its host did (result/observed.lua), schema 2.
+  hit = metric("hit", "%", "server buffer hit"),
+  diskreads = metric("disk-reads/s", "", "server disk reads/s"),
+  written = metric("written", "MiB/s", "server written"),
+  logwritten = metric("log-written", "MiB/s", "server log written"),
+  iowait = metric("iowait", "%", "host iowait"),
+  util = metric("util", "%", "device util"),
+  await = metric("await", "ms", "device await"),
 }
-M.METRIC_ORDER = { "tps", "qps", "p95", "p99", "avg", "tpmc", "iops", "mibs" }
+M.METRIC_ORDER = { "tps", "qps", "p95", "p99", "avg", "tpmc", "iops", "mibs", "hit", "diskreads", "written",
+  "logwritten", "iowait", "util", "await" }
+-- The server's and the host's metrics: the columns schema 2 added.
+local OBS_METRICS = { "hit", "diskreads", "written", "logwritten", "iowait", "util", "await" }
+M.METRIC_NAMES = "tps, qps, p95, p99, avg (latency, ms), tpmC, iops, MiB/s; the server's and the host's: hit, " ..
+  "disk-reads, written, log-written, iowait, util, await"
 
 -- A metric by the name the user gave (tps, p99, tpmC, MiB/s ...).
 function M.metric(name)
-  local n = tostring(name):lower():gsub("[/%s]", "")
+  local n = tostring(name):lower():gsub("[/%s_%-]", "")
   if n == "mib" or n == "mibs" or n == "mibps" then n = "mibs" end
   return M.metrics[n] and n or nil
 end
@@ -233,6 +247,11 @@ function Store:setup(create)
   end
   local v, e5 = db:query("SELECT max(version) AS v FROM schema_version")
   if not v then return nil, e5 end
+  if v[1].v == 1 then
+    local ok, e6 = self:migrate_1_2()
+    if not ok then return nil, "cannot bring the history to schema version 2: " .. tostring(e6) end
+    v[1].v = 2
+  end
   if v[1].v ~= M.SCHEMA_VERSION then
     return nil, string.format("history schema version %s, this lbench reads version %d", tostring(v[1].v), M.SCHEMA_VERSION)
   end
@@ -242,8 +261,8 @@ end
 function Store:close() self.db:close() end
 
 local COLUMNS = { "doc_hash", "started_at", "started_unix", "added_unix", "scenario", "command", "tool", "host",
-  "lbench_version", "threads", "key_options", "tps", "qps", "p95", "p99", "avg", "tpmc", "iops", "mibs", "status",
-  "source", "options", "document" }
+  "lbench_version", "threads", "key_options", "tps", "qps", "p95", "p99", "avg", "tpmc", "iops", "mibs", "hit",
+  "diskreads", "written", "logwritten", "iowait", "util", "await", "status", "source", "options", "document" }
 local INSERT = string.format("INSERT INTO runs (%s) VALUES (%s)", table.concat(COLUMNS, ", "),
   string.rep("?", #COLUMNS, ", "))
 
@@ -299,7 +318,8 @@ function Store:select(f)
     add("json_extract(options, ?) = ?", path, tonumber(v) or v)
   end
   local cols = "id, started_at, started_unix, scenario, command, tool, host, lbench_version, threads, key_options, "
-    .. "tps, qps, p95, p99, avg, tpmc, iops, mibs, status, source" .. (f.with_document and ", document" or "")
+    .. "tps, qps, p95, p99, avg, tpmc, iops, mibs, hit, diskreads, written, logwritten, iowait, util, await, "
+    .. "status, source" .. (f.with_document and ", document" or "")
   local sql = "SELECT " .. cols .. " FROM runs" .. (#cond > 0 and (" WHERE " .. table.concat(cond, " AND ")) or "")
   if f.limit then
     sql = "SELECT * FROM (" .. sql .. " ORDER BY started_unix DESC, id DESC LIMIT ?) ORDER BY started_unix, id"
@@ -334,6 +354,36 @@ function Store:delete(ids)
 end
 
 M.text_hash = text_hash
+
+-- Schema 1 to 2: the server's and the host's metrics as columns, filled
+-- from the stored documents (a run without them keeps NULLs).
+function Store:migrate_1_2()
+  local db = self.db
+  return db:transaction(function()
+    for _, c in ipairs(OBS_METRICS) do
+      local ok, e = db:exec("ALTER TABLE runs ADD COLUMN " .. c .. " REAL")
+      if not ok then return nil, e end
+    end
+    local rows, e = db:query("SELECT id, document FROM runs")
+    if not rows then return nil, e end
+    local set = {}
+    for i, c in ipairs(OBS_METRICS) do set[i] = c .. " = ?" end
+    local sql = "UPDATE runs SET " .. table.concat(set, ", ") .. " WHERE id = ?"
+    for _, r in ipairs(rows) do
+      local okd, doc = pcall(json.decode, r.document)
+      local okr, row = false, nil
+      if okd and type(doc) == "table" then okr, row = pcall(M.row_of, doc) end
+      if okr then
+        local params = { n = #OBS_METRICS + 1 }
+        for i, c in ipairs(OBS_METRICS) do params[i] = row[c] end
+        params[#OBS_METRICS + 1] = r.id
+        local u, e2 = db:query(sql, params)
+        if not u then return nil, e2 end
+      end
+    end
+    return db:query("UPDATE schema_version SET version = 2")
+  end)
+end
 
 -- ---- recording a command's result ----------------------------------------------
 

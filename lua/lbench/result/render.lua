@@ -3,6 +3,7 @@
 -- builds; nothing here computes statistics.
 local C = require("lbench.ffi").C
 local json = require("lbench.json")
+local observed = require("lbench.result.observed")
 
 local M = {}
 
@@ -248,7 +249,7 @@ end
 
 local function sorted_keys(t)
   local keys = {}
-  for k in pairs(t or {}) do keys[#keys + 1] = k end
+  for k in json.pairs(t or {}) do keys[#keys + 1] = k end
   table.sort(keys)
   return keys
 end
@@ -396,6 +397,10 @@ local IO_COLS = { "io_reads_per_sec", "io_writes_per_sec", "io_fsyncs_per_sec", 
 -- has the header's columns even when an interval did no I/O.
 M.io_run = false
 local csv_io = false
+-- Whether they carry the server's and the host's figures (result/observed.lua's
+-- set): decided with the header, by whether the run records them at all
+-- (iv.observed: the reporter has an observer, --server-stats=on).
+local csv_obs = false
 
 function M.csv_header(iv)
   local cols = { "time_s", "warmup", "threads", "events_per_sec", "queries_per_sec", "reads_per_sec",
@@ -407,6 +412,10 @@ function M.csv_header(iv)
   csv_io = iv.io ~= nil or M.io_run
   if csv_io then
     for _, c in ipairs(IO_COLS) do cols[#cols + 1] = c end
+  end
+  csv_obs = iv.observed == true
+  if csv_obs then
+    for _, f in ipairs(observed.FIGURES) do cols[#cols + 1] = f.key end
   end
   -- Scenarios with event types: events/s of each type.
   for _, n in ipairs(iv.type_order or {}) do cols[#cols + 1] = n .. "_per_sec" end
@@ -430,6 +439,10 @@ function M.csv_row(iv)
     local io = iv.io or {}
     for _, k in ipairs({ "reads_per_sec", "writes_per_sec", "fsyncs_per_sec", "read_mib_per_sec",
                          "written_mib_per_sec" }) do out[#out + 1] = csvnum(io[k] or 0) end
+  end
+  if csv_obs then
+    local o = observed.of_interval(iv)
+    for _, f in ipairs(observed.FIGURES) do out[#out + 1] = csvnum(o[f.key]) end
   end
   for _, n in ipairs(iv.type_order or {}) do out[#out + 1] = csvnum(iv.types[n].events_per_sec) end
   return table.concat(out, ",")

@@ -298,8 +298,8 @@ local function banner(ctx, opt, paced)
   say(ctx, table.concat(lines, "\n") .. "\n")
 end
 
-local function csv_header(ctx, keys)
-  local dummy = { latency_ms = { pct_list = {} } }
+local function csv_header(ctx, keys, obs)
+  local dummy = { latency_ms = { pct_list = {} }, observed = obs ~= nil }
   for _, k in ipairs(keys) do dummy.latency_ms.pct_list[#dummy.latency_ms.pct_list + 1] = { key = k } end
   dummy.type_order = type_names(ctx.rt) -- per-type columns (events/s)
   say(ctx, report.csv_header(dummy) .. "\n")
@@ -616,7 +616,7 @@ local function start_workers(ctx, lb, run, opt, keys, paced, server_pid)
         opt.connections, connect.opened_s, connect.retried))
     end
   end
-  if opt.output == "csv" and opt.report_interval > 0 then csv_header(ctx, keys) end
+  if opt.output == "csv" and opt.report_interval > 0 then csv_header(ctx, keys, obs) end
   return true, connect, nil, obs
 end
 

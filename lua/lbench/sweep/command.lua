@@ -33,6 +33,7 @@ local session = require("lbench.run.session")
 local catalogue = require("lbench.result.catalogue")
 local fmt = require("lbench.fmt")
 local result = require("lbench.result.document")
+local observed = require("lbench.result.observed")
 local publish = require("lbench.result.publish")
 local sweep_data = require("lbench.sweep.data")
 local datasize = require("lbench.db.datasize")
@@ -171,8 +172,15 @@ local function figures(r)
     f.client_us = r.cpu.client_us_per_event
     f.server_us = r.cpu.server_us_per_event
   end
+  -- What the server and its device did (--server-stats): a buffer-pool
+  -- sweep's "memory or SSD?" in the same table.
+  local o = observed.of_document(r)
+  f.hit_pct, f.disk_reads, f.dev_util = o.server_hit_pct, o.server_disk_reads_per_sec, o.device_util_pct
   return f
 end
+
+-- The server's and the device's columns of the table: header, field, format.
+local OBS_COLS = { { "hit %", "hit_pct", "%.2f" }, { "disk reads/s", "disk_reads" }, { "dev util %", "dev_util", "%.1f" } }
 
 local function summary_table(doc, dims, sums, csv)
   local threads_dim
@@ -200,6 +208,10 @@ local function summary_table(doc, dims, sums, csv)
   if threads_dim then header[#header + 1] = "efficiency" end
   header[#header + 1] = "client us/ev"
   if any_server then header[#header + 1] = "server us/ev" end
+  local obs_cols = {}
+  for _, c in ipairs(OBS_COLS) do
+    for _, x in ipairs(sums) do if x[c[2]] then obs_cols[#obs_cols + 1] = c; header[#header + 1] = c[1]; break end end
+  end
   local rows = {}
   for i, s in ipairs(sums) do
     local row = {}
@@ -219,6 +231,10 @@ local function summary_table(doc, dims, sums, csv)
     if threads_dim then row[#row + 1] = s.efficiency and string.format("%.2f", s.efficiency) or "-" end
     row[#row + 1] = fmt.num(s.client_us)
     if any_server then row[#row + 1] = fmt.num(s.server_us) end
+    for _, c in ipairs(obs_cols) do
+      local v = s[c[2]]
+      row[#row + 1] = v and (c[3] and string.format(c[3], v) or fmt.num(v)) or "-"
+    end
     rows[#rows + 1] = row
   end
   if csv then return fmt.csv(header, rows) end
@@ -429,6 +445,7 @@ function Sweep:summarise(i, point, r, sp, lbl)
   s.errors = f.errors
   s.client_us = f.client_us
   s.server_us = f.server_us
+  s.hit_pct, s.disk_reads, s.dev_util = f.hit_pct, f.disk_reads, f.dev_util
   if r.sweep_data then
     s.loaded = r.sweep_data.loaded
     s.prepare_s = r.sweep_data.prepare_s
