@@ -148,8 +148,9 @@ json_assert points_percentiles_ordered "$T/points_pct.json" '#r.fileio.points ==
     end
   end
   return true end)()'
-check points_live_line_p99 grep -Eq '^\[ [0-9]+ ios \] .* lat avg \(ms\) r/w: [0-9.]+/[0-9.]+ p99 \(ms\) r/w: [0-9.]+/[0-9.]+$' "$T/points_pct.out"
-check points_csv_percentiles grep -Eq '^ios,.*,read_lat_avg_ms,write_lat_avg_ms,read_lat_p50_ms,read_lat_p95_ms,read_lat_p99_ms,read_lat_p99_9_ms,read_lat_max_ms,write_lat_p50_ms,.*,write_lat_max_ms$' "$T/points_csv.out"
+# (and, where the set's block device is known, what reached it)
+check points_live_line_p99 grep -Eq '^\[ [0-9]+ ios \] .* lat avg \(ms\) r/w: [0-9.]+/[0-9.]+ p99 \(ms\) r/w: [0-9.]+/[0-9.]+( device r/w: [0-9.]+/[0-9.]+ MiB/s util: [0-9.]+ %)?$' "$T/points_pct.out"
+check points_csv_percentiles grep -Eq '^ios,.*,read_lat_avg_ms,write_lat_avg_ms,read_lat_p50_ms,read_lat_p95_ms,read_lat_p99_ms,read_lat_p99_9_ms,read_lat_max_ms,write_lat_p50_ms,.*,write_lat_max_ms(,dev_[a-z_]+)*$' "$T/points_csv.out"
 # Reads only: the write percentiles of every point are 0.
 json_assert points_no_writes_zero "$T/points.json" '(function()
   for _, p in ipairs(r.fileio.points) do
