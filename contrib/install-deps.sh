@@ -6,7 +6,9 @@
 #   build  compiler toolchain and libraries needed to build lbench
 #   test   build + MariaDB and PostgreSQL servers/clients, busted, gnuplot, sysbench, fio, procps,
 #          sqlite3 (the CLI), chromium (headless page checks), cram (make sbcram),
-#          prometheus-node-exporter (the --node-exporter test)
+#          prometheus-node-exporter (the --node-exporter test), prometheus
+#          (promtool, which checks the metrics endpoint; its service is left
+#          stopped and disabled)
 #   bench  test + sysbench, fio (the reference tools lbench is compared against)
 #
 # Environment:
@@ -25,7 +27,7 @@ err() { printf '%s: %s\n' "$prog" "$*" >&2; }
 BUILD_PKGS=(gcc make pkg-config luajit libluajit-5.1-dev libaio-dev libevent-dev
             default-libmysqlclient-dev libpq-dev liburing-dev libsqlite3-dev)
 TEST_PKGS=(mariadb-server mariadb-client postgresql-15 postgresql-client-15 iproute2 lua-busted gnuplot-nox sysbench fio procps
-           sqlite3 chromium openmpi-bin libopenmpi-dev python3-cram prometheus-node-exporter)
+           sqlite3 chromium openmpi-bin libopenmpi-dev python3-cram prometheus-node-exporter prometheus)
 BENCH_PKGS=(sysbench fio)
 
 group=${1:-build}
@@ -77,8 +79,9 @@ fi
 
 echo "$prog: installing missing packages ($group): ${missing[*]}"
 
-# Keep the maintainer scripts of mariadb-server and postgresql-15 from
-# starting Debian's system services (ports 3306, 5432, 9100): deny service starts
+# Keep the maintainer scripts of mariadb-server, postgresql-15 and the
+# Prometheus packages from starting Debian's system services (ports 3306,
+# 5432, 9090, 9100): deny service starts
 # via policy-rc.d while we install,
 # unless the machine already has a policy-rc.d (then it decides, and we leave
 # whatever it allows alone).
@@ -95,8 +98,8 @@ trap remove_policy EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 for p in "${missing[@]}"; do
-    if { [ "$p" = mariadb-server ] || [ "$p" = postgresql-15 ] || [ "$p" = prometheus-node-exporter ]; } \
-            && [ ! -e "$POLICY" ]; then
+    if { [ "$p" = mariadb-server ] || [ "$p" = postgresql-15 ] || [ "$p" = prometheus-node-exporter ] \
+         || [ "$p" = prometheus ]; } && [ ! -e "$POLICY" ]; then
         printf '#!/bin/sh\n%s (denies service starts during install)\nexit 101\n' "$POLICY_MARK" \
             | "${SUDO[@]}" tee "$POLICY" >/dev/null
         "${SUDO[@]}" chmod 755 "$POLICY"
@@ -116,6 +119,13 @@ if ! "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive \
     exit 1
 fi
 remove_policy
+# The tests need promtool alone: Prometheus' server stays stopped and off at boot.
+for p in "${missing[@]}"; do
+    if [ "$p" = prometheus ]; then
+        if command -v systemctl >/dev/null 2>&1; then "${SUDO[@]}" systemctl disable --now prometheus >/dev/null 2>&1 || true; fi
+        if command -v update-rc.d >/dev/null 2>&1; then "${SUDO[@]}" update-rc.d prometheus disable >/dev/null 2>&1 || true; fi
+    fi
+done
 
 # Verify.
 still=()

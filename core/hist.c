@@ -453,6 +453,15 @@ int32_t lb_hist_index_of(const lb_hist_config *cfg, int64_t v)
     return slot_of(cfg, v);
 }
 
+int64_t lb_hist_slot_upper(const lb_hist_config *cfg, int64_t v)
+{
+    if (!cfg || v < 0 || v > cfg->highest)
+        return -1;
+    int wl;
+    int64_t u = slot_lo(cfg, slot_of(cfg, v), &wl) + (((int64_t)1 << wl) - 1);
+    return u > cfg->highest ? cfg->highest : u;
+}
+
 int64_t lb_hist_total(const lb_hist *h) { return h->total; }
 int64_t lb_hist_underflow(const lb_hist *h) { return h->underflow; }
 int64_t lb_hist_overflow(const lb_hist *h) { return h->overflow; }

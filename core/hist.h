@@ -172,6 +172,13 @@ bool lb_hist_next_bucket(const lb_hist *h, int32_t *idx, int64_t *lo, int64_t *h
  * comparable across histograms whose configs are lb_hist_config_same. */
 int32_t lb_hist_index_of(const lb_hist_config *cfg, int64_t v);
 
+/* The largest value in the slot of v (capped at highest): every value in
+ * [v, lb_hist_slot_upper(cfg, v)] shares v's slot, and the next value
+ * starts another.  A bound placed there splits no slot, so the counts
+ * below and above it are exact (the metrics endpoint's histogram buckets).
+ * -1 for out-of-range v or NULL cfg. */
+int64_t lb_hist_slot_upper(const lb_hist_config *cfg, int64_t v);
+
 /* Field accessors for FFI users, who see lb_hist as opaque. */
 int64_t lb_hist_total(const lb_hist *h);
 int64_t lb_hist_underflow(const lb_hist *h);

@@ -116,6 +116,7 @@ suite tools env LB=./lbench bash test/cli/tools.sh
 suite history env LB=./lbench bash test/cli/history.sh
 suite stock env LB=./lbench bash test/cli/stock.sh
 suite async env LB=./lbench bash test/cli/async.sh
+suite metrics env LB=./lbench bash test/cli/metrics.sh
 suite errors env LB=./lbench bash test/cli/errors.sh
 suite sbcompat env LB=./lbench bash test/cli/sbcompat.sh
 suite sbname env LB=./lbench bash test/cli/sbname.sh

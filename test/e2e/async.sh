@@ -35,7 +35,7 @@ bg=$!
 got=""
 for _ in $(seq 40); do
   sleep 0.25
-  if curl -sf "http://127.0.0.1:$port/metrics" >"$T/live.txt" 2>/dev/null && grep -q '^lbench_interval_latency_seconds' "$T/live.txt"; then got=1; break; fi
+  if curl -sf "http://127.0.0.1:$port/metrics" >"$T/live.txt" 2>/dev/null && grep -q '^lbench_interval_latency_seconds{quantile=' "$T/live.txt"; then got=1; break; fi
 done
 wait $bg
 if [ -n "$got" ] && grep -q '^lbench_run_active 1$' "$T/live.txt" && grep -q '^lbench_connections_open 50$' "$T/live.txt"; then

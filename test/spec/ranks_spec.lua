@@ -448,6 +448,26 @@ describe("lbench.rankiv interval merge", function()
     assert.are.same({}, g:ready(true))
   end)
 
+  it("hands a part that came after its interval was printed to `late`, counters and histograms exact", function()
+    local got = {}
+    local g = rankiv.new(RT, 1e9, new_snapshot, function(stats, acc)
+      got[#got + 1] = { events = tonumber(stats.events), read = tonumber(stats.types[id("spec_read")].events),
+        lat = acc.lat, type_lat = acc.type_lat[id("spec_read")], stats = stats }
+    end)
+    g.size = 2
+    g:add(0, interval_part(1000, 2, { spec_read = { 10, 20 } }, 1))
+    local out = g:ready(true) -- printed without rank 1's part
+    assert.are.same({ 2, { 1 } }, { out[1].part.d.events, out[1].part.missing })
+    assert.are.equal(2, tonumber(out[1].part.stats.events)) -- the lb_stats the endpoint adds
+    assert.are.same({}, got)
+    g:add(1, interval_part(1000, 3, { spec_read = { 30, 40, 50 } }, 1))
+    assert.are.equal(1, #got)
+    assert.are.same({ 3, 3 }, { got[1].events, got[1].read })
+    same_hist(record(new_hist(), { 30, 40, 50 }), got[1].lat)
+    same_hist(record(new_hist(), { 30, 40, 50 }), got[1].type_lat)
+    assert.are.same({}, g:ready(true)) -- and it is not printed
+  end)
+
   it("marks a last interval empty when every rank ended on a tick", function()
     local g = agg(2)
     g:add(0, interval_part("end", 0, {}, 2, 0))

@@ -250,6 +250,60 @@ static void test_metrics_idle(void)
     lb_metrics_stop(m);
 }
 
+/* The latency histogram: bounds at slot ends, exact counts, cumulative
+ * buckets, _count and the events counter from one update. */
+static void test_metrics_histogram(void)
+{
+    char err[256];
+    check(lb_metrics_bound_ns(0) == 10007 && lb_metrics_bound_ns(-1) == -1 &&
+              lb_metrics_bound_ns(LB_METRICS_BOUNDS) == -1,
+          "metrics_bound_slot_end", "%lld", (long long)lb_metrics_bound_ns(0));
+    int64_t prev = 0, worst = 0;
+    lb_hist_config cfg;
+    lb_hist_config_default(&cfg);
+    for (int i = 0; i < LB_METRICS_BOUNDS; i++) {
+        int64_t b = lb_metrics_bound_ns(i);
+        /* a slot end: the next value starts another slot */
+        check(b > prev && lb_hist_index_of(&cfg, b + 1) == lb_hist_index_of(&cfg, b) + 1, "metrics_bound_order",
+              "%d", i);
+        prev = b;
+    }
+    worst = lb_metrics_bound_ns(LB_METRICS_BOUNDS - 1);
+    check(worst >= 60000000000LL && worst <= 60000000000LL + 60000000, "metrics_bound_near_nominal", "%lld",
+          (long long)worst);
+    lb_metrics *m = lb_metrics_start(NULL, "127.0.0.1", 0, err, sizeof err);
+    check(m != NULL, "metrics_start2", "%s", err);
+    if (!m)
+        return;
+    lb_hist *h = lb_hist_new(&cfg);
+    lb_hist_record(h, 5000);          /* below the first bound */
+    lb_hist_record(h, 10007);         /* on it */
+    lb_hist_record(h, 10008);         /* just above: the next bucket */
+    lb_hist_record(h, 30000000000LL); /* 30 s */
+    lb_hist_record(h, INT64_MAX);     /* overflow: +Inf only */
+    lb_stats st;
+    memset(&st, 0, sizeof st);
+    st.events = 5;
+    check(lb_metrics_update(m, &st, h) == 0, "metrics_update", "%s", "refused");
+    check(lb_metrics_update(m, &st, h) == 0, "metrics_update2", "%s", "refused");
+    char *r = http_get(lb_metrics_port(m), "/metrics");
+    check(r && strstr(r, "# TYPE lbench_latency_seconds histogram\n") &&
+              strstr(r, "lbench_latency_seconds_bucket{le=\"0.000010007\"} 4\n") &&
+              strstr(r, "lbench_latency_seconds_bucket{le=\"20.") && strstr(r, "} 6\n") &&
+              strstr(r, "lbench_latency_seconds_bucket{le=\"+Inf\"} 10\n") &&
+              strstr(r, "lbench_latency_seconds_count 10\n") && strstr(r, "lbench_events_total 5\n") &&
+              strstr(r, "# TYPE lbench_interval_latency_seconds summary\n"),
+          "metrics_histogram_scrape", "%s", r ? r : "(no answer)");
+    free(r);
+    lb_hist_config other;
+    lb_hist_config_init(&other, 1000, 1000000, 2);
+    lb_hist *h2 = lb_hist_new(&other);
+    check(lb_metrics_update(m, NULL, h2) == -1, "metrics_update_other_config", "%s", "accepted");
+    lb_hist_free(h2);
+    lb_hist_free(h);
+    lb_metrics_stop(m);
+}
+
 int main(void)
 {
     test_timers();
@@ -258,5 +312,6 @@ int main(void)
     test_wakeup();
     test_http();
     test_metrics_idle();
+    test_metrics_histogram();
     return check_exit();
 }

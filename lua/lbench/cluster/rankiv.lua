@@ -20,10 +20,11 @@ Agg.__index = Agg
 
 -- `interval_ns`: the report interval; rank 0 waits at most half of it
 -- (between 0.2 and 2 s) beyond its own tick for the others' parts.
--- `new_snapshot` makes the histograms of a merged interval.
-function M.new(rt, interval_ns, new_snapshot)
+-- `new_snapshot` makes the histograms of a merged interval; `late(stats,
+-- acc)`, if given, takes a part that came after its interval was printed.
+function M.new(rt, interval_ns, new_snapshot, late)
   return setmetatable({ rt = rt, rank = cluster.rank(), size = cluster.size(), posted = 0, received = {},
-    pending = {}, done = {}, new_snapshot = new_snapshot, buf_len = 0,
+    pending = {}, done = {}, new_snapshot = new_snapshot, buf_len = 0, late = late,
     wait_ns = math.min(2e9, math.max(2e8, interval_ns / 2)) }, Agg)
 end
 
@@ -48,7 +49,16 @@ end
 
 function Agg:add(from, msg)
   local h, blobs = ranks.open(msg)
-  if self.done[h.key] then return end -- printed already without it
+  if self.done[h.key] then
+    -- Printed already without it: only the figures that count every part
+    -- as it comes (self.late: the metrics endpoint) take it.
+    if self.late then
+      local acc, sum = self.new_snapshot(), ffi.new("lb_stats")
+      self:add_part(acc, sum, { h = h, blobs = blobs })
+      self.late(sum, acc)
+    end
+    return
+  end
   local e = self.pending[h.key] or { key = h.key, parts = {}, n = 0 }
   if not e.parts[from] then e.n = e.n + 1 end
   e.parts[from] = { h = h, blobs = blobs }
@@ -83,6 +93,13 @@ end
 
 local ZERO = ffi.new("lb_stats")
 
+-- One rank's part `p` added to the histograms `acc` and counters `sum`.
+function Agg:add_part(acc, sum, p)
+  ranks.merge_hist(acc.lat, p.blobs.lat)
+  ranks.merge_hist(acc.queue, p.blobs.queue)
+  ranks.add_stats(sum, p.blobs.stats, ranks.merge_types(self.rt, acc, p.h.type_names or {}, p.blobs))
+end
+
 -- The job's interval from the parts of `e`: counters and histograms summed
 -- (event types renumbered by name, ranks.merge_types), counted as one
 -- process counts (snapshot.counters); times and the warm-up flag are rank
@@ -98,12 +115,10 @@ function Agg:merge(e)
     else
       part.threads = part.threads + p.h.threads
       if part.secs <= 0 then part.secs = p.h.secs end
-      ranks.merge_hist(acc.lat, p.blobs.lat)
-      ranks.merge_hist(acc.queue, p.blobs.queue)
-      ranks.add_stats(sum, p.blobs.stats, ranks.merge_types(self.rt, acc, p.h.type_names or {}, p.blobs))
+      self:add_part(acc, sum, p)
     end
   end
-  part.d = snapshot.counters(sum)
+  part.d, part.stats = snapshot.counters(sum), sum
   local names = snapshot.type_names(self.rt)
   if #names > 0 then part.types = interval.type_deltas(names, sum, ZERO) end
   -- Every rank's last interval empty (each ended on a tick): nothing to print.

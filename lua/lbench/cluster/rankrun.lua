@@ -27,11 +27,12 @@ Rank.__index = Rank
 
 -- The rank of a reporter whose run is `run`.  With report intervals
 -- (`interval_ns` > 0, histograms of configuration `hcfg`), rank 0 prints
--- the job's intervals through `emit(part, acc)`.
-function M.new(ctx, run, interval_ns, hcfg, emit)
+-- the job's intervals through `emit(part, acc)`, and hands a rank's part
+-- that came too late for its interval to `late(stats, acc)` (if given).
+function M.new(ctx, run, interval_ns, hcfg, emit, late)
   local self = setmetatable({ ctx = ctx, run = run, emit = emit, notified = false, stopped_by = nil }, Rank)
   if interval_ns > 0 then
-    self.agg = rankiv.new(ctx.rt, interval_ns, function() return snapshot.new(hcfg) end)
+    self.agg = rankiv.new(ctx.rt, interval_ns, function() return snapshot.new(hcfg) end, late)
     self.own_intervals = json.array()
   end
   return self

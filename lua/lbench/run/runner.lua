@@ -9,7 +9,6 @@ local json = require("lbench.json")
 local util = require("lbench.util")
 local report = require("lbench.result.render")
 local result = require("lbench.result.document")
-local hist = require("lbench.api.hist")
 local cpu = require("lbench.cpu")
 local observe = require("lbench.run.observe")
 local phases = require("lbench.phases")
@@ -18,6 +17,7 @@ local cluster = require("lbench.cluster.transport")
 local rankrun = require("lbench.cluster.rankrun")
 local ranks = require("lbench.cluster.ranks")
 local snapshot = require("lbench.result.snapshot")
+local metrics_ep = require("lbench.run.metrics")
 local new_snapshot, counters, diff, type_names = snapshot.new, snapshot.counters, snapshot.diff, snapshot.type_names
 
 local M = {}
@@ -170,55 +170,8 @@ function M.parallel_command(ctx)
   return true
 end
 
--- ---- metrics endpoint ------------------------------------------------------
-
--- --metrics-addr: "HOST:PORT", "[V6]:PORT", ":PORT" or "PORT" -> host, port.
-function M.parse_metrics_addr(s, allow_remote)
-  local host, port = s:match("^%[([^%]]+)%]:(%d+)$")
-  if not host then host, port = s:match("^([^:]*):(%d+)$") end
-  if not host then port = s:match("^(%d+)$"); host = "" end
-  port = tonumber(port)
-  if not port or port > 65535 then
-    util.fail("--metrics-addr=%s: expected HOST:PORT, e.g. 127.0.0.1:9100", s)
-  end
-  if host == "" or host == "localhost" then host = "127.0.0.1" end
-  local loopback = host:match("^127%.%d+%.%d+%.%d+$") or host == "::1"
-  if not loopback and not allow_remote then
-    util.fail("--metrics-addr=%s: %s is not a loopback address; add --metrics-allow-remote to serve metrics to the network", s, host)
-  end
-  return host, port
-end
-
-local function metrics_start(ctx)
-  local addr = ctx.opt.metrics_addr
-  if not addr or addr == "" then return nil end
-  local host, port = M.parse_metrics_addr(addr, ctx.opt.metrics_allow_remote)
-  local err = ffi.new("char[256]")
-  local m = C.lb_metrics_start(C.lb_runtime_metrics_host(ctx.rt), host, port, err, 256)
-  if m == nil then util.fail("--metrics-addr=%s: %s", addr, ffi.string(err)) end
-  return m
-end
-
--- Publish the latency quantiles of histogram `h` (the last interval).
-local METRIC_QS = { 0.5, 0.9, 0.95, 0.99, 0.999 }
-local function metrics_publish(m, h, keys, secs)
-  if m == nil then return end
-  local qs, seen = {}, {}
-  for _, q in ipairs(METRIC_QS) do qs[#qs + 1] = q; seen[q] = true end
-  for _, k in ipairs(keys) do
-    local q = tonumber(k) / 100
-    if not seen[q] then qs[#qs + 1] = q; seen[q] = true end
-  end
-  local n = #qs
-  local qa, va = ffi.new("double[?]", n), ffi.new("double[?]", n)
-  local count = tonumber(C.lb_hist_count_all(h))
-  for i, q in ipairs(qs) do
-    qa[i - 1] = q
-    local v = hist.decode(C.lb_hist_percentile(h, q * 100))
-    va[i - 1] = (count > 0 and v ~= math.huge and v >= 0) and v / 1e9 or -1
-  end
-  C.lb_metrics_publish(m, n, qa, va, count, secs)
-end
+-- --metrics-addr (run/metrics.lua).
+M.parse_metrics_addr = metrics_ep.parse_addr
 
 -- Async mode: --connections=N (N >= --threads) virtual users.
 local function check_connections(opt)
@@ -251,12 +204,12 @@ function M.run(ctx, lb)
         ctx.scenario_name or ctx.script)
     end
     phases.check(ctx.opt)
-    metrics = metrics_start(ctx)
+    metrics = metrics_ep.start(ctx)
     return M.run_measured(ctx, lb, metrics)
   end)
   -- The endpoint goes before the run it reads is freed.
   if metrics ~= nil then
-    C.lb_metrics_attach(metrics, nil, 0, 0)
+    C.lb_metrics_attach(metrics, nil, 0, 0, 0)
     C.lb_metrics_stop(metrics)
   end
   if not ok then
@@ -319,9 +272,15 @@ local function new_reporter(ctx, lb, run, metrics, keys, paced)
   C.lb_hist_config_default(hcfg)
   local t0 = C.lb_run_started_ns(run)
   local warm_end = C.lb_run_warmup_end_ns(run)
+  local interval_ns = opt.report_interval > 0 and opt.report_interval * 1e9 or 0
+  -- Several ranks and an endpoint, no interval reports: the ranks' figures
+  -- are still merged every second, for rank 0's endpoint alone (`silent`:
+  -- neither printed nor in any document).
+  local silent = interval_ns == 0 and ctx.cluster ~= nil and metrics_ep.wanted(opt)
+  if silent then interval_ns = 1e9 end
   local R = setmetatable({ ctx = ctx, lb = lb, run = run, metrics = metrics, keys = keys, paced = paced,
-    t0 = t0, warm_end = warm_end, has_warm = warm_end > t0,
-    interval_ns = opt.report_interval > 0 and opt.report_interval * 1e9 or 0,
+    t0 = t0, warm_end = warm_end, has_warm = warm_end > t0, interval_ns = interval_ns, silent = silent,
+    job = ctx.cluster and metrics ~= nil and metrics_ep.job_sum() or nil,
     acc = new_snapshot(hcfg),   -- histograms since the last report tick
     cum = new_snapshot(hcfg),   -- histograms after the warm-up
     snap = new_snapshot(hcfg),  -- one collection
@@ -338,7 +297,9 @@ local function new_reporter(ctx, lb, run, metrics, keys, paced)
   R.next_cut = C.lb_run_next_cut(run, t0)
   R.warm_pending = R.has_warm
   if ctx.cluster then
-    R.rank = rankrun.new(ctx, run, R.interval_ns, hcfg, function(part, acc) R:emit(part, acc) end)
+    -- A part too late for its interval line still counts at the endpoint.
+    local late = R.job and function(stats, acc) metrics_ep.job_interval(metrics, R.job, stats, acc) end
+    R.rank = rankrun.new(ctx, run, R.interval_ns, hcfg, function(part, acc) R:emit(part, acc) end, late)
   end
   -- Without interval reports the endpoint still gets a latency interval
   -- every second (a collection merges into the cumulative histograms
@@ -351,6 +312,9 @@ end
 -- everything): each event counts in the period in which it completed.
 function Reporter:collect(cut)
   C.lb_run_collect(self.run, self.snap, cut)
+  -- One process: the endpoint serves every collection (a job's rank 0
+  -- serves the merged intervals instead: Reporter:emit).
+  if self.metrics ~= nil and not self.ctx.cluster then metrics_ep.update(self.metrics, self.snap.sum, self.snap.lat) end
   C.lb_stats_snapshot_merge_hists(self.acc, self.snap)
   if not self.has_warm or self.last_collect >= self.warm_end then
     C.lb_stats_snapshot_merge_hists(self.cum, self.snap)
@@ -368,9 +332,9 @@ function Reporter:tick(t, final)
   local part = { t_rel = tonumber(t - self.t0) / 1e9, secs = tonumber(t - self.last_report.t) / 1e9,
                  d = diff(c, self.last_report.c), threads = snap.threads_running }
   part.warm = self.has_warm and t <= self.warm_end + 1e6
-  part.observed = self.obs and self.obs:tick(t)
+  part.observed = not self.silent and self.obs and self.obs:tick(t)
   if self.phases and not part.warm then part.phase = self.phases:current() end
-  metrics_publish(self.metrics, acc.lat, self.keys, part.secs)
+  if not self.ctx.cluster then metrics_ep.quantiles(self.metrics, acc.lat, self.keys, part.secs) end
   if #self.tnames > 0 then part.types = interval.type_deltas(self.tnames, snap.sum, self.last_sum) end
   if self.rank and self.rank:merges_intervals() then
     -- This rank's own interval (for its --rank-result-file), then the
@@ -378,7 +342,7 @@ function Reporter:tick(t, final)
     local stats = ffi.new("lb_stats")
     C.lb_stats_sub(stats, snap.sum, self.last_sum)
     self.rank:interval(final and "end" or math.floor(part.t_rel * 1000 + 0.5), part, acc, stats,
-      part.secs > 0 and interval.json(self:interval_of(part, acc)) or nil)
+      part.secs > 0 and not self.silent and interval.json(self:interval_of(part, acc)) or nil)
   else
     self:emit(part, acc)
   end
@@ -399,6 +363,9 @@ end
 -- Print one interval: this process's, or (rank 0) the job's.
 function Reporter:emit(part, acc)
   local ctx, opt, keys, d, secs = self.ctx, self.ctx.opt, self.keys, part.d, part.secs
+  -- Rank 0 of several: the job's interval is the endpoint's.
+  if self.job then metrics_ep.job_interval(self.metrics, self.job, part.stats, acc, keys, secs) end
+  if self.silent then return end
   local iv = self:interval_of(part, acc)
   -- A scenario may add to the interval (text: iv.types_line).
   local hooks = self.lb.hooks
@@ -461,7 +428,7 @@ function Reporter:at_cut(c)
   if b and c >= b - 1e6 then self:phase_boundary(c) end
   if self.interval_ns > 0 and c > self.last_report.t + 1e6 then self:tick(c) end
   if self.metrics_ns then
-    metrics_publish(self.metrics, self.snap.lat, self.keys, tonumber(c - self.last_metrics) / 1e9)
+    metrics_ep.quantiles(self.metrics, self.snap.lat, self.keys, tonumber(c - self.last_metrics) / 1e9)
     self.last_metrics = c
   end
 end
@@ -563,8 +530,8 @@ end
 
 -- Where the reporter collects (run.h): every report interval (or every
 -- second for a metrics endpoint alone), the warm-up end, phase boundaries.
-local function set_cuts(cfg, opt, metrics)
-  cfg.cut_grid_s = opt.report_interval > 0 and opt.report_interval or (metrics ~= nil and 1 or 0)
+local function set_cuts(cfg, opt)
+  cfg.cut_grid_s = opt.report_interval > 0 and opt.report_interval or (metrics_ep.wanted(opt) and 1 or 0)
   local list = phases.of(opt) or {}
   for i = 1, math.min(#list - 1, C.LB_MAX_CUTS - 1) do
     cfg.cuts_after_warmup_s[i - 1] = list[i].end_s
@@ -626,7 +593,7 @@ function M.run_measured(ctx, lb, metrics)
   local paced = opt.rate > 0
   local boot = boot_chunk(ctx, "run")
   local cfg = make_config(opt, C.LB_RUN_EVENTS, boot, ctx.cluster)
-  set_cuts(cfg, opt, metrics)
+  set_cuts(cfg, opt)
   -- As sysbench, "Threads started!" between the scripts' loading and their
   -- first event (the engine prints it at the start barrier); the string
   -- stays referenced here until the run has started.
@@ -641,10 +608,7 @@ function M.run_measured(ctx, lb, metrics)
   local run = new_run(ctx, cfg, boot)
   local server_pid = cpu.server_pid(opt, lb, cluster.active())
   local cpu_sampler = cpu.sampler(server_pid)
-  if metrics ~= nil then
-    local nt = C.lb_run_threads(run)
-    C.lb_metrics_attach(metrics, run, nt, (opt.connections or 0) > 0 and math.ceil(opt.connections * nt / opt.threads) or nt)
-  end
+  metrics_ep.attach(metrics, ctx, run)
   -- Several ranks: their wall clocks against rank 0's, so that the start
   -- skew compares one clock (cluster/ranks.lua); off the measured period.
   local clocks = ctx.cluster and cluster.clock_offsets()
