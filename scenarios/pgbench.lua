@@ -94,6 +94,9 @@ lbench.cmdline.options = {
     .. "language)", false },
   connect_per_transaction = { "A new connection for each transaction, closed after it (pgbench -C/--connect): its "
     .. "opening and closing times are part of the transaction's latency and counted apart", false },
+  latency_limit = { "Transactions over this many ms are counted as late; under --rate, one already this late at "
+    .. "its scheduled start is skipped and counted (pgbench -L/--latency-limit; 0: none)", 0, type = "double",
+    min = 0 },
   pgbench_per_client = { "the transactions per client of pgbench -t, for its report under the name pgbench "
     .. "(--events holds their total)", 0, min = 0 },
 }
@@ -340,6 +343,24 @@ local function close_per_tx()
   lbench.counter.add(stats.CONN_NS, tonumber(C.lb_clock_ns() - t0))
 end
 
+-- -L under --rate: a transaction later than the limit at its scheduled
+-- start is skipped (not run, not recorded) and counted.
+local function skip_late()
+  if opt.latency_limit <= 0 or (tonumber(opt.rate) or 0) <= 0 then return false end
+  if C.lb_clock_ns() - C.lb_worker_ev_intended(W) <= opt.latency_limit * 1e6 then return false end
+  C.lb_worker_ev_skip(W)
+  lbench.counter.add(stats.SKIPPED)
+  return true
+end
+
+-- -L: a transaction that ended later than the limit after its scheduled start.
+local function count_late(i)
+  if opt.latency_limit > 0 and C.lb_clock_ns() - t_sched > opt.latency_limit * 1e6 then
+    lbench.counter.add(stats.LATE)
+    lbench.counter.add(stats.script(i, stats.S_LATE))
+  end
+end
+
 -- One transaction of a script drawn by weight.  An error of
 -- --db-ignore-errors restarts the event: the retry runs the same script
 -- with the same values, as pgbench's retries do (lbench's SQL layer rolls
@@ -347,10 +368,11 @@ end
 function event()
   local retry = pending ~= nil
   if not retry then
+    if skip_late() then return end
     pending = runner.pick()
     if not scripted then runner.draw(values) end
     tries = 0
-    if logw then t_sched, t_begin = C.lb_worker_ev_intended(W), C.lb_clock_ns() end
+    t_sched, t_begin = C.lb_worker_ev_intended(W), C.lb_clock_ns()
   end
   tries = tries + 1
   lbench.stat.event(TYPES[pending])
@@ -366,6 +388,7 @@ function event()
     txlog.txn(logw, client_no, ntx, pending - 1, t_sched, t_begin, C.lb_clock_ns(), tries)
   end
   if opt.connect_per_transaction then close_per_tx() end
+  count_late(pending)
   pending = nil
 end
 
@@ -374,6 +397,8 @@ lbench.hooks.result = function(r)
   local n = (opt.connections or 0) > 0 and opt.connections or opt.threads
   run_info.connect_ms = lbench.progress.done() / n / 1000
   run_info.aborted = lbench.counter.get(ABORTED)
+  run_info.late = lbench.counter.get(stats.LATE)
+  run_info.skipped = lbench.counter.get(stats.SKIPPED)
   if opt.connect_per_transaction then
     run_info.connections = lbench.counter.get(stats.CONN_N)
     run_info.connection_ms = lbench.counter.get(stats.CONN_NS) / 1e6

@@ -123,7 +123,15 @@ function M.report(t, r, opt)
   -- the retries, when there were some, as pgbench counts them.
   if t.retries > 0 then line("total number of retries: %d", t.retries) end
   local paced = (tonumber(opt.rate) or 0) > 0
-  if paced or opt.report_interval > 0 then
+  local total = t.transactions + (t.skipped_transactions or 0) + t.failed_transactions
+  if paced and t.latency_limit_ms then
+    line("number of transactions skipped: %d (%.3f%%)", t.skipped_transactions, 100 * t.skipped_transactions / total)
+  end
+  if t.latency_limit_ms then
+    line("number of transactions above the %.1f ms latency limit: %d/%d (%.3f%%)", t.latency_limit_ms,
+      t.late_transactions, t.transactions, t.transactions > 0 and 100 * t.late_transactions / t.transactions or 0)
+  end
+  if paced or opt.report_interval > 0 or t.latency_limit_ms then
     line("latency average = %.3f ms", t.latency_avg_ms)
     line("latency stddev = %.3f ms", t.latency_stddev_ms)
   else

@@ -37,6 +37,12 @@ function M.summary(r, opt, run)
   t.latency_avg_ms = r.latency_ms.avg
   t.latency_stddev_ms = r.latency_ms.stddev
   t.initial_connection_time_ms = run.connect_ms
+  -- -L: the transactions over the limit, and those skipped under --rate.
+  if opt.latency_limit > 0 then
+    t.latency_limit_ms = opt.latency_limit
+    t.late_transactions = run.late or 0
+    t.skipped_transactions = run.skipped or 0
+  end
   -- -C: the connections opened by the transactions, and their average
   -- time (opening and closing) per transaction, as pgbench's.
   if run.connections then
@@ -81,6 +87,11 @@ function M.text(t)
   line("number of transactions actually processed: %d", t.transactions)
   line("number of failed transactions: %d (%.3f%%)", t.failed_transactions, t.failed_pct)
   line("total number of retries: %d (deadlocks and serialization failures, retried until they succeeded)", t.retries)
+  if t.latency_limit_ms then
+    line("number of transactions skipped: %d (late at their scheduled start under a rate)", t.skipped_transactions)
+    line("number of transactions above the %.1f ms latency limit: %d/%d (%.3f %%)", t.latency_limit_ms,
+      t.late_transactions, t.transactions, t.transactions > 0 and 100 * t.late_transactions / t.transactions or 0)
+  end
   line("latency average = %.3f ms", t.latency_avg_ms)
   line("latency stddev = %.3f ms", t.latency_stddev_ms)
   if t.connections then
@@ -134,6 +145,10 @@ function M.csv(t)
   add("latency_avg_ms", t.latency_avg_ms)
   add("latency_stddev_ms", t.latency_stddev_ms)
   add("initial_connection_time_ms", t.initial_connection_time_ms)
+  if t.latency_limit_ms then
+    add("late_transactions", t.late_transactions)
+    add("skipped_transactions", t.skipped_transactions)
+  end
   if t.connections then
     add("connections", t.connections)
     add("average_connection_time_ms", t.average_connection_time_ms)

@@ -171,3 +171,16 @@ d=$((s2 - s1)); d0=$((s3 - s2))
 run connect_own "$LB" pgbench $P --threads=2 --time=0 --events=10 --connect-per-transaction run
 [ "$rc" = 0 ] && grep -q '^connections opened: 10 (one per transaction)$' "$T/connect_own.out" && pass connect_lbench_report ||
   fail connect_lbench_report "exit $rc: $(grep -i connect "$T/connect_own.out" | head -3) $(head -c 300 "$T/connect_own.err")"
+
+# ---- -L: late transactions counted; under -R, those late at their start skipped --
+printf '\\sleep 20 ms\nSELECT 1;\n' >"$T/sleep.sql"
+both run_late "${C[@]}" -c 1 -t 8 -L 10 -f "$T/sleep.sql" -n sbtest
+grep -qx 'number of transactions above the 10.0 ms latency limit: 8/8 (100.000%)' "$T/run_late_lb.out" && pass late_counted ||
+  fail late_counted "$(grep -i 'latency limit' "$T/run_late_lb.out")"
+run late_none "$PGB" "${C[@]}" -c 1 -t 4 -L 5000 -f "$T/sleep.sql" -n sbtest
+grep -qx 'number of transactions above the 5000.0 ms latency limit: 0/4 (0.000%)' "$T/late_none.out" && pass late_none ||
+  fail late_none "exit $rc: $(grep -i 'latency limit' "$T/late_none.out") $(head -c 200 "$T/late_none.err")"
+# 100 tps scheduled, 20 ms each: most slots are more than 10 ms late at their start
+both run_skip "${C[@]}" -c 1 -T 2 -R 100 -L 10 -f "$T/sleep.sql" -n sbtest
+sk=$(sed -nE 's/^number of transactions skipped: ([0-9]+) .*/\1/p' "$T/run_skip_lb.out")
+[ "${sk:-0}" -gt 20 ] && pass skip_counted || fail skip_counted "skipped: '${sk}' $(head -c 300 "$T/run_skip_lb.err")"
