@@ -45,6 +45,8 @@ struct lb_runtime {
     int bar_shown;                /* a progress line without its newline is on screen (under out_mu) */
     int ntypes;
     char *types[LB_MAX_TYPES];
+    pthread_mutex_t hists_mu;     /* workers merge their histograms in */
+    lb_hist *hists[LB_RUNTIME_HISTS];
 };
 
 const char *lb_version(void) { return LB_VERSION; }
@@ -180,6 +182,39 @@ uint64_t lb_runtime_counter_get(lb_runtime *rt, int32_t i)
 {
     return i >= 0 && i < LB_RUNTIME_COUNTERS ? atomic_load(&rt->counters[i]) : 0;
 }
+int lb_runtime_hist_merge(lb_runtime *rt, int32_t i, const lb_hist *h)
+{
+    if (i < 0 || i >= LB_RUNTIME_HISTS || !h)
+        return -1;
+    int rc = 0;
+    pthread_mutex_lock(&rt->hists_mu);
+    if (!rt->hists[i])
+        rt->hists[i] = lb_hist_new(lb_hist_cfg(h));
+    rc = rt->hists[i] ? lb_hist_merge(rt->hists[i], h) : -1;
+    pthread_mutex_unlock(&rt->hists_mu);
+    return rc;
+}
+
+const lb_hist *lb_runtime_hist(lb_runtime *rt, int32_t i)
+{
+    if (i < 0 || i >= LB_RUNTIME_HISTS)
+        return NULL;
+    pthread_mutex_lock(&rt->hists_mu);
+    const lb_hist *h = rt->hists[i];
+    pthread_mutex_unlock(&rt->hists_mu);
+    return h;
+}
+
+void lb_runtime_hists_clear(lb_runtime *rt)
+{
+    pthread_mutex_lock(&rt->hists_mu);
+    for (int i = 0; i < LB_RUNTIME_HISTS; i++) {
+        lb_hist_free(rt->hists[i]);
+        rt->hists[i] = NULL;
+    }
+    pthread_mutex_unlock(&rt->hists_mu);
+}
+
 void lb_runtime_mark_sql(lb_runtime *rt) { atomic_store(&rt->sql_used, 1); }
 int lb_runtime_sql_used(lb_runtime *rt) { return atomic_load(&rt->sql_used); }
 
@@ -304,6 +339,7 @@ lb_runtime *lb_runtime_new(void)
         return NULL;
     pthread_mutex_init(&rt->types_mu, NULL);
     pthread_mutex_init(&rt->out_mu, NULL);
+    pthread_mutex_init(&rt->hists_mu, NULL);
     rt->host = (lb_run_host){ rt, host_out, host_stop_requested };
     rt->metrics_host = (lb_metrics_host){ rt, host_type_count, host_type_name, lb_db_metrics_lines };
     char err[1024];
@@ -323,6 +359,8 @@ void lb_runtime_free(lb_runtime *rt)
     for (int i = 0; i < rt->ntypes; i++)
         free(rt->types[i]);
     free(rt->result);
+    lb_runtime_hists_clear(rt);
+    pthread_mutex_destroy(&rt->hists_mu);
     pthread_mutex_destroy(&rt->types_mu);
     pthread_mutex_destroy(&rt->out_mu);
     free(rt);

@@ -51,10 +51,19 @@ uint64_t lb_runtime_connect_retries(lb_runtime *rt);
 /* A scenario's own counts over every state of the run (clients that
  * aborted, say): workers add, the main state sets and reads.  Slots
  * 0 .. LB_RUNTIME_COUNTERS-1; another index is ignored (reads 0). */
-enum { LB_RUNTIME_COUNTERS = 8 };
+enum { LB_RUNTIME_COUNTERS = 4096 };
 void lb_runtime_counter_set(lb_runtime *rt, int32_t i, uint64_t v);
 void lb_runtime_counter_add(lb_runtime *rt, int32_t i, uint64_t n);
 uint64_t lb_runtime_counter_get(lb_runtime *rt, int32_t i);
+/* A scenario's own histograms over every state of the run (pgbench's
+ * per-statement latencies): a worker merges its own into slot i (0 ..
+ * LB_RUNTIME_HISTS-1) when it is done, the main state reads them after
+ * the run and clears them before the next.  Merge: 0, or -1 (bad slot,
+ * another configuration, no memory).  Get: NULL when none was merged. */
+enum { LB_RUNTIME_HISTS = 1024 };
+int lb_runtime_hist_merge(lb_runtime *rt, int32_t i, const lb_hist *h);
+const lb_hist *lb_runtime_hist(lb_runtime *rt, int32_t i);
+void lb_runtime_hists_clear(lb_runtime *rt);
 /* Some Lua state of this runtime (the main one, a worker's, a virtual
  * user's) loaded the SQL API: the reports then keep the SQL layout (tps,
  * qps, SQL statistics) in every interval, also one without a query. */

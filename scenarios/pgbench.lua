@@ -24,8 +24,10 @@ local scripts = require("pgbench.scripts")
 local custom = require("pgbench.custom")
 local txlog = require("pgbench.log")
 local compat = require("pgbench.compat")
+local stats = require("pgbench.stats")
 local C = require("lbench.ffi").C
 local util = require("lbench.util")
+local json = require("lbench.json")
 
 -- --random-seed=time (the default) must give every client the same seed:
 -- the main state fixes it while the scenario loads, before the options
@@ -87,6 +89,14 @@ lbench.cmdline.options = {
     .. "f foreign keys; PostgreSQL); empty: lbench's prepare", "" },
   unlogged_tables = { "create the tables UNLOGGED (pgbench --unlogged-tables; PostgreSQL)", false },
   init_quiet = { "fewer messages while loading (pgbench -i -q)", false },
+  report_per_command = { "Per-statement latencies (pgbench -r): each script command's average in pgbench's "
+    .. "report, its percentiles in lbench's and in the result document (runs every script through the script "
+    .. "language)", false },
+  connect_per_transaction = { "A new connection for each transaction, closed after it (pgbench -C/--connect): its "
+    .. "opening and closing times are part of the transaction's latency and counted apart", false },
+  latency_limit = { "Transactions over this many ms are counted as late; under --rate, one already this late at "
+    .. "its scheduled start is skipped and counted (pgbench -L/--latency-limit; 0: none)", 0, type = "double",
+    min = 0 },
   pgbench_per_client = { "the transactions per client of pgbench -t, for its report under the name pgbench "
     .. "(--events holds their total)", 0, min = 0 },
 }
@@ -174,7 +184,10 @@ local run_info
 local con, runner, pending
 local W
 -- The run-wide counter of the clients that aborted.
-local ABORTED = 0
+local ABORTED = stats.ABORTED
+-- --report-per-command: this client's per-statement histograms, and each
+-- script's first statement slot (pgbench/stats.lua).
+local cmd_hists, cmd_off
 local logw, client_no, ntx, t_sched, t_begin, tries = nil, 0, 0, 0, 0, 0
 local list, TYPES = nil, {}
 local values = {}
@@ -193,16 +206,19 @@ local argv = lbench.cmdline.argv
 local scripted, commit
 
 local function script_list()
-  scripted = #custom.files(argv, opt) > 0
+  local files = #custom.files(argv, opt)
+  scripted = files > 0 or opt.report_per_command or opt.connect_per_transaction
   commit = schema.pg(opt) and "END" or "COMMIT"
-  if scripted then return custom.load(opt, argv, commit) end
+  if scripted then
+    return custom.load(opt, argv, commit, (opt.builtin == "" and files == 0) and "tpcb-like" or opt.builtin)
+  end
   return scripts.parse(opt.builtin ~= "" and opt.builtin or "tpcb-like")
 end
 
 -- The scale: pgbench reads it from pgbench_branches when a built-in
 -- script runs, and otherwise takes --scale (default 1) as it is.
 local function run_scale(c)
-  if scripted and opt.builtin == "" then return opt.scale end
+  if scripted and opt.builtin == "" and #custom.files(argv, opt) > 0 then return opt.scale end
   return schema.loaded_scale(c, opt)
 end
 
@@ -232,6 +248,9 @@ function init()
   local l, total = script_list()
   register(l)
   if scripted then custom.defines(argv, opt) end
+  local why
+  cmd_off, why = stats.offsets(l)
+  if not cmd_off then util.fail("%s", why) end
   local c = connect()
   local scale = run_scale(c)
   if scale_given and scale ~= opt.scale then
@@ -247,7 +266,7 @@ function init()
   -- The workers add their connections' opening times (us) here: the one
   -- counter every state of a run shares; nothing draws it during a run.
   lbench.progress.total(0, "us")
-  lbench.counter.set(ABORTED, 0)
+  stats.clear()
   run_info = { scripts = l, total_weight = total, scale = scale, query_mode = QUERY_MODE[opt.db_ps_mode],
     clients = (opt.connections or 0) > 0 and opt.connections or opt.threads }
 end
@@ -258,6 +277,8 @@ function thread_init()
   local total
   list, total = script_list()
   register(list)
+  cmd_off = stats.offsets(list)
+  cmd_hists = opt.report_per_command and stats.worker_hists(list) or nil
   local t0 = lbench.clock.now()
   con = connect()
   lbench.progress.add(math.floor((lbench.clock.now() - t0) * 1e6 + 0.5))
@@ -271,7 +292,12 @@ function thread_init()
   if scripted then
     runner = custom.client(con, { list = list, total = total, seed = opt.random_seed, nclients = n,
       id = lbench.vu or lbench.tid, scale = scale, defines = custom.defines(argv, opt),
-      mode = QUERY_MODE[opt.db_ps_mode] })
+      mode = QUERY_MODE[opt.db_ps_mode], cmd_hists = cmd_hists })
+    -- -C: this connection served the scale alone; each transaction opens its own.
+    if opt.connect_per_transaction then
+      con:disconnect()
+      con = nil
+    end
     return
   end
   runner = scripts.runner(con, list, scale, { big = schema.big(scale), commit = commit })
@@ -280,6 +306,8 @@ end
 function thread_done()
   txlog.close(logw)
   logw = nil
+  if cmd_hists then stats.flush(cmd_hists, cmd_off) end
+  cmd_hists = nil
   if runner and runner.close then runner.close() end
   if con then con:disconnect() end
 end
@@ -298,6 +326,41 @@ local function client_aborted(err)
   return true
 end
 
+-- -C: open the transaction's connection (closed by close_per_tx), the
+-- time counted in CONN_NS and the connection in CONN_N.
+local function open_per_tx()
+  local t0 = C.lb_clock_ns()
+  con = connect()
+  runner.st.con = con
+  lbench.counter.add(stats.CONN_NS, tonumber(C.lb_clock_ns() - t0))
+  lbench.counter.add(stats.CONN_N)
+end
+
+local function close_per_tx()
+  local t0 = C.lb_clock_ns()
+  con:disconnect()
+  con = nil
+  lbench.counter.add(stats.CONN_NS, tonumber(C.lb_clock_ns() - t0))
+end
+
+-- -L under --rate: a transaction later than the limit at its scheduled
+-- start is skipped (not run, not recorded) and counted.
+local function skip_late()
+  if opt.latency_limit <= 0 or (tonumber(opt.rate) or 0) <= 0 then return false end
+  if C.lb_clock_ns() - C.lb_worker_ev_intended(W) <= opt.latency_limit * 1e6 then return false end
+  C.lb_worker_ev_skip(W)
+  lbench.counter.add(stats.SKIPPED)
+  return true
+end
+
+-- -L: a transaction that ended later than the limit after its scheduled start.
+local function count_late(i)
+  if opt.latency_limit > 0 and C.lb_clock_ns() - t_sched > opt.latency_limit * 1e6 then
+    lbench.counter.add(stats.LATE)
+    lbench.counter.add(stats.script(i, stats.S_LATE))
+  end
+end
+
 -- One transaction of a script drawn by weight.  An error of
 -- --db-ignore-errors restarts the event: the retry runs the same script
 -- with the same values, as pgbench's retries do (lbench's SQL layer rolls
@@ -305,13 +368,15 @@ end
 function event()
   local retry = pending ~= nil
   if not retry then
+    if skip_late() then return end
     pending = runner.pick()
     if not scripted then runner.draw(values) end
     tries = 0
-    if logw then t_sched, t_begin = C.lb_worker_ev_intended(W), C.lb_clock_ns() end
+    t_sched, t_begin = C.lb_worker_ev_intended(W), C.lb_clock_ns()
   end
   tries = tries + 1
   lbench.stat.event(TYPES[pending])
+  if opt.connect_per_transaction and not con then open_per_tx() end
   if scripted then
     local ok, err = pcall(runner.exec, pending, retry)
     if not ok then return client_aborted(err) end
@@ -322,6 +387,8 @@ function event()
     ntx = ntx + 1
     txlog.txn(logw, client_no, ntx, pending - 1, t_sched, t_begin, C.lb_clock_ns(), tries)
   end
+  if opt.connect_per_transaction then close_per_tx() end
+  count_late(pending)
   pending = nil
 end
 
@@ -330,6 +397,13 @@ lbench.hooks.result = function(r)
   local n = (opt.connections or 0) > 0 and opt.connections or opt.threads
   run_info.connect_ms = lbench.progress.done() / n / 1000
   run_info.aborted = lbench.counter.get(ABORTED)
+  run_info.late = lbench.counter.get(stats.LATE)
+  run_info.skipped = lbench.counter.get(stats.SKIPPED)
+  if opt.connect_per_transaction then
+    run_info.connections = lbench.counter.get(stats.CONN_N)
+    run_info.connection_ms = lbench.counter.get(stats.CONN_NS) / 1e6
+  end
+  if opt.report_per_command then run_info.commands = stats.commands(run_info.scripts, cmd_off, json) end
   r.pgbench = report.summary(r, opt, run_info)
 end
 -- After the report: clients that aborted fail the run (pgbench exits with

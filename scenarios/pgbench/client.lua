@@ -102,7 +102,8 @@ local function prepared_sql(st, cmd)
   end
   local wants_rows = cmd.gset or cmd.aset
   return function()
-    if not stmt then
+    -- (prepared again on a new connection: --connect-per-transaction)
+    if not stmt or stmt.con ~= st.con then
       stmt = st.con:prepare(text)
       bind(cap)
     end
@@ -285,12 +286,16 @@ function M.compile(cmds, st, mode)
   return steps
 end
 
-local function run_steps(st, steps)
+-- `hs`: the script's per-command histograms (ns) under
+-- --report-per-command, each command that ran to its end recorded.
+local function run_steps(st, steps, hs)
   local i, n = 1, #steps
   while i <= n do
     st.command = i
+    local t0 = hs and C.lb_clock_ns()
     local to, again = steps[i]()
-    if again then to = i end
+    if again then to = i
+    elseif hs then hs[i]:record(C.lb_clock_ns() - t0) end
     i = to or i + 1
   end
 end
@@ -300,7 +305,7 @@ end
 -- expression's error aborts the client, naming the command that failed.
 function M.run(st, steps, index, cmds, source)
   st.script, st.source = index, source
-  local ok, err = pcall(run_steps, st, steps)
+  local ok, err = pcall(run_steps, st, steps, st.cmd_hists and st.cmd_hists[index + 1])
   if ok then return end
   if type(err) == "table" and err.pgbench_error then
     abort(st, cmds[st.command], "evaluation of meta-command failed: " .. err.pgbench_error)

@@ -123,7 +123,15 @@ function M.report(t, r, opt)
   -- the retries, when there were some, as pgbench counts them.
   if t.retries > 0 then line("total number of retries: %d", t.retries) end
   local paced = (tonumber(opt.rate) or 0) > 0
-  if paced or opt.report_interval > 0 then
+  local total = t.transactions + (t.skipped_transactions or 0) + t.failed_transactions
+  if paced and t.latency_limit_ms then
+    line("number of transactions skipped: %d (%.3f%%)", t.skipped_transactions, 100 * t.skipped_transactions / total)
+  end
+  if t.latency_limit_ms then
+    line("number of transactions above the %.1f ms latency limit: %d/%d (%.3f%%)", t.latency_limit_ms,
+      t.late_transactions, t.transactions, t.transactions > 0 and 100 * t.late_transactions / t.transactions or 0)
+  end
+  if paced or opt.report_interval > 0 or t.latency_limit_ms then
     line("latency average = %.3f ms", t.latency_avg_ms)
     line("latency stddev = %.3f ms", t.latency_stddev_ms)
   else
@@ -132,21 +140,40 @@ function M.report(t, r, opt)
   if paced and r.queue_ms then
     line("rate limit schedule lag: avg %.3f (max %.3f) ms", r.queue_ms.avg or 0, r.queue_ms.max or 0)
   end
-  line("initial connection time = %.3f ms", t.initial_connection_time_ms)
-  line("tps = %f (without initial connection time)", t.tps)
-  if #t.scripts > 1 then
+  if t.connections then
+    line("average connection time = %.3f ms", t.average_connection_time_ms)
+    line("tps = %f (including reconnection times)", t.tps)
+  else
+    line("initial connection time = %.3f ms", t.initial_connection_time_ms)
+    line("tps = %f (without initial connection time)", t.tps)
+  end
+  local several = #t.scripts > 1
+  if several or opt.report_per_command then
     for _, s in ipairs(t.scripts) do
-      line("SQL script %d: %s", s.script, s.description)
-      line(" - weight: %d (targets %.1f%% of total)", s.weight, s.target_pct)
-      line(" - %d transactions (%.1f%% of total, tps = %f)", s.transactions, s.share_pct, s.tps)
-      line(" - number of failed transactions: %d (%.3f%%)", s.failed_transactions, 0)
-      if s.transactions > 0 then
-        line(" - latency average = %.3f ms", s.latency_avg_ms)
-        line(" - latency stddev = %.3f ms", s.latency_stddev_ms)
+      if several then
+        line("SQL script %d: %s", s.script, s.description)
+        line(" - weight: %d (targets %.1f%% of total)", s.weight, s.target_pct)
+        line(" - %d transactions (%.1f%% of total, tps = %f)", s.transactions, s.share_pct, s.tps)
+        line(" - number of failed transactions: %d (%.3f%%)", s.failed_transactions, 0)
+        if s.transactions > 0 then
+          line(" - latency average = %.3f ms", s.latency_avg_ms)
+          line(" - latency stddev = %.3f ms", s.latency_stddev_ms)
+        end
       end
+      if s.commands then M.command_lines(s.commands, several and " - " or "", 1, line) end
     end
   end
   return table.concat(out, "\n") .. "\n"
+end
+
+-- pgbench's -r lines of one script: each command's average (ms), its
+-- failures (and retries when max_tries is not 1) and its first line.
+function M.command_lines(cmds, indent, max_tries, line)
+  line("%sstatement latencies in milliseconds%s:", indent, max_tries == 1 and " and failures" or ", failures and retries")
+  for _, c in ipairs(cmds) do
+    if max_tries == 1 then line("   %11.3f  %10d  %s", c.latency_avg_ms, c.failures, c.command)
+    else line("   %11.3f  %10d  %10d  %s", c.latency_avg_ms, c.failures, c.retries, c.command) end
+  end
 end
 
 return M

@@ -64,7 +64,9 @@ end
 -- The run's scripts: { builtin = { name, desc }, weight, cmds, source }
 -- in pgbench's order (the --builtin ones, then the files) and their total
 -- weight; a script that does not parse fails here, in one line.
-function M.load(opt, argv, commit)
+-- `builtin`: the --builtin value to use (default opt.builtin).
+function M.load(opt, argv, commit, builtin)
+  builtin = builtin or opt.builtin
   local list, total, names = {}, 0, {}
   local function add(name, desc, weight, text, source)
     local cmds, why = script.parse(text, source)
@@ -81,8 +83,8 @@ function M.load(opt, argv, commit)
     list[#list + 1] = { builtin = { name = n, desc = desc }, weight = weight, cmds = cmds, source = source }
     total = total + weight
   end
-  if opt.builtin ~= "" then
-    for _, e in ipairs((scripts.parse(opt.builtin))) do
+  if builtin ~= "" then
+    for _, e in ipairs((scripts.parse(builtin))) do
       add(e.builtin.name, e.builtin.desc, e.weight, scripts.text(e.builtin, commit), e.builtin.name)
     end
   end
@@ -119,7 +121,8 @@ function M.sample_state(seed_text, nclients, tid, defines)
 end
 
 -- A client: its variables, random states and compiled scripts.
--- `info` = { list, total, seed (text), nclients, id, scale, defines, mode (simple, extended or prepared) }.
+-- `info` = { list, total, seed (text), nclients, id, scale, defines, mode (simple, extended or prepared),
+-- cmd_hists (per-command histograms, pgbench/stats.lua, or nil) }.
 function M.client(con, info)
   local seeds = ffi.new("lb_pg_seeds")
   local vars, defined = {}, {}
@@ -135,7 +138,8 @@ function M.client(con, info)
   builtin_var("client_id", ffi.new("int64_t", info.id))
   builtin_var("default_seed", seeds.default_seed)
   builtin_var("random_seed", ffi.cast("int64_t", seed[0]))
-  local st = { vars = vars, rs = seeds.func, client_id = info.id, con = con, script = 0, command = 0 }
+  local st = { vars = vars, rs = seeds.func, client_id = info.id, con = con, script = 0, command = 0,
+    cmd_hists = info.cmd_hists }
   local steps, cum = {}, {}
   local acc = 0
   for i, e in ipairs(info.list) do

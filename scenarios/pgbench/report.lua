@@ -37,6 +37,18 @@ function M.summary(r, opt, run)
   t.latency_avg_ms = r.latency_ms.avg
   t.latency_stddev_ms = r.latency_ms.stddev
   t.initial_connection_time_ms = run.connect_ms
+  -- -L: the transactions over the limit, and those skipped under --rate.
+  if opt.latency_limit > 0 then
+    t.latency_limit_ms = opt.latency_limit
+    t.late_transactions = run.late or 0
+    t.skipped_transactions = run.skipped or 0
+  end
+  -- -C: the connections opened by the transactions, and their average
+  -- time (opening and closing) per transaction, as pgbench's.
+  if run.connections then
+    t.connections = run.connections
+    t.average_connection_time_ms = t.transactions > 0 and run.connection_ms / t.transactions or 0
+  end
   t.tps = t.transactions / secs
   local scripts = json.array()
   for i, e in ipairs(run.scripts) do
@@ -54,6 +66,7 @@ function M.summary(r, opt, run)
     s.retries = ty and ty.restarts or 0
     s.latency_avg_ms = ty and ty.latency_ms.avg or 0
     s.latency_stddev_ms = ty and ty.latency_ms.stddev or 0
+    if run.commands then s.commands = run.commands[i] end
     scripts[i] = s
   end
   t.scripts = scripts
@@ -74,13 +87,26 @@ function M.text(t)
   line("number of transactions actually processed: %d", t.transactions)
   line("number of failed transactions: %d (%.3f%%)", t.failed_transactions, t.failed_pct)
   line("total number of retries: %d (deadlocks and serialization failures, retried until they succeeded)", t.retries)
+  if t.latency_limit_ms then
+    line("number of transactions skipped: %d (late at their scheduled start under a rate)", t.skipped_transactions)
+    line("number of transactions above the %.1f ms latency limit: %d/%d (%.3f %%)", t.latency_limit_ms,
+      t.late_transactions, t.transactions, t.transactions > 0 and 100 * t.late_transactions / t.transactions or 0)
+  end
   line("latency average = %.3f ms", t.latency_avg_ms)
   line("latency stddev = %.3f ms", t.latency_stddev_ms)
-  line("initial connection time = %.3f ms", t.initial_connection_time_ms)
-  line("tps = %f (without initial connection time)", t.tps)
+  if t.connections then
+    line("connections opened: %d (one per transaction)", t.connections)
+    line("average connection time = %.3f ms", t.average_connection_time_ms)
+    line("tps = %f (including reconnection times)", t.tps)
+  else
+    line("initial connection time = %.3f ms", t.initial_connection_time_ms)
+    line("tps = %f (without initial connection time)", t.tps)
+  end
   -- pgbench details the scripts when there are several.
-  if #t.scripts > 1 then
+  local several = #t.scripts > 1
+  if several or t.scripts[1].commands then
     for _, s in ipairs(t.scripts) do
+      if several then
       line("SQL script %d: %s", s.script, s.description)
       line(" - weight: %d (targets %.1f%% of total)", s.weight, s.target_pct)
       line(" - %d transactions (%.1f%% of total, tps = %f)", s.transactions, s.share_pct, s.tps)
@@ -88,10 +114,22 @@ function M.text(t)
       line(" - total number of retries: %d", s.retries)
       line(" - latency average = %.3f ms", s.latency_avg_ms)
       line(" - latency stddev = %.3f ms", s.latency_stddev_ms)
+      end
+      if s.commands then M.command_lines(s.commands, several and " - " or "", line) end
     end
   end
   line("")
   return table.concat(out, "\n")
+end
+
+-- --report-per-command in lbench's report: each statement's count,
+-- average and percentiles (ms), failures and retries, and its text.
+function M.command_lines(cmds, indent, line)
+  line("%sstatement latencies in milliseconds (count, avg, p50, p95, p99, max, failures, retries):", indent)
+  for _, c in ipairs(cmds) do
+    line("   %10d %11.3f %11.3f %11.3f %11.3f %11.3f %8d %8d  %s", c.count, c.latency_avg_ms, c.latency_p50_ms,
+      c.latency_p95_ms, c.latency_p99_ms, c.latency_max_ms, c.failures, c.retries, c.command)
+  end
 end
 
 -- "metric,value" rows for the CSV totals (the scripts by name, with '-'
@@ -107,6 +145,14 @@ function M.csv(t)
   add("latency_avg_ms", t.latency_avg_ms)
   add("latency_stddev_ms", t.latency_stddev_ms)
   add("initial_connection_time_ms", t.initial_connection_time_ms)
+  if t.latency_limit_ms then
+    add("late_transactions", t.late_transactions)
+    add("skipped_transactions", t.skipped_transactions)
+  end
+  if t.connections then
+    add("connections", t.connections)
+    add("average_connection_time_ms", t.average_connection_time_ms)
+  end
   add("tps", t.tps)
   for _, s in ipairs(t.scripts) do
     local n = s.name:gsub("-", "_")

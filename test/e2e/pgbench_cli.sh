@@ -73,7 +73,7 @@ for args in "-c x" "-c 0" "--bogus" "-x" "a b" "-t 1 -T 1" "-i -c 2" "-i -I x" "
   fi
 done
 [ "$bad" = 0 ] && pass bad_command_lines
-one_line unsupported_connect '^pgbench: error: option -C/--connect is not supported by lbench yet$' "$PGB" "${C[@]}" -C -t 1
+one_line unsupported_option '^pgbench: error: option -v/--vacuum-all is not supported by lbench yet$' "$PGB" "${C[@]}" -v -t 1
 run no_server "$PGB" -h 127.0.0.1 -p 1 -U sbtest -t 1
 [ "$rc" = 1 ] && grep -q '^pgbench: error: ' "$T/no_server.err" && pass no_server || fail no_server "exit $rc: $(head -2 "$T/no_server.err")"
 
@@ -128,3 +128,59 @@ printf '\\set x 1 / 0\nSELECT 1;\n' >"$T/bad.sql"
 both run_abort "${C[@]}" -c 2 -t 3 -f "$T/bad.sql" sbtest
 [ "$rc" = 2 ] && [ "$(tail -1 "$T/run_abort_lb.err")" = "$(tail -1 "$T/run_abort_pg.err")" ] && pass abort_status ||
   fail abort_status "exit $rc: $(tail -1 "$T/run_abort_lb.err")"
+
+# ---- -r: per-statement latencies ------------------------------------------------
+# stmts FILE: the statements of -r's lists, in order (the numbers aside)
+stmts() { grep -E '^ {3}[ 0-9.]{11}  [ 0-9]{10}  ' "$1" | cut -c29-; }
+same_stmts() {
+  local name=$1
+  [ "$(stmts "$T/${name}_lb.out" | wc -l)" -ge "$2" ] && [ "$(stmts "$T/${name}_lb.out")" = "$(stmts "$T/${name}_pg.out")" ] &&
+    pass "${name}_statements" || fail "${name}_statements" "$(diff <(stmts "$T/${name}_pg.out") <(stmts "$T/${name}_lb.out") | head -4 | tr '\n' '|')"
+}
+both run_r_builtin "${C[@]}" -c 2 -t 10 -r sbtest
+same_stmts run_r_builtin 11
+both run_r_file "${C[@]}" -c 2 -t 10 -r -b simple-update -f "$T/my.sql" sbtest
+same_stmts run_r_file 9
+grep -q '^ - statement latencies in milliseconds and failures:$' "$T/run_r_file_lb.out" && pass r_per_script ||
+  fail r_per_script "$(head -c 400 "$T/run_r_file_lb.out")"
+# lbench's own: each statement's count is the transactions', its average and percentiles positive
+run r_json "$LB" pgbench $P --threads=2 --time=0 --events=20 --report-per-command --output=json run
+cp "$T/r_json.out" "$T/r.json"
+json_assert r_json_commands "$T/r.json" '(function() local c = r.pgbench.scripts[1].commands; local n = 0
+  for _, x in ipairs(c) do if x.count ~= 20 or not (x.latency_avg_ms > 0 and x.latency_p99_ms > 0) then return false end
+  n = n + x.count end; return #c == 11 and n == r.pgbench.transactions * 11 end)()'
+run r_text "$LB" pgbench $P --threads=1 --time=0 --events=5 --file="$T/my.sql" --report-per-command run
+[ "$rc" = 0 ] && grep -q 'statement latencies in milliseconds (count, avg, p50, p95, p99, max, failures, retries):' "$T/r_text.out" &&
+  grep -Eq '^ +5 .*  SELECT abalance FROM pgbench_accounts WHERE aid = :aid;$' "$T/r_text.out" && pass r_lbench_report ||
+  fail r_lbench_report "exit $rc: $(tail -c 400 "$T/r_text.out") $(head -c 300 "$T/r_text.err")"
+
+# ---- -C: a connection per transaction (the server's session count) -------------
+sessions() { q "SELECT sessions FROM pg_stat_database WHERE datname = 'sbtest'"; }
+s0=$(sessions)
+both run_connect "${C[@]}" -c 2 -t 15 -C -M prepared -S sbtest
+s1=$(sessions)
+run connect_lb_only "$PGB" "${C[@]}" -c 2 -t 15 -C -S sbtest
+s2=$(sessions)
+run no_connect "$PGB" "${C[@]}" -c 2 -t 15 -S sbtest
+s3=$(sessions)
+# lbench's run: 30 transactions, 30 sessions, plus its few fixed ones; without -C only the fixed ones
+d=$((s2 - s1)); d0=$((s3 - s2))
+[ "$rc" = 0 ] && [ "$d" -ge 30 ] && [ "$d" -le 36 ] && [ "$d0" -lt 10 ] && grep -q '^average connection time = ' "$T/run_connect_lb.out" &&
+  grep -q '^tps = .* (including reconnection times)$' "$T/run_connect_lb.out" && pass connect_sessions ||
+  fail connect_sessions "sessions +$d with -C, +$d0 without (pgbench: +$((s1 - s0)) for both runs)"
+run connect_own "$LB" pgbench $P --threads=2 --time=0 --events=10 --connect-per-transaction run
+[ "$rc" = 0 ] && grep -q '^connections opened: 10 (one per transaction)$' "$T/connect_own.out" && pass connect_lbench_report ||
+  fail connect_lbench_report "exit $rc: $(grep -i connect "$T/connect_own.out" | head -3) $(head -c 300 "$T/connect_own.err")"
+
+# ---- -L: late transactions counted; under -R, those late at their start skipped --
+printf '\\sleep 20 ms\nSELECT 1;\n' >"$T/sleep.sql"
+both run_late "${C[@]}" -c 1 -t 8 -L 10 -f "$T/sleep.sql" -n sbtest
+grep -qx 'number of transactions above the 10.0 ms latency limit: 8/8 (100.000%)' "$T/run_late_lb.out" && pass late_counted ||
+  fail late_counted "$(grep -i 'latency limit' "$T/run_late_lb.out")"
+run late_none "$PGB" "${C[@]}" -c 1 -t 4 -L 5000 -f "$T/sleep.sql" -n sbtest
+grep -qx 'number of transactions above the 5000.0 ms latency limit: 0/4 (0.000%)' "$T/late_none.out" && pass late_none ||
+  fail late_none "exit $rc: $(grep -i 'latency limit' "$T/late_none.out") $(head -c 200 "$T/late_none.err")"
+# 100 tps scheduled, 20 ms each: most slots are more than 10 ms late at their start
+both run_skip "${C[@]}" -c 1 -T 2 -R 100 -L 10 -f "$T/sleep.sql" -n sbtest
+sk=$(sed -nE 's/^number of transactions skipped: ([0-9]+) .*/\1/p' "$T/run_skip_lb.out")
+[ "${sk:-0}" -gt 20 ] && pass skip_counted || fail skip_counted "skipped: '${sk}' $(head -c 300 "$T/run_skip_lb.err")"

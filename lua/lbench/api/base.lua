@@ -217,7 +217,7 @@ local function add_progress(lb, ctx)
   }
 end
 
--- A scenario's own counts over the whole run, in slots 0 .. 7: workers
+-- A scenario's own counts over the whole run, in slots 0 .. 4095: workers
 -- and virtual users add, the main state sets and reads (what a worker
 -- cannot hand back any other way, e.g. how many clients gave up).
 local function add_counters(lb, ctx)

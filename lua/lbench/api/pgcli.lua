@@ -144,7 +144,7 @@ local INTS = {
 
 -- What lbench does not do yet under pgbench's name: refused in one line.
 local UNSUPPORTED = {
-  C = "-C/--connect", r = "-r/--report-per-command", L = "-L/--latency-limit", v = "-v/--vacuum-all",
+  v = "-v/--vacuum-all",
   ["failures-detailed"] = "--failures-detailed", ["verbose-errors"] = "--verbose-errors",
   ["progress-timestamp"] = "--progress-timestamp", tablespace = "--tablespace",
   ["index-tablespace"] = "--index-tablespace", ["partition-method"] = "--partition-method",
@@ -181,6 +181,8 @@ local function collect(got)
       return nil, usage_error(string.format("invalid query mode (-M): \"%s\"", v), false)
     elseif k == "R" and (not tonumber(v) or tonumber(v) <= 0) then
       return nil, usage_error(string.format("invalid rate limit: \"%s\"", v), false)
+    elseif k == "L" and (not tonumber(v) or tonumber(v) <= 0) then
+      return nil, usage_error(string.format("invalid latency limit: \"%s\"", v), false)
     elseif k == "sampling-rate" and (not tonumber(v) or tonumber(v) <= 0 or tonumber(v) > 1) then
       return nil, usage_error(string.format("invalid sampling rate: \"%s\"", v), false)
     elseif k == "max-tries" and v ~= "1" then
@@ -217,7 +219,7 @@ end
 
 -- Options of the initialization mode, and those of benchmarking.
 local INIT_ONLY = { "I", "F", "q", "unlogged-tables", "foreign-keys", "partitions" }
-local BENCH_ONLY = { "c", "j", "T", "t", "f", "b", "S", "N", "M", "D", "P", "R", "l", "sampling-rate",
+local BENCH_ONLY = { "c", "j", "T", "t", "f", "b", "S", "N", "M", "D", "P", "R", "L", "l", "r", "C", "sampling-rate",
                      "aggregate-interval", "log-prefix", "max-tries" }
 
 local function any(o, list)
@@ -276,6 +278,9 @@ local function run_args(c, a)
   if not o.M then a[#a + 1] = "--protocol=simple" end
   if o.R then a[#a + 1] = "--rate-mode=poisson" end
   if o.l then a[#a + 1] = "--log=on" end
+  if o.r then a[#a + 1] = "--report-per-command=on" end
+  if o.C then a[#a + 1] = "--connect-per-transaction=on" end
+  if o.L then a[#a + 1] = "--latency-limit=" .. o.L end
   if o.n then a[#a + 1] = "--vacuum=off" end
   a[#a + 1] = "run"
   return a
@@ -310,6 +315,7 @@ local HELP = {
   "",
   "Benchmarking options:",
   "  -c, --client=NUM         number of clients, each with its connection (default: 1)",
+  "  -C, --connect            a new connection for each transaction",
   "  -D, --define=VARNAME=VALUE",
   "                           set a variable of the scripts",
   "  -j, --jobs=NUM           number of threads (default: 1)",
@@ -318,6 +324,8 @@ local HELP = {
   "                           how statements are sent (default: simple)",
   "  -n, --no-vacuum          do not vacuum the tables before the run",
   "  -P, --progress=NUM       print a progress line every NUM seconds",
+  "  -r, --report-per-command report the latencies of each command of the scripts",
+  "  -L, --latency-limit=NUM  count transactions lasting more than NUM ms as late",
   "  -R, --rate=NUM           target rate in transactions per second",
   "  -s, --scale=NUM          the scale in the output (the tables' own scale is used)",
   "  -t, --transactions=NUM   transactions each client runs (default: 10)",
@@ -338,7 +346,7 @@ local HELP = {
   "  -?, --help               print this help, then exit",
   "",
   "Connection defaults come from PGHOST, PGPORT, PGUSER, PGDATABASE and PGPASSWORD, as for libpq.",
-  "Not supported yet: -C, -r, -L, -v, --max-tries above 1, --failures-detailed, --verbose-errors,",
+  "Not supported yet: -v, --max-tries above 1, --failures-detailed, --verbose-errors,",
   "--progress-timestamp, --tablespace, --index-tablespace, --partitions, --partition-method, -I G.",
 }
 M.HELP = table.concat(HELP, "\n") .. "\n"
