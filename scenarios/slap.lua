@@ -550,6 +550,16 @@ function Job:record_round(pass, lv, it, r, run_status)
   o.reconnects = r.totals.reconnects
   o.latency_ms = r.latency_ms
   o.status = run_status
+  -- What the server and the host did in this round (--server-stats); the
+  -- server's identity once, for the document.
+  if r.server then
+    o.server = r.server.stats
+    if not self.server then
+      self.server = r.server
+      self.server.stats = nil
+    end
+  end
+  o.host = r.host_stats
   self.runs[#self.runs + 1] = o
   add_buckets(lv.hist, r)
   add_buckets(self.all_hist, r)
@@ -686,6 +696,7 @@ function Job:finish_doc()
   t.statements_per_sec = tot.events / secs
   doc.totals = t
   doc.latency_ms = lat_summary(self.all_hist)
+  doc.server = self.server -- identity, settings, storage; each run's figures in slap.runs
   local s = json.object()
   s.load_type = self.load_type
   s.schema = self.schema

@@ -51,6 +51,14 @@ done
 json_assert slap_read_doc "$T/read.json" 'r.scenario == "slap" and r.status == "ok" and #r.slap.runs == 4 and #r.slap.summary == 2 and r.totals.statements == 240 and r.totals.queries_by_type.select == 240 and r.slap.load_type == "read"'
 json_assert slap_read_runs "$T/read.json" 'r.slap.runs[1].concurrency == 1 and r.slap.runs[1].iteration == 1 and r.slap.runs[4].concurrency == 2 and r.slap.runs[4].iteration == 2 and r.slap.runs[4].statements == 60 and r.slap.runs[4].latency_ms.percentiles["99"] > 0'
 json_assert slap_read_summary "$T/read.json" 'r.slap.summary[2].min_s <= r.slap.summary[2].avg_s and r.slap.summary[2].avg_s <= r.slap.summary[2].max_s and r.slap.summary[2].statements_per_client == 30 and r.slap.summary[2].latency_ms.count == 120 and r.latency_ms.count == 240'
+# What the server did in each round (--server-stats): its Questions counter
+# saw at least the round's statements; the server's identity once.
+json_assert slap_read_server "$T/read.json" 'r.server.product == "MariaDB" and r.server.stats == nil and (function()
+  for _, run in ipairs(r.slap.runs) do
+    if math.floor(run.server.questions_per_sec * run.server.window_s + 0.5) < run.statements then return false end
+    if run.host.cpu == nil then return false end
+  end
+  return true end)()'
 eq slap_schema_dropped "$(SQL "SHOW DATABASES LIKE 'mysqlslap'")" ""
 
 # ---- the run history: slap's document stored as written --------------------------
