@@ -97,6 +97,11 @@ lbench.cmdline.options = {
   latency_limit = { "Transactions over this many ms are counted as late; under --rate, one already this late at "
     .. "its scheduled start is skipped and counted (pgbench -L/--latency-limit; 0: none)", 0, type = "double",
     min = 0 },
+  max_tries = { "Tries of a transaction that fails with a serialization failure or a deadlock, the same values each "
+    .. "time (pgbench --max-tries); past them the transaction is counted as failed and the client goes on. 0: "
+    .. "unlimited; -1 (default): pgbench's 1 under the name pgbench, else unlimited", -1, min = -1 },
+  failures_detailed = { "split the failed transactions into serialization and deadlock failures "
+    .. "(pgbench --failures-detailed)", false },
   pgbench_per_client = { "the transactions per client of pgbench -t, for its report under the name pgbench "
     .. "(--events holds their total)", 0, min = 0 },
 }
@@ -205,9 +210,18 @@ end
 local argv = lbench.cmdline.argv
 local scripted, commit
 
+-- --max-tries as it applies: 0 unlimited (lbench's own default: retried
+-- until it passes), else the tries after which a transaction fails.
+local function max_tries()
+  if opt.max_tries >= 0 then return opt.max_tries end
+  return opt.pgbench_compat and 1 or 0
+end
+
 local function script_list()
   local files = #custom.files(argv, opt)
-  scripted = files > 0 or opt.report_per_command or opt.connect_per_transaction
+  -- (a transaction that may end failed runs in the script language, which
+  -- knows the command that failed)
+  scripted = files > 0 or opt.report_per_command or opt.connect_per_transaction or max_tries() > 0
   commit = schema.pg(opt) and "END" or "COMMIT"
   if scripted then
     return custom.load(opt, argv, commit, (opt.builtin == "" and files == 0) and "tpcb-like" or opt.builtin)
@@ -361,6 +375,43 @@ local function count_late(i)
   end
 end
 
+-- Serialization failures and deadlocks: what pgbench retries (SQLSTATE
+-- 40001, MySQL's deadlock included, and 40P01).  Restarts for other
+-- causes (a reconnect) are lbench's own and always retried.
+local function retryable(err)
+  return type(err) == "table" and err.errcode == lbench.error.RESTART_EVENT
+    and (err.sql_state == "40001" or err.sql_state == "40P01")
+end
+
+-- The statement slot of the command that failed in script `i`.
+local function failed_slot(i)
+  return cmd_off and cmd_off[i] and runner.st and runner.st.command and cmd_off[i] + runner.st.command - 1
+end
+
+-- A retryable failure: counted on its statement; past --max-tries the
+-- transaction ends failed (not processed: no latency, no event), counted
+-- by kind, and the client goes on with the next; else it is retried.
+local function failure(err)
+  local slot = failed_slot(pending)
+  local limit = max_tries()
+  if limit == 0 or tries < limit then
+    if slot then lbench.counter.add(stats.cmd_retry(slot)) end
+    error(err, 0)
+  end
+  C.lb_worker_ev_skip(W)
+  if slot then lbench.counter.add(stats.cmd_fail(slot)) end
+  local dead = err.sql_state == "40P01"
+  lbench.counter.add(dead and stats.DEAD or stats.SER)
+  lbench.counter.add(stats.script(pending, stats.S_FAILED))
+  lbench.counter.add(stats.script(pending, dead and stats.S_DEAD or stats.S_SER))
+  if tries > 1 then
+    lbench.counter.add(stats.RETRIED)
+    lbench.counter.add(stats.script(pending, stats.S_RETRIED))
+  end
+  if opt.connect_per_transaction and con then close_per_tx() end
+  pending = nil
+end
+
 -- One transaction of a script drawn by weight.  An error of
 -- --db-ignore-errors restarts the event: the retry runs the same script
 -- with the same values, as pgbench's retries do (lbench's SQL layer rolls
@@ -375,10 +426,15 @@ function event()
     t_sched, t_begin = C.lb_worker_ev_intended(W), C.lb_clock_ns()
   end
   tries = tries + 1
+  if retry then
+    lbench.counter.add(stats.RETRIES)
+    lbench.counter.add(stats.script(pending, stats.S_RETRIES))
+  end
   lbench.stat.event(TYPES[pending])
   if opt.connect_per_transaction and not con then open_per_tx() end
   if scripted then
     local ok, err = pcall(runner.exec, pending, retry)
+    if not ok and retryable(err) then return failure(err) end
     if not ok then return client_aborted(err) end
   else
     runner.exec(pending, values)
@@ -389,6 +445,10 @@ function event()
   end
   if opt.connect_per_transaction then close_per_tx() end
   count_late(pending)
+  if tries > 1 then
+    lbench.counter.add(stats.RETRIED)
+    lbench.counter.add(stats.script(pending, stats.S_RETRIED))
+  end
   pending = nil
 end
 
@@ -399,6 +459,10 @@ lbench.hooks.result = function(r)
   run_info.aborted = lbench.counter.get(ABORTED)
   run_info.late = lbench.counter.get(stats.LATE)
   run_info.skipped = lbench.counter.get(stats.SKIPPED)
+  run_info.max_tries = max_tries()
+  run_info.ser, run_info.dead = lbench.counter.get(stats.SER), lbench.counter.get(stats.DEAD)
+  run_info.retried, run_info.retries = lbench.counter.get(stats.RETRIED), lbench.counter.get(stats.RETRIES)
+  run_info.script_counts = function(i, k) return lbench.counter.get(stats.script(i, stats[k])) end
   if opt.connect_per_transaction then
     run_info.connections = lbench.counter.get(stats.CONN_N)
     run_info.connection_ms = lbench.counter.get(stats.CONN_NS) / 1e6

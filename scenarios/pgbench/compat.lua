@@ -105,7 +105,7 @@ function M.report(t, r, opt)
   line("query mode: %s", t.query_mode)
   line("number of clients: %d", t.clients)
   line("number of threads: %d", t.threads)
-  line("maximum number of tries: 1")
+  line("maximum number of tries: %d", t.max_tries)
   if opt.pgbench_per_client > 0 then
     line("number of transactions per client: %d", opt.pgbench_per_client)
     line("number of transactions actually processed: %d/%d", t.transactions, opt.pgbench_per_client * t.clients)
@@ -114,16 +114,22 @@ function M.report(t, r, opt)
     line("number of transactions actually processed: %d", t.transactions)
   end
   -- With no transaction, pgbench stops after this line (its 0/0 as NaN).
-  if t.transactions == 0 then
+  local total = t.transactions + (t.skipped_transactions or 0) + t.failed_transactions
+  if total == 0 then
     line("number of failed transactions: %d (NaN%%)", t.failed_transactions)
     return table.concat(out, "\n") .. "\n"
   end
-  line("number of failed transactions: %d (%.3f%%)", t.failed_transactions, 100 * t.failed_transactions / t.transactions)
-  -- lbench retries deadlocks and serialization failures until they pass:
-  -- the retries, when there were some, as pgbench counts them.
-  if t.retries > 0 then line("total number of retries: %d", t.retries) end
+  local function pct(n) return 100 * n / total end
+  line("number of failed transactions: %d (%.3f%%)", t.failed_transactions, pct(t.failed_transactions))
+  if opt.failures_detailed then
+    line("number of serialization failures: %d (%.3f%%)", t.serialization_failures, pct(t.serialization_failures))
+    line("number of deadlock failures: %d (%.3f%%)", t.deadlock_failures, pct(t.deadlock_failures))
+  end
+  if t.max_tries ~= 1 then
+    line("number of transactions retried: %d (%.3f%%)", t.retried_transactions, pct(t.retried_transactions))
+    line("total number of retries: %d", t.retries)
+  end
   local paced = (tonumber(opt.rate) or 0) > 0
-  local total = t.transactions + (t.skipped_transactions or 0) + t.failed_transactions
   if paced and t.latency_limit_ms then
     line("number of transactions skipped: %d (%.3f%%)", t.skipped_transactions, 100 * t.skipped_transactions / total)
   end
@@ -131,11 +137,13 @@ function M.report(t, r, opt)
     line("number of transactions above the %.1f ms latency limit: %d/%d (%.3f%%)", t.latency_limit_ms,
       t.late_transactions, t.transactions, t.transactions > 0 and 100 * t.late_transactions / t.transactions or 0)
   end
+  local incl = t.failed_transactions > 0 and " (including failures)" or ""
   if paced or opt.report_interval > 0 or t.latency_limit_ms then
-    line("latency average = %.3f ms", t.latency_avg_ms)
-    line("latency stddev = %.3f ms", t.latency_stddev_ms)
+    line("latency average = %.3f ms%s", t.latency_avg_ms, incl)
+    line("latency stddev = %.3f ms%s", t.latency_stddev_ms, incl)
   else
-    line("latency average = %.3f ms", t.transactions > 0 and 1000 * t.duration_s * t.clients / t.transactions or 0)
+    -- From the duration, as pgbench: over every transaction that ended.
+    line("latency average = %.3f ms%s", 1000 * t.duration_s * t.clients / (t.transactions + t.failed_transactions), incl)
   end
   if paced and r.queue_ms then
     line("rate limit schedule lag: avg %.3f (max %.3f) ms", r.queue_ms.avg or 0, r.queue_ms.max or 0)
@@ -154,13 +162,24 @@ function M.report(t, r, opt)
         line("SQL script %d: %s", s.script, s.description)
         line(" - weight: %d (targets %.1f%% of total)", s.weight, s.target_pct)
         line(" - %d transactions (%.1f%% of total, tps = %f)", s.transactions, s.share_pct, s.tps)
-        line(" - number of failed transactions: %d (%.3f%%)", s.failed_transactions, 0)
+        local ended = s.transactions + s.failed_transactions
+        local function spct(n) return ended > 0 and 100 * n / ended or 0 end
+        line(" - number of failed transactions: %d (%.3f%%)", s.failed_transactions, spct(s.failed_transactions))
+        if opt.failures_detailed then
+          line(" - number of serialization failures: %d (%.3f%%)", s.serialization_failures,
+            spct(s.serialization_failures))
+          line(" - number of deadlock failures: %d (%.3f%%)", s.deadlock_failures, spct(s.deadlock_failures))
+        end
+        if t.max_tries ~= 1 then
+          line(" - number of transactions retried: %d (%.3f%%)", s.retried_transactions, spct(s.retried_transactions))
+          line(" - total number of retries: %d", s.retries)
+        end
         if s.transactions > 0 then
           line(" - latency average = %.3f ms", s.latency_avg_ms)
           line(" - latency stddev = %.3f ms", s.latency_stddev_ms)
         end
       end
-      if s.commands then M.command_lines(s.commands, several and " - " or "", 1, line) end
+      if s.commands then M.command_lines(s.commands, several and " - " or "", t.max_tries, line) end
     end
   end
   return table.concat(out, "\n") .. "\n"

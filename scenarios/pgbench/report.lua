@@ -3,10 +3,10 @@
 -- document, its text after lbench's own report, `pgbench_*` rows in the
 -- CSV totals, and the per-script counts on interval lines.
 --
--- What differs from pgbench, and why: lbench retries a transaction that
--- met an error of --db-ignore-errors (deadlock, serialization failure)
--- until it succeeds, so no transaction ends failed and the retries are
--- counted instead ("total number of retries"); latency average and
+-- What differs from pgbench, and why: under its own name lbench retries
+-- a transaction that met a deadlock or a serialization failure until it
+-- succeeds (--max-tries=0; pgbench's default is 1, lbench's under the
+-- name pgbench), so that none ends failed; latency average and
 -- stddev come from the measured latencies (pgbench without -P/-R/-L
 -- derives the average from the duration instead); tps is the engine's
 -- events/s over the measured period, which starts once every connection
@@ -29,10 +29,15 @@ function M.summary(r, opt, run)
   t.threads = opt.threads
   t.duration_s = r.duration_s
   t.transactions = tot.events or 0
-  -- Every transaction either commits or is retried: none ends failed.
-  t.failed_transactions = 0
-  t.failed_pct = 0
-  t.retries = tot.ignored_errors or 0
+  -- Past --max-tries a transaction ends failed (serialization failure or
+  -- deadlock); the percentages are of every transaction that ended.
+  t.max_tries = run.max_tries
+  t.serialization_failures, t.deadlock_failures = run.ser or 0, run.dead or 0
+  t.failed_transactions = t.serialization_failures + t.deadlock_failures
+  local ended = t.transactions + t.failed_transactions
+  t.failed_pct = ended > 0 and 100 * t.failed_transactions / ended or 0
+  t.retried_transactions = run.retried or 0
+  t.retries = run.retries or 0
   t.aborted_clients = run.aborted or 0
   t.latency_avg_ms = r.latency_ms.avg
   t.latency_stddev_ms = r.latency_ms.stddev
@@ -62,8 +67,10 @@ function M.summary(r, opt, run)
     s.transactions = ty and ty.events or 0
     s.share_pct = t.transactions > 0 and 100 * s.transactions / t.transactions or 0
     s.tps = s.transactions / secs
-    s.failed_transactions = 0
-    s.retries = ty and ty.restarts or 0
+    local count = run.script_counts or function() return 0 end
+    s.failed_transactions = count(i, "S_FAILED")
+    s.serialization_failures, s.deadlock_failures = count(i, "S_SER"), count(i, "S_DEAD")
+    s.retried_transactions, s.retries = count(i, "S_RETRIED"), count(i, "S_RETRIES")
     s.latency_avg_ms = ty and ty.latency_ms.avg or 0
     s.latency_stddev_ms = ty and ty.latency_ms.stddev or 0
     if run.commands then s.commands = run.commands[i] end
@@ -86,7 +93,12 @@ function M.text(t)
   line("duration: %.0f s", t.duration_s)
   line("number of transactions actually processed: %d", t.transactions)
   line("number of failed transactions: %d (%.3f%%)", t.failed_transactions, t.failed_pct)
-  line("total number of retries: %d (deadlocks and serialization failures, retried until they succeeded)", t.retries)
+  if t.failed_transactions > 0 then
+    line("number of serialization failures: %d, deadlock failures: %d", t.serialization_failures, t.deadlock_failures)
+  end
+  line("maximum number of tries: %s", t.max_tries == 0 and "unlimited" or tostring(t.max_tries))
+  line("number of transactions retried: %d", t.retried_transactions)
+  line("total number of retries: %d (deadlocks and serialization failures)", t.retries)
   if t.latency_limit_ms then
     line("number of transactions skipped: %d (late at their scheduled start under a rate)", t.skipped_transactions)
     line("number of transactions above the %.1f ms latency limit: %d/%d (%.3f %%)", t.latency_limit_ms,
@@ -110,7 +122,9 @@ function M.text(t)
       line("SQL script %d: %s", s.script, s.description)
       line(" - weight: %d (targets %.1f%% of total)", s.weight, s.target_pct)
       line(" - %d transactions (%.1f%% of total, tps = %f)", s.transactions, s.share_pct, s.tps)
-      line(" - number of failed transactions: %d (%.3f%%)", s.failed_transactions, 0)
+      local ended = s.transactions + s.failed_transactions
+      line(" - number of failed transactions: %d (%.3f%%)", s.failed_transactions,
+        ended > 0 and 100 * s.failed_transactions / ended or 0)
       line(" - total number of retries: %d", s.retries)
       line(" - latency average = %.3f ms", s.latency_avg_ms)
       line(" - latency stddev = %.3f ms", s.latency_stddev_ms)

@@ -184,3 +184,38 @@ grep -qx 'number of transactions above the 5000.0 ms latency limit: 0/4 (0.000%)
 both run_skip "${C[@]}" -c 1 -T 2 -R 100 -L 10 -f "$T/sleep.sql" -n sbtest
 sk=$(sed -nE 's/^number of transactions skipped: ([0-9]+) .*/\1/p' "$T/run_skip_lb.out")
 [ "${sk:-0}" -gt 20 ] && pass skip_counted || fail skip_counted "skipped: '${sk}' $(head -c 300 "$T/run_skip_lb.err")"
+
+# ---- serialization failures: failed past --max-tries, retried with the same values -
+# Four clients update one row under REPEATABLE READ: most tries meet a
+# serialization failure.  With pgbench's default of one try they end
+# failed (counted, the clients go on); with ten, fewer do, and the retries
+# are counted where pgbench counts them (the UPDATE's line under -r).
+q "DROP TABLE IF EXISTS lb_xy; CREATE TABLE lb_xy (x int PRIMARY KEY, y int); INSERT INTO lb_xy VALUES (1, 0);
+   DROP TABLE IF EXISTS lb_xy_log; CREATE TABLE lb_xy_log (v int)" >/dev/null
+printf '%s\n' '\set v random(1, 1000000000)' 'BEGIN ISOLATION LEVEL REPEATABLE READ;' 'SELECT y FROM lb_xy WHERE x = 1;' \
+  '\sleep 1 ms' 'UPDATE lb_xy SET y = :v WHERE x = 1;' 'END;' >"$T/ser.sql"
+both run_ser_fail "${C[@]}" -c 4 -j 2 -t 30 -f "$T/ser.sql" -n sbtest
+pr=$(sed -nE 's|^number of transactions actually processed: ([0-9]+)/120$|\1|p' "$T/run_ser_fail_lb.out")
+fl=$(sed -nE 's/^number of failed transactions: ([0-9]+) .*/\1/p' "$T/run_ser_fail_lb.out")
+[ -n "$pr" ] && [ -n "$fl" ] && [ "$fl" -gt 0 ] && [ $((pr + fl)) = 120 ] && pass ser_failed_counted ||
+  fail ser_failed_counted "processed '$pr' failed '$fl': $(grep -E 'processed|failed' "$T/run_ser_fail_lb.out" | tr '\n' '|')"
+both run_ser_tries "${C[@]}" -c 4 -j 2 -t 30 -f "$T/ser.sql" --max-tries=10 --failures-detailed -r -n sbtest
+fl10=$(sed -nE 's/^number of failed transactions: ([0-9]+) .*/\1/p' "$T/run_ser_tries_lb.out")
+sf=$(sed -nE 's/^number of serialization failures: ([0-9]+) .*/\1/p' "$T/run_ser_tries_lb.out")
+rt=$(sed -nE 's/^total number of retries: ([0-9]+)$/\1/p' "$T/run_ser_tries_lb.out")
+upd=$(stmts "$T/run_ser_tries_lb.out" | grep -c 'UPDATE lb_xy')
+ur=$(grep -E '^ {3}[ 0-9.]{11}  [ 0-9]{10}  [ 0-9]{10}  UPDATE lb_xy' "$T/run_ser_tries_lb.out" | awk '{print $3}')
+[ -n "$fl10" ] && [ "$fl10" -lt "$fl" ] && [ "$sf" = "$fl10" ] && [ "${rt:-0}" -gt 0 ] && [ "$ur" = "$rt" ] && [ "$upd" = 1 ] &&
+  pass ser_retried_counted || fail ser_retried_counted "failed $fl10 (one try: $fl), serialization '$sf', retries '$rt', UPDATE's '$ur'"
+# A retry draws nothing new: the script logs its value before it conflicts,
+# so every try logs a row and the distinct values are one per transaction.
+q "TRUNCATE lb_xy_log" >/dev/null
+{ echo '\set v random(1, 1000000000)'; echo 'INSERT INTO lb_xy_log VALUES (:v);'; tail -n +2 "$T/ser.sql"; } >"$T/ser_log.sql"
+run ser_same_values "$PGB" "${C[@]}" -c 4 -j 2 -t 30 -f "$T/ser_log.sql" --max-tries=10 -n sbtest
+rows=$(q "SELECT count(*) FROM lb_xy_log" | tr -d ' '); dv=$(q "SELECT count(DISTINCT v) FROM lb_xy_log" | tr -d ' ')
+rt=$(sed -nE 's/^total number of retries: ([0-9]+)$/\1/p' "$T/ser_same_values.out")
+[ "$rc" = 0 ] && [ "$dv" = 120 ] && [ -n "$rt" ] && [ "$rt" -gt 0 ] && [ "$rows" = $((120 + rt)) ] && pass ser_retry_same_values ||
+  fail ser_retry_same_values "exit $rc: $rows rows, $dv distinct values, retries '$rt'"
+run ser_zero_needs_T "$PGB" "${C[@]}" -c 2 -t 5 -f "$T/ser.sql" --max-tries=0 sbtest
+[ "$rc" = 1 ] && grep -q 'unlimited number of transaction tries can only be used with --latency-limit or a duration' \
+  "$T/ser_zero_needs_T.err" && pass ser_unlimited_needs_T || fail ser_unlimited_needs_T "exit $rc: $(head -2 "$T/ser_zero_needs_T.err")"

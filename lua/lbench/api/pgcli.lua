@@ -145,7 +145,7 @@ local INTS = {
 -- What lbench does not do yet under pgbench's name: refused in one line.
 local UNSUPPORTED = {
   v = "-v/--vacuum-all",
-  ["failures-detailed"] = "--failures-detailed", ["verbose-errors"] = "--verbose-errors",
+  ["verbose-errors"] = "--verbose-errors",
   ["progress-timestamp"] = "--progress-timestamp", tablespace = "--tablespace",
   ["index-tablespace"] = "--index-tablespace", ["partition-method"] = "--partition-method",
 }
@@ -185,8 +185,8 @@ local function collect(got)
       return nil, usage_error(string.format("invalid latency limit: \"%s\"", v), false)
     elseif k == "sampling-rate" and (not tonumber(v) or tonumber(v) <= 0 or tonumber(v) > 1) then
       return nil, usage_error(string.format("invalid sampling rate: \"%s\"", v), false)
-    elseif k == "max-tries" and v ~= "1" then
-      return nil, usage_error("option --max-tries other than 1 is not supported by lbench yet", false)
+    elseif k == "max-tries" and not (v or ""):match("^%d+$") then
+      return nil, usage_error(string.format("invalid number of maximum tries: \"%s\"", tostring(v)), false)
     elseif k == "partitions" and v > 0 then
       return nil, usage_error("option --partitions is not supported by lbench yet", false)
     elseif k == "I" then
@@ -220,7 +220,7 @@ end
 -- Options of the initialization mode, and those of benchmarking.
 local INIT_ONLY = { "I", "F", "q", "unlogged-tables", "foreign-keys", "partitions" }
 local BENCH_ONLY = { "c", "j", "T", "t", "f", "b", "S", "N", "M", "D", "P", "R", "L", "l", "r", "C", "sampling-rate",
-                     "aggregate-interval", "log-prefix", "max-tries" }
+                     "aggregate-interval", "log-prefix", "max-tries", "failures-detailed" }
 
 local function any(o, list)
   for _, k in ipairs(list) do if o[k] ~= nil then return true end end
@@ -255,6 +255,10 @@ local function run_args(c, a)
   if o.t and o.T then
     return nil, usage_error("specify either a number of transactions (-t) or a duration (-T), not both", false)
   end
+  if o["max-tries"] and tonumber(o["max-tries"]) == 0 and not o.L and not o.T then
+    return nil, usage_error("an unlimited number of transaction tries can only be used with --latency-limit or a "
+      .. "duration (-T)", false)
+  end
   local clients = o.c or 1
   local threads = math.min(o.j or 1, clients)
   a[#a + 1] = "--threads=" .. threads
@@ -281,6 +285,8 @@ local function run_args(c, a)
   if o.r then a[#a + 1] = "--report-per-command=on" end
   if o.C then a[#a + 1] = "--connect-per-transaction=on" end
   if o.L then a[#a + 1] = "--latency-limit=" .. o.L end
+  if o["max-tries"] then a[#a + 1] = "--max-tries=" .. o["max-tries"] end
+  if o["failures-detailed"] then a[#a + 1] = "--failures-detailed=on" end
   if o.n then a[#a + 1] = "--vacuum=off" end
   a[#a + 1] = "run"
   return a
@@ -332,7 +338,9 @@ local HELP = {
   "  -T, --time=NUM           run for NUM seconds",
   "  --aggregate-interval=NUM one log line per NUM seconds",
   "  --log-prefix=PREFIX      prefix of the log files' names (default: \"pgbench_log\")",
-  "  --max-tries=NUM          (only 1 yet; lbench retries deadlocks and serialization failures)",
+  "  --failures-detailed      split the failures into serialization and deadlock failures",
+  "  --max-tries=NUM          tries of a transaction that meets a serialization failure or a deadlock",
+  "                           (default: 1; 0: unlimited, with -T or -L)",
   "  --random-seed=SEED       seed of the random numbers (\"time\", \"rand\" or an integer)",
   "  --sampling-rate=NUM      fraction of the transactions to log",
   "  --show-script=NAME       print the built-in script NAME, then exit",
@@ -346,7 +354,7 @@ local HELP = {
   "  -?, --help               print this help, then exit",
   "",
   "Connection defaults come from PGHOST, PGPORT, PGUSER, PGDATABASE and PGPASSWORD, as for libpq.",
-  "Not supported yet: -v, --max-tries above 1, --failures-detailed, --verbose-errors,",
+  "Not supported yet: -v, --verbose-errors,",
   "--progress-timestamp, --tablespace, --index-tablespace, --partitions, --partition-method, -I G.",
 }
 M.HELP = table.concat(HELP, "\n") .. "\n"
