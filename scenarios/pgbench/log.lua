@@ -103,7 +103,8 @@ function M.open(cfg)
     local shift = math.floor(C.lb_clock_wall() * 1e6) - us(C.lb_clock_ns())
     w = { f = f, path = path, users = 0, shift = shift, agg = opt.aggregate_interval * 1000000,
           rate = opt.sampling_rate, sample = cfg.sample, lag = (opt.rate or 0) > 0,
-          tries = (opt.max_tries or 1) ~= 1 }
+          -- the retries field: with --max-tries given and not 1, as pgbench
+          tries = (opt.max_tries or -1) >= 0 and opt.max_tries ~= 1 }
     all[path] = w
   end
   w.users = w.users + 1
