@@ -102,6 +102,8 @@ lbench.cmdline.options = {
     .. "unlimited; -1 (default): pgbench's 1 under the name pgbench, else unlimited", -1, min = -1 },
   failures_detailed = { "split the failed transactions into serialization and deadlock failures "
     .. "(pgbench --failures-detailed)", false },
+  verbose_errors = { "a line on stderr for each serialization failure or deadlock, and whether the "
+    .. "transaction is tried again (pgbench --verbose-errors)", false },
   pgbench_per_client = { "the transactions per client of pgbench -t, for its report under the name pgbench "
     .. "(--events holds their total)", 0, min = 0 },
 }
@@ -391,9 +393,22 @@ end
 -- A retryable failure: counted on its statement; past --max-tries the
 -- transaction ends failed (not processed: no latency, no event), counted
 -- by kind, and the client goes on with the next; else it is retried.
+-- --verbose-errors: pgbench's lines for a failure and what follows it.
+local function verbose_error(err, limit, again)
+  local st = runner.st
+  local who = string.format("%sclient %d", opt.pgbench_compat and "pgbench: " or "lbench: ", st.client_id)
+  local msg = tostring(err.sql_errmsg or err.lbench_message or ""):gsub("%s+$", "")
+  if not msg:match("^ERROR:") then msg = "ERROR:  " .. msg end
+  local try = limit > 0 and string.format("%d/%d", tries, limit) or tostring(tries)
+  io.stderr:write(string.format("%s got an error in command %d (SQL) of script %d; %s\n", who, st.command - 1,
+    pending - 1, msg), string.format(again and "%s repeats the transaction after the error (try %s)\n"
+    or "%s ends the failed transaction (try %s)\n", who, try))
+end
+
 local function failure(err)
   local slot = failed_slot(pending)
   local limit = max_tries()
+  if opt.verbose_errors then verbose_error(err, limit, limit == 0 or tries < limit) end
   if limit == 0 or tries < limit then
     if slot then lbench.counter.add(stats.cmd_retry(slot)) end
     error(err, 0)

@@ -219,3 +219,11 @@ rt=$(sed -nE 's/^total number of retries: ([0-9]+)$/\1/p' "$T/ser_same_values.ou
 run ser_zero_needs_T "$PGB" "${C[@]}" -c 2 -t 5 -f "$T/ser.sql" --max-tries=0 sbtest
 [ "$rc" = 1 ] && grep -q 'unlimited number of transaction tries can only be used with --latency-limit or a duration' \
   "$T/ser_zero_needs_T.err" && pass ser_unlimited_needs_T || fail ser_unlimited_needs_T "exit $rc: $(head -2 "$T/ser_zero_needs_T.err")"
+# --verbose-errors: pgbench's lines for each failure and what follows it.
+errlines() { grep -E '^pgbench: client [0-9]+ ' "$1" | sed -E 's/-?[0-9]+/N/g' | sort -u; }
+run ser_verbose_pg "$REAL" "${C[@]}" -c 4 -j 1 -t 10 -f "$T/ser.sql" --max-tries=2 --verbose-errors -n sbtest
+run ser_verbose_lb "$PGB" "${C[@]}" -c 4 -j 1 -t 10 -f "$T/ser.sql" --max-tries=2 --verbose-errors -n sbtest
+if [ "$rc" = 0 ] && [ -n "$(errlines "$T/ser_verbose_lb.err")" ] &&
+   diff <(errlines "$T/ser_verbose_pg.err") <(errlines "$T/ser_verbose_lb.err") >"$T/ser_verbose.diff"; then
+  pass ser_verbose_errors
+else fail ser_verbose_errors "exit $rc: $(head -4 "$T/ser_verbose.diff" | tr '\n' '|')"; fi

@@ -145,7 +145,6 @@ local INTS = {
 -- What lbench does not do yet under pgbench's name: refused in one line.
 local UNSUPPORTED = {
   v = "-v/--vacuum-all",
-  ["verbose-errors"] = "--verbose-errors",
   ["progress-timestamp"] = "--progress-timestamp", tablespace = "--tablespace",
   ["index-tablespace"] = "--index-tablespace", ["partition-method"] = "--partition-method",
 }
@@ -220,7 +219,7 @@ end
 -- Options of the initialization mode, and those of benchmarking.
 local INIT_ONLY = { "I", "F", "q", "unlogged-tables", "foreign-keys", "partitions" }
 local BENCH_ONLY = { "c", "j", "T", "t", "f", "b", "S", "N", "M", "D", "P", "R", "L", "l", "r", "C", "sampling-rate",
-                     "aggregate-interval", "log-prefix", "max-tries", "failures-detailed" }
+                     "aggregate-interval", "log-prefix", "max-tries", "failures-detailed", "verbose-errors" }
 
 local function any(o, list)
   for _, k in ipairs(list) do if o[k] ~= nil then return true end end
@@ -287,6 +286,7 @@ local function run_args(c, a)
   if o.L then a[#a + 1] = "--latency-limit=" .. o.L end
   if o["max-tries"] then a[#a + 1] = "--max-tries=" .. o["max-tries"] end
   if o["failures-detailed"] then a[#a + 1] = "--failures-detailed=on" end
+  if o["verbose-errors"] then a[#a + 1] = "--verbose-errors=on" end
   if o.n then a[#a + 1] = "--vacuum=off" end
   a[#a + 1] = "run"
   return a
@@ -339,6 +339,7 @@ local HELP = {
   "  --aggregate-interval=NUM one log line per NUM seconds",
   "  --log-prefix=PREFIX      prefix of the log files' names (default: \"pgbench_log\")",
   "  --failures-detailed      split the failures into serialization and deadlock failures",
+  "  --verbose-errors         a line for each serialization failure or deadlock, and what follows it",
   "  --max-tries=NUM          tries of a transaction that meets a serialization failure or a deadlock",
   "                           (default: 1; 0: unlimited, with -T or -L)",
   "  --random-seed=SEED       seed of the random numbers (\"time\", \"rand\" or an integer)",
@@ -354,7 +355,7 @@ local HELP = {
   "  -?, --help               print this help, then exit",
   "",
   "Connection defaults come from PGHOST, PGPORT, PGUSER, PGDATABASE and PGPASSWORD, as for libpq.",
-  "Not supported yet: -v, --verbose-errors,",
+  "Not supported yet: -v,",
   "--progress-timestamp, --tablespace, --index-tablespace, --partitions, --partition-method, -I G.",
 }
 M.HELP = table.concat(HELP, "\n") .. "\n"
