@@ -104,9 +104,12 @@ int main(int argc, char **argv)
     int status = lb_runtime_main(g_rt, argc - 1, argv + 1);
     const char *err = lb_runtime_error(g_rt);
     /* sysbench writes its errors in its log, on standard output, in its own
-     * words (the runtime chose them), with no program name before them. */
-    if (status != 0 && err[0] && sysbench)
-        printf("%s\n", err);
+     * words (the runtime chose them), with no program name before them;
+     * a command the test does not implement it tells on standard error. */
+    if (status != 0 && err[0] && sysbench) {
+        fflush(stdout);
+        fprintf(strstr(err, "' test does not implement the '") ? stderr : stdout, "%s\n", err);
+    }
     else if (status != 0 && err[0])
         fprintf(stderr, PROG ": %s\n", err);
     lb_runtime_free(g_rt);

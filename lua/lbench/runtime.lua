@@ -60,8 +60,11 @@ local function histogram_text(result)
   return hist.histogram_text(bs, 1)
 end
 
-local function final_text(opt, result)
+local function final_text(opt, result, lb)
   if opt.sysbench_compat then
+    -- a scenario's own lines before sysbench's report, as its built-in
+    -- tests print theirs (lbench.hooks.report_head(result))
+    local head = lb.hooks.report_head and lb.hooks.report_head(result) or ""
     -- sysbench prints the histogram before its report, its values with
     -- three decimals, a line of one space after the chart
     local h = ""
@@ -79,7 +82,7 @@ local function final_text(opt, result)
       end
       h = table.concat(t, "\n") .. "\n \n"
     end
-    return h .. report.final_text_sysbench(runner.text_view(result)) .. "\n"
+    return h .. head .. report.final_text_sysbench(runner.text_view(result)) .. "\n"
   end
   local s = { (opt.report_interval > 0 and "\n" or "") .. report.final_text(runner.text_view(result)) .. "\n" }
   if result.nranks then
@@ -98,7 +101,7 @@ local function run_publishing(ctx, lb, result)
   if hook then cumulative_hook(hook, opt, result) end
   return { encode = function(indent) return runner.to_json(result, indent) end, quiet = hook ~= nil,
            -- sysbench prints its final report at --verbosity 3 and above
-           text = function() return opt.verbosity >= 3 and final_text(opt, result) or "" end,
+           text = function() return opt.verbosity >= 3 and final_text(opt, result, lb) or "" end,
            csv = function() return report.csv_totals(runner.text_view(result)) .. "\n" end,
            file = opt.result_file, source = ctx.scenario_name .. " " .. ctx.command }
 end

@@ -158,7 +158,7 @@ run sb_undeclared $SB $S/opts.lua --nope=3 prepare
 [ "$rc" = 1 ] && grep -qx 'invalid option: --nope=3' "$T/sb_undeclared.out" && pass sysbench_name_invalid_option_name ||
   fail sysbench_name_invalid_option_name "exit $rc: $(head -c 300 "$T/sb_undeclared.out")"
 run sb_no_cleanup $SB $S/opts.lua cleanup
-[ "$rc" = 1 ] && grep -qx "'opts.lua' test does not implement the 'cleanup' command." "$T/sb_no_cleanup.out" &&
+[ "$rc" = 1 ] && grep -qx "'opts.lua' test does not implement the 'cleanup' command." "$T/sb_no_cleanup.err" &&
   pass sysbench_name_missing_command || fail sysbench_name_missing_command "exit $rc: $(head -c 300 "$T/sb_no_cleanup.out")"
 run sb_unknown_cmd $SB $S/opts.lua frobnicate
 [ "$rc" = 1 ] && grep -qx "Unknown command: frobnicate" "$T/sb_unknown_cmd.out" && pass sysbench_name_unknown_command ||

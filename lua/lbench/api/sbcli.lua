@@ -106,17 +106,24 @@ end
 -- A script's declared options as sysbench's sb_print_test_options() lists
 -- them: the names as declared, sorted, in one column as wide as the widest
 -- plus one, the default in brackets only when one was declared; a blank
--- line after them.  decls: sysbench.cmdline.options.
+-- line after them.  decls: sysbench.cmdline.options.  A stock scenario
+-- standing for one of sysbench's built-in tests lists its options in
+-- sysbench's order (`order = n` in a declaration) and may name the value
+-- as sysbench does (`metavar = "SIZE"` for a size it reads itself).
 local SCRIPT_ARG = { bool = "[=on|off]", int = "=N", double = "=N", list = "=[LIST,...]", size = "=SIZE" }
 function M.script_options_help(decls)
   local rows, width = {}, 0
   local names = {}
   for k in pairs(decls or {}) do names[#names + 1] = k end
-  table.sort(names)
+  local function rank(n) return type(decls[n]) == "table" and tonumber(decls[n].order) or math.huge end
+  table.sort(names, function(a, b)
+    if rank(a) ~= rank(b) then return rank(a) < rank(b) end
+    return a < b
+  end)
   for _, name in ipairs(names) do
     local decl = decls[name]
     local spec = options.spec_from_script(name, decl)
-    local left = "--" .. name .. (SCRIPT_ARG[spec.type] or "=STRING")
+    local left = "--" .. name .. (decl.metavar and "=" .. decl.metavar or SCRIPT_ARG[spec.type] or "=STRING")
     local d = decl[2]
     if type(d) == "table" then d = table.concat(d, ",") end
     if type(d) == "boolean" then d = d and "on" or "off" end

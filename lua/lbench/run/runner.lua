@@ -268,8 +268,10 @@ function M.run(ctx, lb)
   return result, failed, err
 end
 
--- The run's banner (text output, verbosity >= 3), sysbench's wording.
-local function banner(ctx, opt, paced)
+-- The run's banner (text output, verbosity >= 3), sysbench's wording.  A
+-- scenario's lbench.hooks.run_header() may add lines of its own (what
+-- sysbench's built-in tests print as their mode), a blank line around them.
+local function banner(ctx, lb, opt, paced)
   local lines = { string.format("Running the test with following options:\nNumber of threads: %d", opt.threads) }
   if ctx.cluster then
     lines[#lines + 1] = string.format("Number of ranks: %d (%d threads each)", ctx.cluster.size, ctx.cluster.threads)
@@ -294,6 +296,8 @@ local function banner(ctx, opt, paced)
   elseif opt.rand_seed ~= 0 then
     lines[#lines + 1] = "Random number generator seed is " .. opt.rand_seed
   end
+  local head = lb.hooks.run_header and lb.hooks.run_header()
+  if head and head ~= "" then lines[#lines + 1] = "\n" .. head end
   lines[#lines + 1] = "\nInitializing worker threads...\n"
   say(ctx, table.concat(lines, "\n") .. "\n")
 end
@@ -580,7 +584,7 @@ local function start_workers(ctx, lb, run, opt, keys, paced)
   local text = opt.output == "text" and opt.verbosity >= 3
   -- As sysbench: the header before the workers load the script (what its
   -- top level prints comes after "Initializing worker threads...").
-  if text and opt.sysbench_compat then banner(ctx, opt, paced) end
+  if text and opt.sysbench_compat then banner(ctx, lb, opt, paced) end
   local open_t0, retries0 = C.lb_clock_ns(), C.lb_runtime_connect_retries(ctx.rt)
   local obs
   local ok = C.lb_run_launch(run) == 0
@@ -607,7 +611,7 @@ local function start_workers(ctx, lb, run, opt, keys, paced)
   end
   if text then
     if not opt.sysbench_compat then
-      banner(ctx, opt, paced)
+      banner(ctx, lb, opt, paced)
       say(ctx, "Threads started!\n\n")
     end
     if connect then
@@ -622,6 +626,11 @@ end
 function M.run_measured(ctx, lb, metrics)
   local opt = ctx.opt
   local keys = M.percentile_keys(opt)
+  -- Main-state callbacks run once for the job: on rank 0.  init() comes
+  -- before the run is configured: a scenario may set the run's limits
+  -- there (sysbench's memory test counts its events itself, --events 0).
+  local init = rawget(_G, "init")
+  if type(init) == "function" and (ctx.rank or 0) == 0 then init() end
   local paced = opt.rate > 0
   local boot = boot_chunk(ctx, "run")
   local cfg = make_config(opt, C.LB_RUN_EVENTS, boot, ctx.cluster)
@@ -631,10 +640,6 @@ function M.run_measured(ctx, lb, metrics)
   -- stays referenced here until the run has started.
   local start_note = opt.sysbench_compat and opt.output == "text" and opt.verbosity >= 3 and "Threads started!\n\n" or nil
   if start_note then cfg.start_note = start_note end
-
-  -- Main-state callbacks run once for the job: on rank 0.
-  local init = rawget(_G, "init")
-  if type(init) == "function" and (ctx.rank or 0) == 0 then init() end
 
   local started_at = C.lb_clock_wall()
   local run = new_run(ctx, cfg, boot)

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# sysbench's built-in tests by name (cpu, memory, threads, mutex): lbench
+# started as `sysbench` prints what sysbench 1.0.20 prints for them (their
+# help, their refusal of prepare/cleanup, their run's header and report,
+# numbers aside), counts their events as sysbench does, refuses bad values
+# with sysbench's words; under lbench's own name they run with lbench's
+# report and a line of their own.
+cd "$(dirname "$0")/../.." || exit 1
+. test/lib.sh
+trap 'rm -rf "$T"' EXIT
+mkdir -p "$T/bin"
+ln -s "$(realpath "$LB")" "$T/bin/sysbench"
+SB="$T/bin/sysbench"
+REF=$(command -v sysbench)
+# numbers aside: every number is N, the padding that aligns them one space
+norm() { sed -E 's/[0-9]+(\.[0-9]+)?/N/g; s/ +/ /g' "$1"; }
+
+# side_by_side NAME ARGS...: the same command line with the real sysbench
+# and with lbench as `sysbench`: same exit status, same text numbers aside
+side_by_side() {
+  local name=$1; shift
+  if [ -z "$REF" ]; then pass "$name"; return; fi
+  run "$name.ref" "$REF" "$@"; local ref_rc=$rc
+  run "$name" "$SB" "$@"
+  if [ "$rc" = "$ref_rc" ] && diff <(norm "$T/$name.ref.out") <(norm "$T/$name.out") >"$T/$name.diff" &&
+     diff "$T/$name.ref.err" "$T/$name.err" >>"$T/$name.diff"; then pass "$name"
+  else fail "$name" "exit $rc (sysbench $ref_rc): $(head -c 600 "$T/$name.diff")"; fi
+}
+
+# ---- help, prepare, cleanup, run: as sysbench -------------------------------
+for t in cpu memory threads mutex; do
+  side_by_side "sb_${t}_help" $t help
+  side_by_side "sb_${t}_prepare" $t prepare
+  side_by_side "sb_${t}_cleanup" $t cleanup
+done
+side_by_side sb_cpu_run cpu --cpu-max-prime=1000 --events=100 --threads=2 run
+side_by_side sb_cpu_seeded cpu --cpu-max-prime=500 --events=10 --rand-seed=7 run
+for oper in read write none; do
+  for scope in global local; do
+    side_by_side "sb_memory_${oper}_${scope}" memory --memory-block-size=4K --memory-total-size=64M --events=1 --time=0 \
+      --threads=2 --memory-oper=$oper --memory-scope=$scope run
+  done
+done
+side_by_side sb_memory_rnd memory --memory-block-size=1K --memory-total-size=8M --memory-access-mode=rnd --threads=2 run
+side_by_side sb_threads_run threads --events=20 --threads=2 --thread-yields=100 run
+side_by_side sb_mutex_run mutex --events=10 --threads=2 --mutex-locks=1000 --mutex-loops=100 run
+
+# ---- the events as sysbench counts them ---------------------------------------
+events() { awk '/total number of events:/ { print $NF }' "$T/$1.out"; }
+run sb_mem_events $SB memory --memory-block-size=8K --memory-total-size=24M --events=1 --time=0 --threads=3 run
+[ "$rc" = 0 ] && [ "$(events sb_mem_events)" = 3072 ] && grep -q '^Total operations: 3072 ' "$T/sb_mem_events.out" &&
+  grep -q '^24.00 MiB transferred ' "$T/sb_mem_events.out" && pass memory_total_size_ends_run_ignoring_events ||
+  fail memory_total_size_ends_run_ignoring_events "exit $rc: $(head -c 400 "$T/sb_mem_events.out")"
+run sb_mutex_events $SB mutex --events=100 --threads=3 --mutex-locks=100 --mutex-loops=10 run
+[ "$rc" = 0 ] && [ "$(events sb_mutex_events)" = 3 ] && pass mutex_one_event_per_thread ||
+  fail mutex_one_event_per_thread "exit $rc: events $(events sb_mutex_events)"
+run sb_cpu_events $SB cpu --events=37 --threads=2 --cpu-max-prime=200 run
+[ "$rc" = 0 ] && [ "$(events sb_cpu_events)" = 37 ] && grep -Eq '^    events per second: +[0-9]+\.[0-9]{2}$' "$T/sb_cpu_events.out" &&
+  pass cpu_events_and_speed || fail cpu_events_and_speed "exit $rc: $(head -c 400 "$T/sb_cpu_events.out")"
+
+# ---- bad values, in sysbench's words ------------------------------------------
+for bs in -1 0 3 9 1000; do
+  run "sb_mem_bs$bs" $SB memory --memory-block-size=$bs run
+  [ "$rc" = 1 ] && [ "$(sed 1,2d "$T/sb_mem_bs$bs.out")" = "FATAL: Invalid value for memory-block-size: $bs" ] &&
+    pass "memory_block_size_refused_$bs" || fail "memory_block_size_refused_$bs" "exit $rc: $(head -c 300 "$T/sb_mem_bs$bs.out")"
+done
+run sb_mem_scope $SB memory --memory-scope=nowhere run
+[ "$rc" = 1 ] && grep -qx "FATAL: Invalid value for memory-scope: nowhere" "$T/sb_mem_scope.out" &&
+  pass memory_scope_refused || fail memory_scope_refused "exit $rc: $(head -c 300 "$T/sb_mem_scope.out")"
+run sb_cpu_zero $SB cpu --cpu-max-prime=0 run
+[ "$rc" = 1 ] && grep -qx "FATAL: Invalid value of cpu-max-prime: 0." "$T/sb_cpu_zero.out" &&
+  pass cpu_max_prime_refused || fail cpu_max_prime_refused "exit $rc: $(head -c 300 "$T/sb_cpu_zero.out")"
+
+# ---- under lbench's own name: lbench's report and the test's own line --------
+expect_ok lb_cpu '^CPU: 167 primes below 1000 per event$' $LB cpu --cpu-max-prime=1000 --events=10 run
+expect_ok lb_memory '^Memory: 16\.00 MiB transferred \(' $LB memory --memory-block-size=4K --memory-total-size=16M run
+expect_ok lb_threads '^Thread yields per test: 10 Locks used: 8$' $LB threads --thread-yields=10 --events=5 run
+expect_ok lb_mutex '^    total number of events: +2$' $LB mutex --threads=2 --mutex-locks=10 --mutex-loops=10 run
+expect_ok lb_cpu_json '"events": *5[,}]' $LB cpu --cpu-max-prime=100 --events=5 --output=json run
