@@ -29,7 +29,7 @@ function thread_init() max = limit() end
 function event() C.lb_kern_primes(max) end
 
 lbench.hooks.run_header = function()
-  return string.format("Prime numbers limit: %d", limit())
+  return string.format("Prime numbers limit: %d\n\n", limit())
 end
 
 -- sysbench's cpu test prints its speed before the report.

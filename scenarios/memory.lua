@@ -92,7 +92,7 @@ end
 lbench.hooks.run_header = function()
   local s = settings()
   return string.format("Running memory speed test with the following options:\n  block size: %dKiB\n"
-    .. "  total size: %dMiB\n  operation: %s\n  scope: %s", math.floor(s.bs / 1024),
+    .. "  total size: %dMiB\n  operation: %s\n  scope: %s\n\n", math.floor(s.bs / 1024),
     math.floor(s.total / 1024 / 1024), s.oper, s.scope)
 end
 

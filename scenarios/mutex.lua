@@ -63,5 +63,5 @@ end
 
 lbench.hooks.run_header = function()
   if lbench.opt.sysbench_compat and lbench.opt.verbosity < 4 then return nil end
-  return "Doing mutex performance test"
+  return "Doing mutex performance test\n"
 end

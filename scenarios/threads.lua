@@ -51,6 +51,6 @@ function event() C.lb_kern_threads(k, yields) end
 lbench.hooks.run_header = function()
   if lbench.opt.sysbench_compat and lbench.opt.verbosity < 4 then return nil end
   local yields_, locks = settings()
-  return string.format("Doing thread subsystem performance test\nThread yields per test: %d Locks used: %d",
+  return string.format("Doing thread subsystem performance test\nThread yields per test: %d Locks used: %d\n",
     yields_, locks)
 end

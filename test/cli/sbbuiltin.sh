@@ -77,3 +77,42 @@ expect_ok lb_memory '^Memory: 16\.00 MiB transferred \(' $LB memory --memory-blo
 expect_ok lb_threads '^Thread yields per test: 10 Locks used: 8$' $LB threads --thread-yields=10 --events=5 run
 expect_ok lb_mutex '^    total number of events: +2$' $LB mutex --threads=2 --mutex-locks=10 --mutex-loops=10 run
 expect_ok lb_cpu_json '"events": *5[,}]' $LB cpu --cpu-max-prime=100 --events=5 --output=json run
+
+# ---- fileio as sysbench: test_file.N here, sysbench's lines and counts --------
+# in_dir DIR NAME CMD...: run CMD in DIR
+in_dir() { local d=$1; shift; mkdir -p "$d"; ( cd "$d" && run "$@" ); }
+FA="fileio --file-num=4 --file-total-size=8M"
+if [ -n "$REF" ]; then
+  for step in "prepare" "--events=150 --file-test-mode=rndrw run" "--events=150 --file-test-mode=rndrd run" \
+              "--events=90 --file-test-mode=seqrd run" "--events=150 --file-test-mode=rndwr --file-fsync-freq=40 run" \
+              "--file-test-mode=foo run" "cleanup" "--file-test-mode=rndrw run"; do
+    tag=$(echo "$step" | tr -c 'a-z0-9\n' _)
+    (cd "$T" && mkdir -p fref flb && cd fref && timeout 60 "$REF" $FA $step >"$T/fio_$tag.ref" 2>&1; echo "rc $?" >>"$T/fio_$tag.ref")
+    (cd "$T/flb" && timeout 60 "$SB" $FA $step >"$T/fio_$tag.out" 2>&1; echo "rc $?" >>"$T/fio_$tag.out")
+    if diff <(norm "$T/fio_$tag.ref") <(norm "$T/fio_$tag.out") >"$T/fio_$tag.diff"; then pass "sb_fileio_$tag"
+    else fail "sb_fileio_$tag" "$(head -c 600 "$T/fio_$tag.diff")"; fi
+  done
+  [ -z "$(ls "$T/flb")" ] && pass sb_fileio_cleanup_leaves_nothing || fail sb_fileio_cleanup_leaves_nothing "$(ls "$T/flb")"
+fi
+mkdir -p "$T/f2" && cd "$T/f2" || exit 1
+run fio_prep "$SB" $FA prepare
+[ "$rc" = 0 ] && [ "$(ls)" = "$(printf 'test_file.0\ntest_file.1\ntest_file.2\ntest_file.3')" ] &&
+  [ "$(wc -c < test_file.3)" = 2097152 ] && pass sb_fileio_files_here || fail sb_fileio_files_here "exit $rc: $(ls)"
+run fio_events "$SB" $FA --events=150 --file-test-mode=rndrw run
+[ "$(events fio_events)" = 150 ] && ! grep -q '^    fsyncs/s: *0.00$' "$T/fio_events.out" &&
+  pass sb_fileio_events_exact_with_fsyncs || fail sb_fileio_events_exact_with_fsyncs "$(events fio_events): $(grep -A3 'File op' "$T/fio_events.out")"
+run fio_short "$SB" $FA --file-total-size=16M --file-test-mode=rndrd --verbosity=2 run
+[ "$rc" = 1 ] && [ "$(cat "$T/fio_short.out")" = "FATAL: Size of file 'test_file.0' is 2MiB, but at least 4MiB is expected.
+WARNING: Did you run 'prepare' with different --file-total-size or --file-num values?" ] &&
+  pass sb_fileio_short_files_refused || fail sb_fileio_short_files_refused "exit $rc: $(head -c 300 "$T/fio_short.out")"
+run fio_nomode "$SB" $FA run
+[ "$rc" = 1 ] && grep -qx 'FATAL: Missing required argument: --file-test-mode' "$T/fio_nomode.out" &&
+  pass sb_fileio_missing_mode || fail sb_fileio_missing_mode "exit $rc: $(head -c 300 "$T/fio_nomode.out")"
+run fio_validate "$SB" $FA --events=10 --file-test-mode=rndrd --validate run
+grep -qx 'Validation checks: on.' "$T/fio_validate.out" && pass sb_validate_line || fail sb_validate_line "$(head -c 300 "$T/fio_validate.out")"
+run fio_clean "$SB" $FA cleanup
+[ "$rc" = 0 ] && [ -z "$(ls)" ] && pass sb_fileio_cleanup || fail sb_fileio_cleanup "exit $rc: $(ls)"
+run fio_gone "$SB" $FA --file-test-mode=rndrd --verbosity=2 run
+[ "$rc" = 1 ] && [ "$(cat "$T/fio_gone.out")" = "FATAL: Cannot open file 'test_file.0' errno = 2 (No such file or directory)
+WARNING: Did you forget to run the prepare step?" ] && pass sb_fileio_no_prepare || fail sb_fileio_no_prepare "exit $rc: $(cat "$T/fio_gone.out")"
+cd - >/dev/null || exit 1

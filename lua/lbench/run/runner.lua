@@ -269,9 +269,13 @@ function M.run(ctx, lb)
 end
 
 -- The run's banner (text output, verbosity >= 3), sysbench's wording.  A
--- scenario's lbench.hooks.run_header() may add lines of its own (what
--- sysbench's built-in tests print as their mode), a blank line around them.
-local function banner(ctx, lb, opt, paced)
+-- scenario's lbench.hooks.run_header() may add text of its own before
+-- "Initializing worker threads..." (what sysbench's built-in tests print
+-- as their mode, each line ending with a newline, as sysbench prints it).
+-- With `check`, lbench.hooks.run_check() runs after that text and before
+-- "Initializing worker threads...", where sysbench's fileio checks its
+-- files (an error there ends the banner).
+local function banner(ctx, lb, opt, paced, check)
   local lines = { string.format("Running the test with following options:\nNumber of threads: %d", opt.threads) }
   if ctx.cluster then
     lines[#lines + 1] = string.format("Number of ranks: %d (%d threads each)", ctx.cluster.size, ctx.cluster.threads)
@@ -289,6 +293,7 @@ local function banner(ctx, lb, opt, paced)
   end
   if opt.report_interval > 0 then lines[#lines + 1] = string.format("Report intermediate results every %g second(s)", opt.report_interval) end
   if opt.warmup_time > 0 then lines[#lines + 1] = string.format("Warm-up: %g second(s), excluded from results", opt.warmup_time) end
+  if opt.validate and opt.sysbench_compat then lines[#lines + 1] = "Validation checks: on.\n" end
   if opt.sysbench_compat then
     -- sysbench's words for the seed, and its blank line after them
     lines[#lines + 1] = (opt.rand_seed ~= 0 and string.format("Initializing random number generator from seed (%d).",
@@ -296,10 +301,10 @@ local function banner(ctx, lb, opt, paced)
   elseif opt.rand_seed ~= 0 then
     lines[#lines + 1] = "Random number generator seed is " .. opt.rand_seed
   end
-  local head = lb.hooks.run_header and lb.hooks.run_header()
-  if head and head ~= "" then lines[#lines + 1] = "\n" .. head end
-  lines[#lines + 1] = "\nInitializing worker threads...\n"
-  say(ctx, table.concat(lines, "\n") .. "\n")
+  local head = lb.hooks.run_header and lb.hooks.run_header() or ""
+  say(ctx, table.concat(lines, "\n") .. "\n\n" .. head)
+  if check and lb.hooks.run_check then lb.hooks.run_check() end
+  say(ctx, "Initializing worker threads...\n\n")
 end
 
 local function csv_header(ctx, keys)
@@ -584,7 +589,8 @@ local function start_workers(ctx, lb, run, opt, keys, paced)
   local text = opt.output == "text" and opt.verbosity >= 3
   -- As sysbench: the header before the workers load the script (what its
   -- top level prints comes after "Initializing worker threads...").
-  if text and opt.sysbench_compat then banner(ctx, lb, opt, paced) end
+  if text and opt.sysbench_compat then banner(ctx, lb, opt, paced, true)
+  elseif lb.hooks.run_check then lb.hooks.run_check() end
   local open_t0, retries0 = C.lb_clock_ns(), C.lb_runtime_connect_retries(ctx.rt)
   local obs
   local ok = C.lb_run_launch(run) == 0
