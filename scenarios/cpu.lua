@@ -34,7 +34,8 @@ end
 
 -- sysbench's cpu test prints its speed before the report.
 lbench.hooks.report_head = function(r)
-  local secs = r.duration_s > 0 and r.duration_s or 1
+  local secs = r.interval_s or r.duration_s   -- a checkpoint's period, or the run
+  secs = secs > 0 and secs or 1
   return string.format("CPU speed:\n    events per second: %8.2f\n", r.totals.events / secs)
 end
 

@@ -98,7 +98,8 @@ end
 
 local function transferred(r)
   local s = settings()
-  local secs = r.duration_s > 0 and r.duration_s or 1
+  local secs = r.interval_s or r.duration_s   -- a checkpoint's period, or the run
+  secs = secs > 0 and secs or 1
   local mib = r.totals.events * s.bs / (1024 * 1024)
   return s, secs, mib
 end

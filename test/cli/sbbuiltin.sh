@@ -116,3 +116,17 @@ run fio_gone "$SB" $FA --file-test-mode=rndrd --verbosity=2 run
 [ "$rc" = 1 ] && [ "$(cat "$T/fio_gone.out")" = "FATAL: Cannot open file 'test_file.0' errno = 2 (No such file or directory)
 WARNING: Did you forget to run the prepare step?" ] && pass sb_fileio_no_prepare || fail sb_fileio_no_prepare "exit $rc: $(cat "$T/fio_gone.out")"
 cd - >/dev/null || exit 1
+
+# ---- --report-checkpoints: a full report of each period, then the run's -------
+run sb_cp $SB cpu --cpu-max-prime=100 --report-checkpoints=1 --time=2 --threads=2 run
+cp_ev=$(awk '/Checkpoint report/ { on = 1 } on && /total number of events:/ { print $NF; exit }' "$T/sb_cp.out")
+all_ev=$(awk '/total number of events:/ { n = $NF } END { print n }' "$T/sb_cp.out")
+if [ "$rc" = 0 ] && grep -qx 'Report checkpoint(s) at 1 seconds' "$T/sb_cp.out" &&
+   [ "$(grep -c '^\[ 1s \] Checkpoint report:$' "$T/sb_cp.out")" = 1 ] && [ "$(grep -c '^General statistics:$' "$T/sb_cp.out")" = 2 ] &&
+   [ "$(grep -c '^CPU speed:$' "$T/sb_cp.out")" = 2 ] && [ -n "$cp_ev" ] && [ "$all_ev" -gt "$cp_ev" ]; then
+  pass report_checkpoints_sysbench_name
+else fail report_checkpoints_sysbench_name "exit $rc, checkpoint $cp_ev, run $all_ev: $(head -c 500 "$T/sb_cp.out")"; fi
+run lb_cp $LB --db-driver=null test/cli/scripts/sbname/noopts.lua --report-checkpoints=1,2 --time=3 run
+[ "$rc" = 0 ] && [ "$(grep -c 'Checkpoint report:$' "$T/lb_cp.out")" = 2 ] && pass report_checkpoints_lbench_name ||
+  fail report_checkpoints_lbench_name "exit $rc: $(head -c 300 "$T/lb_cp.out") $(head -c 300 "$T/lb_cp.err")"
+expect_fail report_checkpoints_bad 'report-checkpoints' $LB cpu --report-checkpoints=x run

@@ -18,6 +18,7 @@ local cluster = require("lbench.cluster.transport")
 local rankrun = require("lbench.cluster.rankrun")
 local ranks = require("lbench.cluster.ranks")
 local snapshot = require("lbench.result.snapshot")
+local checkpoints = require("lbench.run.checkpoints")
 local new_snapshot, counters, diff, type_names = snapshot.new, snapshot.counters, snapshot.diff, snapshot.type_names
 
 local M = {}
@@ -292,6 +293,9 @@ local function banner(ctx, lb, opt, paced, check)
     lines[#lines + 1] = string.format("Target transaction rate: %g/sec (%s)", opt.rate, opt.rate_mode)
   end
   if opt.report_interval > 0 then lines[#lines + 1] = string.format("Report intermediate results every %g second(s)", opt.report_interval) end
+  if #(opt.report_checkpoints or {}) > 0 then
+    lines[#lines + 1] = string.format("Report checkpoint(s) at %s seconds", table.concat(opt.report_checkpoints, ", "))
+  end
   if opt.warmup_time > 0 then lines[#lines + 1] = string.format("Warm-up: %g second(s), excluded from results", opt.warmup_time) end
   if opt.validate and opt.sysbench_compat then lines[#lines + 1] = "Validation checks: on.\n" end
   if opt.sysbench_compat then
@@ -353,6 +357,7 @@ local function new_reporter(ctx, lb, run, metrics, keys, paced)
   -- every second (a collection merges into the cumulative histograms
   -- exactly as a report tick does).
   R.metrics_ns = (metrics ~= nil and R.interval_ns == 0) and 1e9 or nil
+  R.cps = checkpoints.new(R, new_snapshot(hcfg))
   return R
 end
 
@@ -365,6 +370,7 @@ function Reporter:collect(cut)
     C.lb_stats_snapshot_merge_hists(self.cum, self.snap)
     if self.phases then self.phases:merge(self.snap) end
   end
+  if self.cps then self.cps:merge(self.snap) end
   self.last_collect = cut == INT64_MAX and self.snap.t_ns or cut
 end
 
@@ -469,6 +475,7 @@ function Reporter:at_cut(c)
   local b = not self.warm_pending and self.phases and self.phases:next_boundary()
   if b and c >= b - 1e6 then self:phase_boundary(c) end
   if self.interval_ns > 0 and c > self.last_report.t + 1e6 then self:tick(c) end
+  if self.cps then self.cps:at(c, function(s) say(self.ctx, s) end) end
   if self.metrics_ns then
     metrics_publish(self.metrics, self.snap.lat, self.keys, tonumber(c - self.last_metrics) / 1e9)
     self.last_metrics = c
@@ -571,12 +578,17 @@ function Reporter:stop_reason()
 end
 
 -- Where the reporter collects (run.h): every report interval (or every
--- second for a metrics endpoint alone), the warm-up end, phase boundaries.
+-- second for a metrics endpoint alone), the warm-up end, phase boundaries
+-- and --report-checkpoints.
 local function set_cuts(cfg, opt, metrics)
   cfg.cut_grid_s = opt.report_interval > 0 and opt.report_interval or (metrics ~= nil and 1 or 0)
   local list = phases.of(opt) or {}
-  for i = 1, math.min(#list - 1, C.LB_MAX_CUTS - 1) do
-    cfg.cuts_after_warmup_s[i - 1] = list[i].end_s
+  local at = {}
+  for i = 1, #list - 1 do at[#at + 1] = list[i].end_s end
+  for _, s in ipairs(checkpoints.seconds(opt)) do at[#at + 1] = s - opt.warmup_time end
+  table.sort(at)
+  for i = 1, math.min(#at, C.LB_MAX_CUTS - 1) do
+    cfg.cuts_after_warmup_s[i - 1] = at[i]
     cfg.ncuts = i
   end
 end
