@@ -14,6 +14,7 @@ local job = require("lbench.run.job")
 local session = require("lbench.run.session")
 local sbffi = require("lbench.api.sbffi")
 local sbcli = require("lbench.api.sbcli")
+local sbhelp = require("lbench.api.sbhelp")
 
 local M = {}
 
@@ -323,7 +324,7 @@ local function main(rtptr, ...)
     return require(tool).main(rt, args)
   end
   if raw.help then
-    out(rt, sb and sbcli.usage(options.core_specs(), stock_names()) or M.usage())
+    out(rt, sb and sbhelp.usage(options.core_specs()) or M.usage())
     return 0
   end
   local stdin_script = (pos[1] == "-" or (sb and #pos == 0)) and from_stdin(pos)

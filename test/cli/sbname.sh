@@ -81,6 +81,22 @@ run sb_help $SB --help
   grep -qx '  fileio - File I/O test' "$T/sb_help.out" && ! grep -q '^  oltp_read_only' "$T/sb_help.out" &&
   grep -Eq '^  --threads=N {20,}' "$T/sb_help.out" &&
   pass sysbench_name_help_layout || fail sysbench_name_help_layout "exit $rc: $(head -c 300 "$T/sb_help.out")"
+# sysbench's own --help line for line, lbench's further options in a block
+# of their own; every option sysbench's help lists is one lbench takes
+if command -v sysbench >/dev/null; then
+  sysbench --help >"$T/sb_help.ref" 2>&1
+  diff "$T/sb_help.ref" <(sed '/^lbench options/,/^$/d' "$T/sb_help.out") >"$T/sb_help.diff" &&
+    grep -q '^  --connections=N ' "$T/sb_help.out" && pass sysbench_name_help_as_sysbench ||
+    fail sysbench_name_help_as_sysbench "$(head -c 500 "$T/sb_help.diff")"
+fi
+bad=""
+for o in $(sed '/^lbench options/,$d' "$T/sb_help.out" | grep -Eo '^  --[a-z-]+' | sed 's/^  --//'); do
+  case $o in help|version|config-file|db-driver) continue ;; esac
+  v=$(grep -E "^  --$o[=\[]" "$T/sb_help.out" | sed -nE 's/.*\[([^]]*)\]$/\1/p' | head -1)
+  case $o in mysql-socket) v=/nonexistent ;; esac
+  $LB $N $S/noopts.lua "--$o=$v" --events=1 --verbosity=0 run >/dev/null 2>"$T/opt.err" || bad="$bad --$o=$v($(head -c 80 "$T/opt.err"))"
+done
+[ -z "$bad" ] && pass sysbench_help_options_all_taken || fail sysbench_help_options_all_taken "$bad"
 printf 'function event()\nfoo\n' > "$T/syntax.lua"
 run sb_syntax $SB "$T/syntax.lua" $N run
 [ "$rc" = 1 ] && grep -Eq "^FATAL: .*syntax\.lua:[0-9]+: " "$T/sb_syntax.out" && pass sysbench_name_fatal_script_error ||
