@@ -233,3 +233,10 @@ if command -v sysbench >/dev/null; then
      grep -Eq '^ +[0-9]+\.[0-9]{3} \|\*+ +[0-9]+$' "$T/sb_hist.out"; then pass sysbench_name_histogram_layout
   else fail sysbench_name_histogram_layout "$(head -c 500 "$T/sb_hist.diff")"; fi
 fi
+
+# ---- sysbench 0.5 scripts read their options as globals -----------------------
+printf 'function prepare() print("prepare", oltp_tables_count, num_threads) end\nfunction event() print("event", oltp_tables_count) end\n' > "$T/globals.lua"
+run legacy_globals $LB $N "$T/globals.lua" --oltp-tables-count=8 --threads=2 prepare
+run legacy_globals_ev $LB $N "$T/globals.lua" --oltp-tables-count=8 --events=1 --verbosity=0 run
+[ "$(cat "$T/legacy_globals.out")" = "prepare	8	2" ] && [ "$(cat "$T/legacy_globals_ev.out")" = "event	8" ] &&
+  pass legacy_options_as_globals || fail legacy_options_as_globals "$(cat "$T/legacy_globals.out" "$T/legacy_globals_ev.out" "$T/legacy_globals.err" | head -c 300)"

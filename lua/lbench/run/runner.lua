@@ -104,7 +104,7 @@ local function make_config(opt, mode, boot, cl)
 end
 
 local function boot_chunk(ctx, mode)
-  return "return " .. util.serialize({ script = ctx.script, command = ctx.command, mode = mode,
+  return "return " .. util.serialize({ script = ctx.script, command = ctx.command, mode = mode, free_opts = ctx.free_opts,
     opt = ctx.opt, argv = ctx.argv, rank = ctx.rank, nranks = ctx.nranks })
 end
 
