@@ -9,6 +9,7 @@
 --
 --   lbench memory --memory-block-size=4K --memory-total-size=10G --threads=2 run
 local ffi = require("ffi")
+local bit = require("bit")
 local C = require("lbench.ffi").C
 
 -- sysbench's names, its order in the help (order) and its size syntax
