@@ -49,7 +49,7 @@ LIB_SRC  := $(filter-out core/main.c core/cluster/cluster_mpi.c,$(wildcard core/
 LIB_OBJ  := $(LIB_SRC:%.c=$(O)/%.o) $(O)/embedded.o
 LUA_SRC  := $(wildcard lua/lbench/*.lua lua/lbench/*/*.lua)
 # Order matters: each header's FFI section may use types of the ones before.
-FFI_HDRS := core/clock.h core/httpget.h core/cluster/cluster.h core/hist.h core/rand.h core/rowgen.h core/handle.h core/stats.h core/db/db.h core/lbench.h core/pace.h core/run.h core/worker.h core/sbcompat/sbcompat.h core/sbcompat/sbsql.h \
+FFI_HDRS := core/clock.h core/httpget.h core/cluster/cluster.h core/hist.h core/rand.h core/kern.h core/rowgen.h core/handle.h core/stats.h core/db/db.h core/lbench.h core/pace.h core/run.h core/worker.h core/sbcompat/sbcompat.h core/sbcompat/sbsql.h \
             core/loop.h core/metrics.h core/runtime.h \
             core/io/engine.h core/io/registry.h core/io/fs.h core/io/steady.h core/io/genmap.h \
             core/io/diskstats.h core/io/series.h core/io/io.h core/io/verify.h core/pgbench/pgrand.h

@@ -122,12 +122,16 @@ int main(int argc, char **argv)
     if (pgbench && status == 1 && strstr(err, "Run was aborted;"))
         status = 2;
     if (status != 0 && err[0]) {
-        if (sysbench)   /* in sysbench's log, on standard output, in its words, no program name */
-            printf("%s\n", err);
-        else if (pgbench)
+        if (sysbench) {
+            /* in sysbench's log, on standard output, in its words, no program
+             * name; a command the test does not implement on standard error */
+            fflush(stdout);
+            fprintf(strstr(err, "' test does not implement the '") ? stderr : stdout, "%s\n", err);
+        } else if (pgbench) {
             fprintf(stderr, "pgbench: error: %s\n", err);
-        else
+        } else {
             fprintf(stderr, PROG ": %s\n", err);
+        }
     }
     lb_runtime_free(g_rt);
 #ifdef LB_MPI

@@ -74,6 +74,49 @@ void lb_pace_start(lb_pace *p, int64_t origin, int64_t t_start, double offset)
     p->next = schedule_time(p);
 }
 
+/* Λ at the monotonic time `t` (the schedule's expected count from its origin). */
+static double schedule_lam_at(const lb_pace *p, int64_t t)
+{
+    double x = (double)(t - p->origin);
+    if (x < 0)
+        return x * p->segs[0].r0;
+    for (int i = 0; i < p->nseg; i++) {
+        const lb_pace_seg *s = &p->segs[i];
+        if (x < s->t0 + s->dur || i == p->nseg - 1) {
+            double tau = x - s->t0 < s->dur ? x - s->t0 : s->dur;
+            double lam = s->lam0 + s->r0 * tau + (s->r1 - s->r0) / (2 * s->dur) * tau * tau;
+            return lam + (x - s->t0 > s->dur ? (x - s->t0 - s->dur) * s->r1 : 0);
+        }
+    }
+    return p->lam;
+}
+
+uint64_t lb_pace_skip_until(lb_pace *p, int64_t t)
+{
+    uint64_t n = 0;
+    while (p->next < t && n < LB_PACE_SKIP_EXACT) {
+        lb_pace_next(p);
+        n++;
+    }
+    if (p->next >= t)
+        return n;
+    if (p->nseg) {
+        double lam_t = schedule_lam_at(p, t);
+        if (lam_t > p->lam) {
+            n += (uint64_t)ceil(lam_t - p->lam);
+            p->lam = lam_t;
+        }
+        p->next = schedule_time(p);
+    } else {
+        double more = ceil((double)(t - p->next) / p->gap_ns);
+        n += (uint64_t)more;
+        p->next += (int64_t)llround(more * p->gap_ns);
+    }
+    if (p->next < t)
+        p->next = t;
+    return n;
+}
+
 int64_t lb_pace_next(lb_pace *p)
 {
     int64_t t = p->next;

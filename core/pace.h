@@ -64,4 +64,11 @@ void lb_pace_start(lb_pace *p, int64_t origin, int64_t t_start, double offset);
 /* The intended start of the next event; advances the schedule. */
 int64_t lb_pace_next(lb_pace *p);
 
+/* Skip every intended start before `t` and return how many there were:
+ * one by one up to LB_PACE_SKIP_EXACT of them, the rest (a rate far
+ * beyond what the run reached) counted by its expectation, in time
+ * independent of their number. */
+enum { LB_PACE_SKIP_EXACT = 1 << 20 };
+uint64_t lb_pace_skip_until(lb_pace *p, int64_t t);
+
 #endif

@@ -190,10 +190,7 @@ static int pace_until_deadline(lb_worker *w, int64_t deadline)
  * backlog). */
 static int pace_backlog(lb_worker *w, int64_t deadline)
 {
-    uint64_t n = 1;
-    while (lb_pace_next(&w->pace) < deadline)
-        n++;
-    lb_stats_bump(&w->stats.not_started, n);
+    lb_stats_bump(&w->stats.not_started, 1 + lb_pace_skip_until(&w->pace, deadline));
     return 0;
 }
 

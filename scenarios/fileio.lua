@@ -32,6 +32,7 @@ local points = require("fileio.points")
 local prepare = require("fileio.prepare")
 local precondition = require("fileio.precondition")
 local verify = require("fileio.verify")
+local sbmode = require("fileio.sbmode")
 local fail = lib.fail
 
 -- Bounds are checked when the options are parsed; 0 is allowed where it
@@ -122,6 +123,16 @@ function init()
   require("lbench.result.render").io_run = true -- CSV intervals carry the I/O columns
   if precondition.active() then return end
   local opt = lbench.opt
+  if sbmode.active(opt) then
+    -- started as sysbench: its file set and its words (fileio/sbmode.lua)
+    local mode = sbmode.mode(opt)
+    local engine = lib.check_run(opt, mode)
+    -- the files are checked (and for seqwr created) by run_check, after
+    -- the lines about the test, as sysbench does
+    S.run = { t = { kind = "dir", dir = "." }, m = {}, engine = engine, depth = lib.iodepth(opt, engine),
+              mode = mode, sb = true }
+    return
+  end
   local mode = opt.file_test_mode
   local engine = lib.check_run(opt, mode)
   local t = manifest.target(opt)
@@ -154,9 +165,10 @@ local W, j, sh, live, tick
 function thread_init(tid)
   W = lbench.worker_ptr()
   local opt = lbench.opt
-  local t = manifest.target(opt)
-  local m = manifest.require(t)
+  local sb = sbmode.active(opt)
+  local t = sb and { kind = "dir", dir = "." } or manifest.target(opt)
   local mode = opt.file_test_mode
+  local m = sb and sbmode.manifest(opt, mode) or manifest.require(t)
   local engine = lib.engine(opt)
   local threads = opt.threads
   local max_ios
@@ -164,11 +176,12 @@ function thread_init(tid)
     max_ios = math.floor(opt.events / threads) + (tid < opt.events % threads and 1 or 0)
     if max_ios == 0 then return end   -- nothing for this thread
   end
-  sh = C.lb_io_shared_lookup(t.key)
+  sh = not sb and C.lb_io_shared_lookup(t.key) or nil
   j = job.new(t, m, opt, tid, threads, {
-    mode = mode, engine = engine, iodepth = lib.iodepth(opt, engine), stamp = opt.stamp,
+    mode = mode, engine = engine, iodepth = lib.iodepth(opt, engine), stamp = opt.stamp and not sb,
     types = { TYPE_READ, TYPE_WRITE, TYPE_FSYNC }, max_ios = max_ios, passes = opt.seq_passes,
-    flags = lib.open_flags(opt), shared = sh, genmap = lib.writes(mode),
+    flags = lib.open_flags(opt), shared = sh, genmap = lib.writes(mode) and not sb, sysbench = sb,
+    create = sb and mode == "seqwr",
   })
   live = sh ~= nil and tid == 0 and opt.output == "text" and (opt.verbosity >= 3 or opt.points_live == true)
   tick = 0
@@ -319,10 +332,22 @@ end
 -- What a sweep with --prepare-each records of each point's set.
 lbench.hooks.loaded_size = function() return prepare.loaded_size(lbench.opt) end
 
+-- Started as sysbench: its lines about the test before the run.
+lbench.hooks.run_header = function()
+  if S.run and S.run.sb then return sbmode.header(lbench.opt, S.run.mode) end
+end
+lbench.hooks.run_check = function()
+  if S.run and S.run.sb then S.run.m = sbmode.manifest(lbench.opt, S.run.mode, true) end
+end
+
 lbench.cmdline.commands = {
-  prepare = { function() prepare.prepare(lbench.opt) end },
+  prepare = { function()
+    if sbmode.active(lbench.opt) then sbmode.prepare(lbench.opt) else prepare.prepare(lbench.opt) end
+  end },
   _prepare_write = { function() prepare.write_worker(lbench.opt) end, lbench.cmdline.PARALLEL_COMMAND },
-  cleanup = { function() prepare.cleanup(lbench.opt) end },
+  cleanup = { function()
+    if sbmode.active(lbench.opt) then sbmode.cleanup(lbench.opt) else prepare.cleanup(lbench.opt) end
+  end },
   precondition = { function() precondition.run(lbench.opt) end },
   verify = { function() verify.run(lbench.opt) end },
 }

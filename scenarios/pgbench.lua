@@ -298,8 +298,7 @@ function thread_init()
   local t0 = lbench.clock.now()
   con = connect()
   lbench.progress.add(math.floor((lbench.clock.now() - t0) * 1e6 + 0.5))
-  -- Each connection reads the scale itself: the main state's init() runs
-  -- after the workers' options are fixed, so it cannot hand it over.
+  -- Each connection reads the scale itself, as pgbench's clients do.
   local scale = run_scale(con)
   local n = (opt.connections or 0) > 0 and opt.connections or opt.threads
   client_no = lbench.vu or lbench.tid

@@ -120,6 +120,7 @@ suite metrics env LB=./lbench bash test/cli/metrics.sh
 suite errors env LB=./lbench bash test/cli/errors.sh
 suite sbcompat env LB=./lbench bash test/cli/sbcompat.sh
 suite sbname env LB=./lbench bash test/cli/sbname.sh
+suite sbbuiltin env LB=./lbench bash test/cli/sbbuiltin.sh
 suite fuzz env LB=./lbench FUZZ_SECONDS=30 bash test/fuzz.sh
 suite embed bash -c embed_test
 suite install bash -c install_test

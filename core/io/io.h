@@ -75,6 +75,8 @@ typedef struct lb_io_params {
     int32_t passes;           /* sequential: stop after this many passes (0: wrap forever) */
     int32_t type_read, type_write, type_fsync;  /* event types for lb_worker_record (-1: none) */
     int64_t step_ns;          /* time budget of one lb_io_job_step (0: 1 ms) */
+    int32_t sysbench_counts;  /* count as sysbench fileio: a periodic fsync is one of max_ios,
+                                 the closing fsyncs count in the fsync counter (not as events) */
 } lb_io_params;
 
 typedef struct lb_io_job lb_io_job;

@@ -83,6 +83,9 @@ M.core = {
   { "percentiles", "list", nil, "latency percentiles to report, e.g. 50,95,99,99.9 (overrides --percentile)",
     item = "double", min = 0, max = 100 },
   { "histogram", "bool", false, "print the latency histogram in the final report" },
+  { "report-checkpoints", "list", {}, "full reports at these seconds of the run, each of the period since the previous one",
+    item = "int", min = 1 },
+  { "validate", "bool", false, "perform validation checks where possible (sysbench's --validate)" },
   { "output", "enum", "text", "report format", choices = { "text", "json", "csv" } },
   { "result-file", "string", nil, "write the result document (JSON) to this file" },
   { "rank-timeout", "double", 30, "lbench-mpi: seconds rank 0 waits past the run's deadline for another rank's "

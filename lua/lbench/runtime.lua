@@ -15,6 +15,7 @@ local session = require("lbench.run.session")
 local sbffi = require("lbench.api.sbffi")
 local sbcli = require("lbench.api.sbcli")
 local pgcli = require("lbench.api.pgcli")
+local sbhelp = require("lbench.api.sbhelp")
 
 local M = {}
 
@@ -61,8 +62,11 @@ local function histogram_text(result)
   return hist.histogram_text(bs, 1)
 end
 
-local function final_text(opt, result)
+local function final_text(opt, result, lb)
   if opt.sysbench_compat then
+    -- a scenario's own lines before sysbench's report, as its built-in
+    -- tests print theirs (lbench.hooks.report_head(result))
+    local head = lb.hooks.report_head and lb.hooks.report_head(result) or ""
     -- sysbench prints the histogram before its report, its values with
     -- three decimals, a line of one space after the chart
     local h = ""
@@ -80,7 +84,7 @@ local function final_text(opt, result)
       end
       h = table.concat(t, "\n") .. "\n \n"
     end
-    return h .. report.final_text_sysbench(runner.text_view(result)) .. "\n"
+    return h .. head .. report.final_text_sysbench(runner.text_view(result)) .. "\n"
   end
   local s = { (opt.report_interval > 0 and "\n" or "") .. report.final_text(runner.text_view(result)) .. "\n" }
   if result.nranks then
@@ -99,7 +103,7 @@ local function run_publishing(ctx, lb, result)
   if hook then cumulative_hook(hook, opt, result) end
   return { encode = function(indent) return runner.to_json(result, indent) end, quiet = hook ~= nil,
            -- sysbench prints its final report at --verbosity 3 and above
-           text = function() return opt.verbosity >= 3 and final_text(opt, result) or "" end,
+           text = function() return opt.verbosity >= 3 and final_text(opt, result, lb) or "" end,
            csv = function() return report.csv_totals(runner.text_view(result)) .. "\n" end,
            file = opt.result_file, source = ctx.scenario_name .. " " .. ctx.command }
 end
@@ -321,7 +325,7 @@ local function main(rtptr, ...)
     return require(tool).main(rt, args)
   end
   if raw.help then
-    out(rt, sb and sbcli.usage(options.core_specs(), stock_names()) or M.usage())
+    out(rt, sb and sbhelp.usage(options.core_specs()) or M.usage())
     return 0
   end
   local stdin_script = (pos[1] == "-" or (sb and #pos == 0)) and from_stdin(pos)

@@ -45,6 +45,7 @@ local function params(m, opt, tid, threads, o)
   p.passes = o.passes or 0
   p.type_read, p.type_write, p.type_fsync = o.types[1], o.types[2], o.types[3]
   if o.step_ns then p.step_ns = o.step_ns end
+  p.sysbench_counts = o.sysbench and 1 or 0
   local total = m.file_size * #m.files
   if seq and threads > 1 then
     -- Each thread walks its own slice of the set, aligned to the largest block.
@@ -59,7 +60,7 @@ end
 -- A started job over the prepared set `m` (target `t`) for worker `tid` of
 -- `threads`.
 -- o = { mode, engine, iodepth, generation, stamp, types = {r, w, f}, max_ios, passes,
---       flags, bss, shared, genmap, create, dist, fsync_freq, fsync_end, step_ns }
+--       flags, bss, shared, genmap, create, dist, fsync_freq, fsync_end, step_ns, sysbench }
 -- where a field left out takes the options' value.
 function M.new(t, m, opt, tid, threads, o)
   local err = ffi.new("char[?]", 512)

@@ -81,6 +81,22 @@ run sb_help $SB --help
   grep -qx '  fileio - File I/O test' "$T/sb_help.out" && ! grep -q '^  oltp_read_only' "$T/sb_help.out" &&
   grep -Eq '^  --threads=N {20,}' "$T/sb_help.out" &&
   pass sysbench_name_help_layout || fail sysbench_name_help_layout "exit $rc: $(head -c 300 "$T/sb_help.out")"
+# sysbench's own --help line for line, lbench's further options in a block
+# of their own; every option sysbench's help lists is one lbench takes
+if command -v sysbench >/dev/null; then
+  sysbench --help >"$T/sb_help.ref" 2>&1
+  diff "$T/sb_help.ref" <(sed '/^lbench options/,/^$/d' "$T/sb_help.out") >"$T/sb_help.diff" &&
+    grep -q '^  --connections=N ' "$T/sb_help.out" && pass sysbench_name_help_as_sysbench ||
+    fail sysbench_name_help_as_sysbench "$(head -c 500 "$T/sb_help.diff")"
+fi
+bad=""
+for o in $(sed '/^lbench options/,$d' "$T/sb_help.out" | grep -Eo '^  --[a-z-]+' | sed 's/^  --//'); do
+  case $o in help|version|config-file|db-driver) continue ;; esac
+  v=$(grep -E "^  --$o[=\[]" "$T/sb_help.out" | sed -nE 's/.*\[([^]]*)\]$/\1/p' | head -1)
+  case $o in mysql-socket) v=/nonexistent ;; esac
+  $LB $N $S/noopts.lua "--$o=$v" --events=1 --verbosity=0 run >/dev/null 2>"$T/opt.err" || bad="$bad --$o=$v($(head -c 80 "$T/opt.err"))"
+done
+[ -z "$bad" ] && pass sysbench_help_options_all_taken || fail sysbench_help_options_all_taken "$bad"
 printf 'function event()\nfoo\n' > "$T/syntax.lua"
 run sb_syntax $SB "$T/syntax.lua" $N run
 [ "$rc" = 1 ] && grep -Eq "^FATAL: .*syntax\.lua:[0-9]+: " "$T/sb_syntax.out" && pass sysbench_name_fatal_script_error ||
@@ -158,7 +174,7 @@ run sb_undeclared $SB $S/opts.lua --nope=3 prepare
 [ "$rc" = 1 ] && grep -qx 'invalid option: --nope=3' "$T/sb_undeclared.out" && pass sysbench_name_invalid_option_name ||
   fail sysbench_name_invalid_option_name "exit $rc: $(head -c 300 "$T/sb_undeclared.out")"
 run sb_no_cleanup $SB $S/opts.lua cleanup
-[ "$rc" = 1 ] && grep -qx "'opts.lua' test does not implement the 'cleanup' command." "$T/sb_no_cleanup.out" &&
+[ "$rc" = 1 ] && grep -qx "'opts.lua' test does not implement the 'cleanup' command." "$T/sb_no_cleanup.err" &&
   pass sysbench_name_missing_command || fail sysbench_name_missing_command "exit $rc: $(head -c 300 "$T/sb_no_cleanup.out")"
 run sb_unknown_cmd $SB $S/opts.lua frobnicate
 [ "$rc" = 1 ] && grep -qx "Unknown command: frobnicate" "$T/sb_unknown_cmd.out" && pass sysbench_name_unknown_command ||
@@ -217,3 +233,10 @@ if command -v sysbench >/dev/null; then
      grep -Eq '^ +[0-9]+\.[0-9]{3} \|\*+ +[0-9]+$' "$T/sb_hist.out"; then pass sysbench_name_histogram_layout
   else fail sysbench_name_histogram_layout "$(head -c 500 "$T/sb_hist.diff")"; fi
 fi
+
+# ---- sysbench 0.5 scripts read their options as globals -----------------------
+printf 'function prepare() print("prepare", oltp_tables_count, num_threads) end\nfunction event() print("event", oltp_tables_count) end\n' > "$T/globals.lua"
+run legacy_globals $LB $N "$T/globals.lua" --oltp-tables-count=8 --threads=2 prepare
+run legacy_globals_ev $LB $N "$T/globals.lua" --oltp-tables-count=8 --events=1 --verbosity=0 run
+[ "$(cat "$T/legacy_globals.out")" = "prepare	8	2" ] && [ "$(cat "$T/legacy_globals_ev.out")" = "event	8" ] &&
+  pass legacy_options_as_globals || fail legacy_options_as_globals "$(cat "$T/legacy_globals.out" "$T/legacy_globals_ev.out" "$T/legacy_globals.err" | head -c 300)"

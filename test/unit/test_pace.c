@@ -55,6 +55,22 @@ int main(void)
         if (lb_pace_next(&a) != lb_pace_next(&b))
             same = 0;
     check(same, "pace_reproducible", "same seed gave different schedules");
+
+    /* The backlog at the deadline: the starts before it, one by one while
+     * few (the same as lb_pace_next would give), by expectation beyond. */
+    lb_pace_init(&a, 1000.0, 0, 0, 1, 1);
+    check(lb_pace_skip_until(&a, 10500000) == 11 && lb_pace_next(&a) == 11000000, "pace_skip_exact",
+          "constant 1000/s from 0: 11 starts before 10.5 ms");
+    lb_pace_init(&a, 2e9, 1, 0, 1, 1);
+    uint64_t n = lb_pace_skip_until(&a, 10 * 1000000000LL);
+    check(n > 19000000000ULL && n < 21000000000ULL && lb_pace_next(&a) >= 10 * 1000000000LL, "pace_skip_huge_backlog",
+          "2e9/s over 10 s: %llu", (unsigned long long)n);
+    lb_rate_seg segs[2] = { { 1.0, 1e9, 1e9 }, { 1.0, 1e9, 3e9 } };
+    lb_pace_init(&a, 1e9, 1, 0, 1, 1);
+    lb_pace_schedule(&a, segs, 2, 1.0);
+    lb_pace_start(&a, 0, 0, 0);
+    n = lb_pace_skip_until(&a, 2 * 1000000000LL);
+    check(n > 2900000000ULL && n < 3100000000ULL, "pace_skip_schedule", "1e9/s then a ramp to 3e9/s: %llu", (unsigned long long)n);
     free(gaps);
     return check_exit();
 }

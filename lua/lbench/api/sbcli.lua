@@ -61,62 +61,27 @@ function M.flag(v)
   return v == true or v == "on" or v == "true" or v == "yes" or v == "1"
 end
 
--- One option in sysbench's help layout: the name and its argument in a
--- column 34 wide, the description, the default in brackets.
-local ARG = { int = "=N", double = "=N", bool = "[=on|off]", size = "=SIZE", list = "=[LIST,...]" }
-local function help_line(spec)
-  local left = "  --" .. spec.name .. (ARG[spec.type] or "=STRING")
-  local d = spec.default
-  if type(d) == "table" then d = table.concat(d, ",") end
-  if type(d) == "boolean" then d = d and "on" or "off" end
-  local desc = spec.desc or ""
-  if spec.choices then desc = desc .. " {" .. table.concat(spec.choices, ", ") .. "}" end
-  if d ~= nil then desc = desc .. " [" .. tostring(d) .. "]" end
-  return left .. (#left < 34 and string.rep(" ", 34 - #left) or " ") .. desc
-end
-
-local BUILTIN_DESC = { fileio = "File I/O test" }
-
--- --help in sysbench's layout (its headings, which scripts grep for), with
--- lbench's own general options and stock scenarios.  Secret and internal
--- options are left out as in lbench's help.
-function M.usage(specs, tests)
-  local t = { "Usage:", "  sysbench [options]... [testname] [command]", "",
-              "Commands implemented by most tests: prepare run cleanup help", "", "General options:" }
-  for _, spec in ipairs(specs) do
-    if spec.name ~= "sysbench-compat" and spec.name ~= "pgbench-compat" then t[#t + 1] = help_line(spec) end
-  end
-  t[#t + 1] = ""
-  t[#t + 1] = "Compiled-in database drivers:"
-  t[#t + 1] = "  mysql - MySQL driver"
-  t[#t + 1] = "  pgsql - PostgreSQL driver"
-  t[#t + 1] = ""
-  -- sysbench's built-in tests (its C ones) that lbench has as stock
-  -- scenarios; the others (oltp_*, tpcc, ...) are scripts, which sysbench
-  -- does not list either.
-  t[#t + 1] = "Compiled-in tests:"
-  for _, n in ipairs(tests) do
-    if BUILTIN_DESC[n] then t[#t + 1] = "  " .. n .. " - " .. BUILTIN_DESC[n] end
-  end
-  t[#t + 1] = ""
-  t[#t + 1] = "See 'sysbench <testname> help' for a list of options for each test."
-  return table.concat(t, "\n") .. "\n\n"
-end
-
 -- A script's declared options as sysbench's sb_print_test_options() lists
 -- them: the names as declared, sorted, in one column as wide as the widest
 -- plus one, the default in brackets only when one was declared; a blank
--- line after them.  decls: sysbench.cmdline.options.
+-- line after them.  decls: sysbench.cmdline.options.  A stock scenario
+-- standing for one of sysbench's built-in tests lists its options in
+-- sysbench's order (`order = n` in a declaration) and may name the value
+-- as sysbench does (`metavar = "SIZE"` for a size it reads itself).
 local SCRIPT_ARG = { bool = "[=on|off]", int = "=N", double = "=N", list = "=[LIST,...]", size = "=SIZE" }
 function M.script_options_help(decls)
   local rows, width = {}, 0
   local names = {}
   for k in pairs(decls or {}) do names[#names + 1] = k end
-  table.sort(names)
+  local function rank(n) return type(decls[n]) == "table" and tonumber(decls[n].order) or math.huge end
+  table.sort(names, function(a, b)
+    if rank(a) ~= rank(b) then return rank(a) < rank(b) end
+    return a < b
+  end)
   for _, name in ipairs(names) do
     local decl = decls[name]
     local spec = options.spec_from_script(name, decl)
-    local left = "--" .. name .. (SCRIPT_ARG[spec.type] or "=STRING")
+    local left = "--" .. name .. (decl.metavar and "=" .. decl.metavar or SCRIPT_ARG[spec.type] or "=STRING")
     local d = decl[2]
     if type(d) == "table" then d = table.concat(d, ",") end
     if type(d) == "boolean" then d = d and "on" or "off" end

@@ -68,7 +68,7 @@ function M.find(name)
 end
 
 -- sysbench 0.5-era helpers that its 1.0 scripts still call.
-local function install_legacy(lb)
+local function install_legacy(lb, ctx)
   local r = lb.rand
   rawset(_G, "sb_rand", function(a, b) return r.default(a, b) end)
   rawset(_G, "sb_rand_uniform", function(a, b) return r.uniform(a, b) end)
@@ -88,6 +88,14 @@ local function install_legacy(lb)
     rawset(_G, "mysql_table_engine", type(e) == "string" and e ~= "" and e or "innodb")
   end
   rawset(_G, "myisam_max_rows", 1000000)
+  -- A script that declares no options reads them as globals too (sysbench
+  -- exports them so for its 0.5 scripts: --oltp-tables-count=8 is
+  -- oltp_tables_count, the string given), and the thread count by its
+  -- 0.5 name.  A global the script defines itself wins.
+  for _, k in ipairs(ctx.free_opts or {}) do
+    if rawget(_G, k) == nil then rawset(_G, k, lb.opt[k]) end
+  end
+  if rawget(_G, "num_threads") == nil and lb.opt and lb.opt.threads then rawset(_G, "num_threads", lb.opt.threads) end
   sblegacy.install(lb)
 end
 
@@ -120,7 +128,7 @@ function M.load(path, ctx)
   for _, g in ipairs(optional_globals) do
     if rawget(_G, g) == nil then _G[g] = nil end -- declares it
   end
-  install_legacy(lb)
+  install_legacy(lb, ctx)
   local chunk, err = loadfile(path)
   if not chunk then
     -- Syntax error: "path:line: message" is the whole story.

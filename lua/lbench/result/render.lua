@@ -362,9 +362,12 @@ end
 function M.final_text_sysbench(r)
   local out = {}
   local t = r.totals
-  if t.queries then sql_section(out, t, r.duration_s > 0 and r.duration_s or 1, true) end
-  if r.io then io_section(out, r.io) end
+  -- a checkpoint report's rates are over its period (interval_s)
+  local secs = r.interval_s or r.duration_s
+  if t.queries then sql_section(out, t, secs > 0 and secs or 1, true) end
+  -- sysbench fileio: a blank line before its blocks, which end with one
   line(out, "")
+  if r.io then io_section(out, r.io) end
   line(out, "General statistics:")
   line(out, "    total time:                          %.4fs", r.duration_s)
   line(out, "    total number of events:              %d", t.events)

@@ -18,6 +18,7 @@ local rankrun = require("lbench.cluster.rankrun")
 local ranks = require("lbench.cluster.ranks")
 local snapshot = require("lbench.result.snapshot")
 local metrics_ep = require("lbench.run.metrics")
+local checkpoints = require("lbench.run.checkpoints")
 local new_snapshot, counters, diff, type_names = snapshot.new, snapshot.counters, snapshot.diff, snapshot.type_names
 
 local M = {}
@@ -103,7 +104,7 @@ local function make_config(opt, mode, boot, cl)
 end
 
 local function boot_chunk(ctx, mode)
-  return "return " .. util.serialize({ script = ctx.script, command = ctx.command, mode = mode,
+  return "return " .. util.serialize({ script = ctx.script, command = ctx.command, mode = mode, free_opts = ctx.free_opts,
     opt = ctx.opt, argv = ctx.argv, rank = ctx.rank, nranks = ctx.nranks })
 end
 
@@ -221,8 +222,14 @@ function M.run(ctx, lb)
   return result, failed, err
 end
 
--- The run's banner (text output, verbosity >= 3), sysbench's wording.
-local function banner(ctx, opt, paced)
+-- The run's banner (text output, verbosity >= 3), sysbench's wording.  A
+-- scenario's lbench.hooks.run_header() may add text of its own before
+-- "Initializing worker threads..." (what sysbench's built-in tests print
+-- as their mode, each line ending with a newline, as sysbench prints it).
+-- With `check`, lbench.hooks.run_check() runs after that text and before
+-- "Initializing worker threads...", where sysbench's fileio checks its
+-- files (an error there ends the banner).
+local function banner(ctx, lb, opt, paced, check)
   local lines = { string.format("Running the test with following options:\nNumber of threads: %d", opt.threads) }
   if ctx.cluster then
     lines[#lines + 1] = string.format("Number of ranks: %d (%d threads each)", ctx.cluster.size, ctx.cluster.threads)
@@ -239,7 +246,11 @@ local function banner(ctx, opt, paced)
     lines[#lines + 1] = string.format("Target transaction rate: %g/sec (%s)", opt.rate, opt.rate_mode)
   end
   if opt.report_interval > 0 then lines[#lines + 1] = string.format("Report intermediate results every %g second(s)", opt.report_interval) end
+  if #(opt.report_checkpoints or {}) > 0 then
+    lines[#lines + 1] = string.format("Report checkpoint(s) at %s seconds", table.concat(opt.report_checkpoints, ", "))
+  end
   if opt.warmup_time > 0 then lines[#lines + 1] = string.format("Warm-up: %g second(s), excluded from results", opt.warmup_time) end
+  if opt.validate and opt.sysbench_compat then lines[#lines + 1] = "Validation checks: on.\n" end
   if opt.sysbench_compat then
     -- sysbench's words for the seed, and its blank line after them
     lines[#lines + 1] = (opt.rand_seed ~= 0 and string.format("Initializing random number generator from seed (%d).",
@@ -247,8 +258,10 @@ local function banner(ctx, opt, paced)
   elseif opt.rand_seed ~= 0 then
     lines[#lines + 1] = "Random number generator seed is " .. opt.rand_seed
   end
-  lines[#lines + 1] = "\nInitializing worker threads...\n"
-  say(ctx, table.concat(lines, "\n") .. "\n")
+  local head = lb.hooks.run_header and lb.hooks.run_header() or ""
+  say(ctx, table.concat(lines, "\n") .. "\n\n" .. head)
+  if check and lb.hooks.run_check then lb.hooks.run_check() end
+  say(ctx, "Initializing worker threads...\n\n")
 end
 
 local function csv_header(ctx, keys, obs)
@@ -305,6 +318,7 @@ local function new_reporter(ctx, lb, run, metrics, keys, paced)
   -- every second (a collection merges into the cumulative histograms
   -- exactly as a report tick does).
   R.metrics_ns = (metrics ~= nil and R.interval_ns == 0) and 1e9 or nil
+  R.cps = checkpoints.new(R, new_snapshot(hcfg))
   return R
 end
 
@@ -320,6 +334,7 @@ function Reporter:collect(cut)
     C.lb_stats_snapshot_merge_hists(self.cum, self.snap)
     if self.phases then self.phases:merge(self.snap) end
   end
+  if self.cps then self.cps:merge(self.snap) end
   self.last_collect = cut == INT64_MAX and self.snap.t_ns or cut
 end
 
@@ -427,6 +442,7 @@ function Reporter:at_cut(c)
   local b = not self.warm_pending and self.phases and self.phases:next_boundary()
   if b and c >= b - 1e6 then self:phase_boundary(c) end
   if self.interval_ns > 0 and c > self.last_report.t + 1e6 then self:tick(c) end
+  if self.cps then self.cps:at(c, function(s) say(self.ctx, s) end) end
   if self.metrics_ns then
     metrics_ep.quantiles(self.metrics, self.snap.lat, self.keys, tonumber(c - self.last_metrics) / 1e9)
     self.last_metrics = c
@@ -529,12 +545,17 @@ function Reporter:stop_reason()
 end
 
 -- Where the reporter collects (run.h): every report interval (or every
--- second for a metrics endpoint alone), the warm-up end, phase boundaries.
+-- second for a metrics endpoint alone), the warm-up end, phase boundaries
+-- and --report-checkpoints.
 local function set_cuts(cfg, opt)
   cfg.cut_grid_s = opt.report_interval > 0 and opt.report_interval or (metrics_ep.wanted(opt) and 1 or 0)
   local list = phases.of(opt) or {}
-  for i = 1, math.min(#list - 1, C.LB_MAX_CUTS - 1) do
-    cfg.cuts_after_warmup_s[i - 1] = list[i].end_s
+  local at = {}
+  for i = 1, #list - 1 do at[#at + 1] = list[i].end_s end
+  for _, s in ipairs(checkpoints.seconds(opt)) do at[#at + 1] = s - opt.warmup_time end
+  table.sort(at)
+  for i = 1, math.min(#at, C.LB_MAX_CUTS - 1) do
+    cfg.cuts_after_warmup_s[i - 1] = at[i]
     cfg.ncuts = i
   end
 end
@@ -548,7 +569,8 @@ local function start_workers(ctx, lb, run, opt, keys, paced, server_pid)
   local text = opt.output == "text" and opt.verbosity >= 3 and not opt.pgbench_compat
   -- As sysbench: the header before the workers load the script (what its
   -- top level prints comes after "Initializing worker threads...").
-  if text and opt.sysbench_compat then banner(ctx, opt, paced) end
+  if text and opt.sysbench_compat then banner(ctx, lb, opt, paced, true)
+  elseif lb.hooks.run_check then lb.hooks.run_check() end
   local open_t0, retries0 = C.lb_clock_ns(), C.lb_runtime_connect_retries(ctx.rt)
   local obs
   local ok = C.lb_run_launch(run) == 0
@@ -575,7 +597,7 @@ local function start_workers(ctx, lb, run, opt, keys, paced, server_pid)
   end
   if text then
     if not opt.sysbench_compat then
-      banner(ctx, opt, paced)
+      banner(ctx, lb, opt, paced)
       say(ctx, "Threads started!\n\n")
     end
     if connect then
@@ -590,6 +612,11 @@ end
 function M.run_measured(ctx, lb, metrics)
   local opt = ctx.opt
   local keys = M.percentile_keys(opt)
+  -- Main-state callbacks run once for the job: on rank 0.  init() comes
+  -- before the run is configured: a scenario may set the run's limits
+  -- there (sysbench's memory test counts its events itself, --events 0).
+  local init = rawget(_G, "init")
+  if type(init) == "function" and (ctx.rank or 0) == 0 then init() end
   local paced = opt.rate > 0
   local boot = boot_chunk(ctx, "run")
   local cfg = make_config(opt, C.LB_RUN_EVENTS, boot, ctx.cluster)
@@ -599,10 +626,6 @@ function M.run_measured(ctx, lb, metrics)
   -- stays referenced here until the run has started.
   local start_note = opt.sysbench_compat and opt.output == "text" and opt.verbosity >= 3 and "Threads started!\n\n" or nil
   if start_note then cfg.start_note = start_note end
-
-  -- Main-state callbacks run once for the job: on rank 0.
-  local init = rawget(_G, "init")
-  if type(init) == "function" and (ctx.rank or 0) == 0 then init() end
 
   local started_at = C.lb_clock_wall()
   local run = new_run(ctx, cfg, boot)

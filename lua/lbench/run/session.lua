@@ -167,9 +167,14 @@ function M.setup(rt, path, raw, cmd, argv)
   -- options has the names it does not declare refused below.
   local known = {}
   for _, s in ipairs(core_specs) do known[s.name] = true end
+  ctx.free_opts = {}
   for name, v in pairs(raw) do
-    if not known[name] and opt[options.key(name)] == nil then opt[options.key(name)] = v end
+    if not known[name] and opt[options.key(name)] == nil then
+      opt[options.key(name)] = v
+      ctx.free_opts[#ctx.free_opts + 1] = options.key(name)
+    end
   end
+  table.sort(ctx.free_opts)
   local lb = scenario.load(path, ctx)
   local specs = script_specs(lb)
   options.resolve(specs, raw, opt)

@@ -320,6 +320,7 @@ function M.main(wptr, boot, rtptr)
   local tid = C.lb_worker_tid(W)
   local ctx = { rt = ffi.cast("lb_runtime *", rtptr), W = W, tid = tid, opt = cfg.opt,
                 command = cfg.command, script = cfg.script, argv = cfg.argv, rank = cfg.rank, nranks = cfg.nranks,
+                free_opts = cfg.free_opts,
                 extend_api = report.add_hooks }
   vu.snapshot_preloaded()
   local ok, err = xpcall(function()
