@@ -7,6 +7,7 @@
 -- (nodeexp.lua).  The reporter samples at each report tick and at the ends
 -- of the measured period, on connections of its own; workers are never
 -- involved.
+local C = require("lbench.ffi").C
 local cpu = require("lbench.cpu")
 local devices = require("lbench.devices")
 local nodeexp = require("lbench.nodeexp")
@@ -85,8 +86,16 @@ function M.new(opt, lb, sql_used, server_pid)
   return self
 end
 
--- Everything now, with the time of the sample.
+-- Everything now, with the time of the sample; what sampling costs (the
+-- reporter's wall time in it, server round trips included) is kept.
 function Obs:sample(t_ns)
+  local c0 = C.lb_clock_ns()
+  local s = self:take(t_ns)
+  self.cost_ns, self.samples = (self.cost_ns or 0) + tonumber(C.lb_clock_ns() - c0), (self.samples or 0) + 1
+  return s
+end
+
+function Obs:take(t_ns)
   local s = { t = t_ns, server = self.probe and self.probe:sample() }
   if self.local_host then
     s.cpu, s.disks = devices.cpu_counters(), next(self.disks) and devices.disk_counters(self.disks) or nil
@@ -179,6 +188,9 @@ function Obs:document(totals)
     server.notice = "server statistics stopped during the run: " .. self.probe.dead
   end
   local host = totals and totals.host
+  if host and self.samples then
+    host.samples, host.sample_ms_avg = self.samples, self.cost_ns / self.samples / 1e6
+  end
   for _, p in ipairs(self.remotes) do
     host = host or {}
     host.remote = host.remote or {}
