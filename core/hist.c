@@ -41,7 +41,7 @@ static inline int64_t slot_lo(const lb_hist_config *c, int32_t i, int *width_log
  * the observed extremes can only move it closer to any recorded value. */
 static int64_t slot_rep(const lb_hist *h, int32_t i)
 {
-    int wl;
+    int wl = 0;
     int64_t lo = slot_lo(&h->cfg, i, &wl);
     int64_t rep = lo + ((((int64_t)1 << wl) - 1) >> 1);
     if (rep < h->min)
@@ -430,7 +430,7 @@ bool lb_hist_next_bucket(const lb_hist *h, int32_t *idx, int64_t *lo, int64_t *h
         *idx = h->cfg.counts_len;
         return false;
     }
-    int wl;
+    int wl = 0;
     int64_t l = slot_lo(&h->cfg, i, &wl);
     /* lo + (width - 1) cannot overflow even for the slot ending at 2^63 - 1. */
     int64_t u = l + (((int64_t)1 << wl) - 1);
@@ -457,7 +457,7 @@ int64_t lb_hist_slot_upper(const lb_hist_config *cfg, int64_t v)
 {
     if (!cfg || v < 0 || v > cfg->highest)
         return -1;
-    int wl;
+    int wl = 0;
     int64_t u = slot_lo(cfg, slot_of(cfg, v), &wl) + (((int64_t)1 << wl) - 1);
     return u > cfg->highest ? cfg->highest : u;
 }

@@ -56,7 +56,7 @@ json_assert slap_read_summary "$T/read.json" 'r.slap.summary[2].min_s <= r.slap.
 json_assert slap_read_server "$T/read.json" 'r.server.product == "MariaDB" and r.server.stats == nil and (function()
   for _, run in ipairs(r.slap.runs) do
     if math.floor(run.server.questions_per_sec * run.server.window_s + 0.5) < run.statements then return false end
-    if run.host.cpu == nil then return false end
+    if run.host == nil then return false end -- (its CPU shares may be absent: a round can be under a clock tick)
   end
   return true end)()'
 eq slap_schema_dropped "$(SQL "SHOW DATABASES LIKE 'mysqlslap'")" ""
