@@ -154,4 +154,36 @@ same_counts legacy legacy_api.lua --threads=2 --events=100 --time=0
 expect_counts legacy "100 100 100 0 200 0"
 run legacy_cleanup "${IN_W[@]}" "$LBA" legacy_api.lua $M cleanup
 
+# ---- the seeds' own sysbench 0.4 command lines, as they were written ------
+# (--test=oltp with its --oltp-* options, --num-threads 1 to 32,
+# --max-requests=0 --max-time; --test=fileio), lbench started as sysbench.
+mkdir -p "$T/sb" "$T/fio"
+ln -sf "$LBA" "$T/sb/sysbench"
+SB=$T/sb/sysbench
+O04="--test=oltp --oltp-table-size=2000 --mysql-table-engine=innodb $M"
+run seed04_prepare "$SB" $O04 prepare
+[ "$rc" = 0 ] && [ "$(SQL "SELECT COUNT(*) FROM sbtest1")" = 2000 ] && grep -q 'the --test option is deprecated' \
+  "$T/seed04_prepare.err" && pass seed04_prepare || fail seed04_prepare "exit $rc: $(head -c 300 "$T/seed04_prepare.err")"
+for ro in on off; do
+  for th in 1 32; do
+    n=seed04_ro_${ro}_$th
+    run "$n" "$SB" $O04 --oltp-read-only=$ro --num-threads=$th --max-requests=0 --max-time=1 run
+    w=$(awk '/^ +write:/{print $2}' "$T/$n.out")
+    if [ "$rc" = 0 ] && grep -q "^Number of threads: $th$" "$T/$n.out" && grep -Eq '^ +transactions: +[1-9]' "$T/$n.out" &&
+       grep -q '^SQL statistics:' "$T/$n.out" && { { [ $ro = on ] && [ "$w" = 0 ]; } || { [ $ro = off ] && [ "${w:-0}" -gt 0 ]; }; }; then
+      pass "$n"
+    else fail "$n" "exit $rc, writes '$w': $(head -c 300 "$T/$n.err")"; fi
+  done
+done
+run seed04_cleanup "$SB" $O04 cleanup
+[ "$rc" = 0 ] && [ "$(SQL "SHOW TABLES LIKE 'sbtest%'")" = "" ] && pass seed04_cleanup || fail seed04_cleanup "exit $rc"
+F04=(--test=fileio --file-total-size=16M --file-num=4)
+run seed04_fileio_prepare bash -c 'cd "$1" && shift && exec "$@"' x "$T/fio" "$SB" "${F04[@]}" prepare
+run seed04_fileio_run bash -c 'cd "$1" && shift && exec "$@"' x "$T/fio" "$SB" "${F04[@]}" --file-test-mode=rndrw \
+  --num-threads=2 --max-requests=0 --max-time=1 run
+[ "$rc" = 0 ] && grep -Eq '^ +reads/s: +[0-9.]+' "$T/seed04_fileio_run.out" && grep -q '^File operations:' "$T/seed04_fileio_run.out" &&
+  pass seed04_fileio || fail seed04_fileio "exit $rc: $(head -c 300 "$T/seed04_fileio_run.err")"
+run seed04_fileio_cleanup bash -c 'cd "$1" && shift && exec "$@"' x "$T/fio" "$SB" "${F04[@]}" cleanup
+[ "$rc" = 0 ] && [ ! -e "$T/fio/test_file.0" ] && pass seed04_fileio_cleanup || fail seed04_fileio_cleanup "exit $rc"
+
 [ "$(SQL "SHOW TABLES LIKE 'wild_%'")" = "" ] && pass wild_tables_dropped || fail wild_tables_dropped "$(SQL "SHOW TABLES LIKE 'wild_%'")"

@@ -16,6 +16,28 @@ local aliases = {
   { "tx-rate", "rate", 0 },
 }
 
+-- sysbench 0.4/0.5's built-in OLTP test (--test=oltp): its --oltp-*
+-- options and the stock scenario that does what its mode asked for.
+local OLTP_OPTIONS = { "table-size", "tables-count", "range-size", "point-selects", "simple-ranges", "sum-ranges",
+  "order-ranges", "distinct-ranges", "index-updates", "non-index-updates", "delete-inserts", "skip-trx", "auto-inc",
+  "secondary", "create-secondary", "range-selects", "dist-type" }
+local OLTP_RENAMED = { ["tables-count"] = "tables", ["dist-type"] = "rand-type" }
+
+local function legacy_oltp(raw)
+  local mode = raw["oltp-test-mode"] or "complex"
+  local read_only = raw["oltp-read-only"] ~= nil and M.flag(raw["oltp-read-only"])
+  raw["oltp-test-mode"], raw["oltp-read-only"] = nil, nil
+  for _, k in ipairs(OLTP_OPTIONS) do
+    if raw["oltp-" .. k] ~= nil then
+      raw[OLTP_RENAMED[k] or k], raw["oltp-" .. k] = raw["oltp-" .. k], nil
+    end
+  end
+  -- simple: one point select per transaction; nontrx: the same outside a
+  -- transaction (lbench's point select has none); complex: the full mix.
+  if mode == "simple" or mode == "nontrx" then return "oltp_point_select" end
+  return read_only and "oltp_read_only" or "oltp_read_write"
+end
+
 -- Rewrite raw options (name -> raw value, from options.parse_argv) and the
 -- positional arguments in place.  Returns two lists of lines: for standard
 -- error (sysbench writes --test's warning there, before its log is set up)
@@ -30,6 +52,7 @@ function M.translate(raw, pos)
       .. "without any options."
     -- sysbench takes --test's value as the test and every positional
     -- argument as the command.
+    if test == "oltp" then test = legacy_oltp(raw) end
     if type(test) == "string" and test ~= "" then table.insert(pos, 1, test) end
   end
   for _, a in ipairs(aliases) do
