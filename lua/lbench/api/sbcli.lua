@@ -27,6 +27,9 @@ local function legacy_oltp(raw)
   local mode = raw["oltp-test-mode"] or "complex"
   local read_only = raw["oltp-read-only"] ~= nil and M.flag(raw["oltp-read-only"])
   raw["oltp-test-mode"], raw["oltp-read-only"] = nil, nil
+  if raw["mysql-table-engine"] ~= nil then
+    raw["mysql-storage-engine"], raw["mysql-table-engine"] = raw["mysql-table-engine"], nil
+  end
   for _, k in ipairs(OLTP_OPTIONS) do
     if raw["oltp-" .. k] ~= nil then
       raw[OLTP_RENAMED[k] or k], raw["oltp-" .. k] = raw["oltp-" .. k], nil
