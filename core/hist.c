@@ -458,7 +458,10 @@ int64_t lb_hist_slot_upper(const lb_hist_config *cfg, int64_t v)
     if (!cfg || v < 0 || v > cfg->highest)
         return -1;
     int wl = 0;
-    int64_t u = slot_lo(cfg, slot_of(cfg, v), &wl) + (((int64_t)1 << wl) - 1);
+    /* Two statements: the operands of + are unsequenced, and the width
+     * must be read after slot_lo has set it. */
+    int64_t lo = slot_lo(cfg, slot_of(cfg, v), &wl);
+    int64_t u = lo + (((int64_t)1 << wl) - 1);
     return u > cfg->highest ? cfg->highest : u;
 }
 
