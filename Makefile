@@ -6,7 +6,7 @@
 #   make test       install test deps, build, run every test (last line: "N passed, N failed")
 #   make demo       install deps, start a private MariaDB, run a short OLTP benchmark
 #   make bench      lbench side by side with sysbench and fio, ratios printed
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local   (LINKS="sysbench pgbench" adds the drop-in names)
 
 VERSION  := 0.1.0
 PREFIX   ?= /usr/local
@@ -166,6 +166,12 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
 	  $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/lbench/scenarios
 	install -m 755 lbench $(DESTDIR)$(PREFIX)/bin/lbench
+	@# the drop-in names only on request (they shadow the real tools on PATH):
+	@# make install LINKS="sysbench pgbench"
+	for name in $(LINKS); do \
+	  case $$name in sysbench|pgbench) ;; *) echo "LINKS: '$$name' is not one of: sysbench pgbench" >&2; exit 2;; esac; \
+	  ln -sf lbench $(DESTDIR)$(PREFIX)/bin/$$name || exit 1; \
+	done
 	if [ -n "$(MPI_BIN)" ]; then install -m 755 lbench-mpi $(DESTDIR)$(PREFIX)/bin/lbench-mpi; fi
 	install -m 644 $(O)/liblbench.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(O)/liblbench.so $(DESTDIR)$(PREFIX)/lib/liblbench.so.$(VERSION)

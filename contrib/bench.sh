@@ -8,7 +8,7 @@ LB=./lbench
 ROUNDS=${ROUNDS:-3}
 SECS=${SECS:-5}
 sections=("$@")
-[ ${#sections[@]} -gt 0 ] || sections=(core oltp load fileio tpcc async pgsql mpi merge observe)
+[ ${#sections[@]} -gt 0 ] || sections=(core builtin oltp load fileio tpcc async pgsql mpi merge observe)
 W=$(mktemp -d /tmp/lbench-bench.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 
@@ -764,6 +764,7 @@ bench_merge() {
 }
 
 . contrib/bench-observe.sh
+. contrib/bench-sbbuiltin.sh
 
 for s in "${sections[@]}"; do
   if declare -F "bench_$s" >/dev/null; then "bench_$s"; else echo "(section $s: not available yet)"; fi

@@ -117,10 +117,6 @@ int main(int argc, char **argv)
         lb_runtime_set_option(g_rt, "pgbench-compat", "on");
     int status = lb_runtime_main(g_rt, argc - 1, argv + 1);
     const char *err = lb_runtime_error(g_rt);
-    /* pgbench's status for a run whose clients aborted (the scenario's
-     * words, pgbench's own: scenarios/pgbench/compat.lua). */
-    if (pgbench && status == 1 && strstr(err, "Run was aborted;"))
-        status = 2;
     if (status != 0 && err[0]) {
         if (sysbench) {
             /* in sysbench's log, on standard output, in its words, no program

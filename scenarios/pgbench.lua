@@ -489,8 +489,7 @@ end
 function done()
   local n = lbench.counter.get(ABORTED)
   if run_info and n > 0 and opt.pgbench_compat then
-    -- (the binary exits with pgbench's status 2 on these words)
-    error(compat.ABORTED, 0)
+    compat.abort_run()
   end
   if run_info and n > 0 then
     error(string.format("run aborted: %d of %d client(s) aborted (above); the report holds the transactions of the "

@@ -100,6 +100,18 @@ install_test() {
     if grep -q -- '-rdynamic' "$p.out" && grep -q -- '--whole-archive' "$p.out"; then echo "PASS static_embed_error_names_flags"
     else echo "FAIL static_embed_error_names_flags: $(head -c 300 "$p.out")"; fi
   else echo "FAIL static_embed_error_names_flags: link failed: $(head -3 "$p.log")"; fi
+  # The drop-in names: never by default, on request with LINKS, and a
+  # name lbench cannot stand in for is refused.
+  if [ ! -e "$p/bin/sysbench" ] && [ ! -e "$p/bin/pgbench" ]; then echo "PASS install_no_links_by_default"
+  else echo "FAIL install_no_links_by_default: $(ls "$p/bin")"; fi
+  if make --no-print-directory install PREFIX="$p" LINKS="sysbench pgbench" >"$p.log" 2>&1 \
+     && [ "$(readlink "$p/bin/sysbench")" = lbench ] && "$p/bin/sysbench" --version | grep -q '^sysbench 1.0.20' \
+     && [ "$(readlink "$p/bin/pgbench")" = lbench ] && "$p/bin/pgbench" --version | grep -q '^pgbench (PostgreSQL) 15'; then
+    echo "PASS install_links_on_request"
+  else echo "FAIL install_links_on_request: $(tail -3 "$p.log"; ls -l "$p/bin")"; fi
+  if ! make --no-print-directory install PREFIX="$p" LINKS=fio >"$p.log" 2>&1 && grep -q "LINKS: 'fio' is not one of" "$p.log"; then
+    echo "PASS install_links_refuses_unknown"
+  else echo "FAIL install_links_refuses_unknown: $(tail -3 "$p.log")"; fi
   rm -rf "$p" "$p.log" "$p.out"
 }
 

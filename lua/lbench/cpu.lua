@@ -114,6 +114,14 @@ function M.check_list(s)
   return s
 end
 
+-- The PID written in a server's pid file, when that process runs on this
+-- host (nil otherwise, or when the file cannot be read).
+function M.pid_from_file(path)
+  local s = path and util.read_file(path)
+  local pid = s and tonumber(s:match("%d+"))
+  return pid and M.seconds(pid) and pid or nil
+end
+
 -- The local server's PID: --server-pid, or for a MySQL server reached
 -- through a local socket, the PID from its own pid file.  `in_job`: this
 -- process is one rank of several (lbench-mpi).
@@ -128,15 +136,13 @@ function M.server_pid(opt, lb, in_job)
     return opt.server_pid
   end
   if opt.db_driver ~= "mysql" or not opt.mysql_socket or #opt.mysql_socket == 0 then return nil end
-  local ok, pid = pcall(function()
+  local ok, file = pcall(function()
     local con = lb.sql.driver():connect()
-    local file = con:query_row("SELECT @@pid_file")
+    local f = con:query_row("SELECT @@pid_file")
     con:disconnect()
-    local s = file and util.read_file(file)
-    return s and tonumber(s:match("%d+"))
+    return f
   end)
-  if ok and pid and M.seconds(pid) then return pid end
-  return nil
+  return ok and M.pid_from_file(file) or nil
 end
 
 -- o.<who>_us_per_event and _per_query: `secs` of CPU over the counts

@@ -394,11 +394,13 @@ local function pgbench_main(rtptr, args)
     C.lb_runtime_set_error(rt, "")
     return r.status
   end
+  pgcli.exit_status = nil
   local ok, res = pcall(main, rtptr, unpack(r.args))
-  if ok then return res end
+  -- a failed command has set its error and returned 1, or raised one
+  if ok then return res ~= 0 and pgcli.exit_status or res end
   local msg = util.is_usage_error(res) and res.lbench_message or tostring(res)
   C.lb_runtime_set_error(rt, msg)
-  return 1
+  return pgcli.exit_status or 1
 end
 
 -- Started as sysbench, an error of the command line or the script reads as

@@ -10,8 +10,14 @@ local scripts = require("pgbench.scripts")
 local M = {}
 
 M.VERSION_LINE = "pgbench (15 (lbench))"
--- The error of a run whose clients aborted (lbench.api.pgcli.ABORTED).
+-- The error of a run whose clients aborted (exit status 2: abort_run()).
 M.ABORTED = "Run was aborted; the above results are incomplete."
+
+-- Fails the run with pgbench's words and exit status for aborted clients.
+function M.abort_run()
+  require("lbench.api.pgcli").exit_status = 2
+  error(M.ABORTED, 0)
+end
 
 local function say(fmt, ...) io.stderr:write(string.format(fmt, ...), "\n") end
 
@@ -164,7 +170,7 @@ function M.report(t, r, opt)
         line(" - %d transactions (%.1f%% of total, tps = %f)", s.transactions, s.share_pct, s.tps)
         local ended = s.transactions + s.failed_transactions
         local function spct(n) return ended > 0 and 100 * n / ended or 0 end
-        line(" - number of failed transactions: %d (%.3f%%)", s.failed_transactions, spct(s.failed_transactions))
+        line(" - number of failed transactions: %d (%.3f%%)", s.failed_transactions, s.failed_pct)
         if opt.failures_detailed then
           line(" - number of serialization failures: %d (%.3f%%)", s.serialization_failures,
             spct(s.serialization_failures))

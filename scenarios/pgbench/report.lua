@@ -71,6 +71,9 @@ function M.summary(r, opt, run)
     s.failed_transactions = count(i, "S_FAILED")
     s.serialization_failures, s.deadlock_failures = count(i, "S_SER"), count(i, "S_DEAD")
     s.retried_transactions, s.retries = count(i, "S_RETRIED"), count(i, "S_RETRIES")
+    -- of the transactions that ended (committed or failed), as pgbench
+    local ended = s.transactions + s.failed_transactions
+    s.failed_pct = ended > 0 and 100 * s.failed_transactions / ended or 0
     s.latency_avg_ms = ty and ty.latency_ms.avg or 0
     s.latency_stddev_ms = ty and ty.latency_ms.stddev or 0
     if run.commands then s.commands = run.commands[i] end
@@ -122,9 +125,7 @@ function M.text(t)
       line("SQL script %d: %s", s.script, s.description)
       line(" - weight: %d (targets %.1f%% of total)", s.weight, s.target_pct)
       line(" - %d transactions (%.1f%% of total, tps = %f)", s.transactions, s.share_pct, s.tps)
-      local ended = s.transactions + s.failed_transactions
-      line(" - number of failed transactions: %d (%.3f%%)", s.failed_transactions,
-        ended > 0 and 100 * s.failed_transactions / ended or 0)
+      line(" - number of failed transactions: %d (%.3f%%)", s.failed_transactions, s.failed_pct)
       line(" - total number of retries: %d", s.retries)
       line(" - latency average = %.3f ms", s.latency_avg_ms)
       line(" - latency stddev = %.3f ms", s.latency_stddev_ms)

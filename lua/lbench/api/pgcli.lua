@@ -13,6 +13,10 @@ local M = {}
 
 M.VERSION = "15"
 
+-- The status a failed run asks to exit with instead of 1, set by the
+-- scenario before it raises its error: 2 when clients aborted, as pgbench.
+M.exit_status = nil
+
 -- name -> { key, takes a value }.  The key is the short option's letter,
 -- or the long name for those without one.
 local LONG = {

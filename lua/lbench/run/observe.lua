@@ -11,7 +11,6 @@ local C = require("lbench.ffi").C
 local cpu = require("lbench.cpu")
 local devices = require("lbench.devices")
 local nodeexp = require("lbench.nodeexp")
-local util = require("lbench.util")
 local server_stats = require("lbench.db.server_stats")
 
 local M = {}
@@ -44,13 +43,6 @@ local function scenario_targets(lb)
   return out
 end
 
--- The PID of a MySQL/MariaDB server on this host, from its pid file.
-local function local_server_pid(id)
-  local s = id.pid_file and util.read_file(id.pid_file)
-  local pid = s and tonumber(s:match("%d+"))
-  return pid and cpu.seconds(pid) and pid or nil
-end
-
 -- The observer of a run whose options are `opt` and main-state API `lb`
 -- (`sql_used`: the scenario talks to a server; `server_pid`: the server's
 -- process when known), or nil with --server-stats=off and no
@@ -71,7 +63,7 @@ function M.new(opt, lb, sql_used, server_pid)
                       data_directory = id.data_directory, variables = id.variables }
       if id.data_directory and server_is_local(opt, opt.db_driver) then
         self.server.storage = devices.of_path(id.data_directory)
-        self.server_pid = self.server_pid or local_server_pid(id)
+        self.server_pid = self.server_pid or cpu.pid_from_file(id.pid_file)
       end
     else
       self.server = { notice = "server statistics not recorded: " .. tostring(why) }
