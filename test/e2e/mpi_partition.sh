@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # lbench-mpi: partitioned workloads and bad input across ranks, against a
-# private MariaDB (LB_SANDBOX_DIR_PART, LB_SANDBOX_PORT_PART; port 3393 by
+# private MariaDB (LB_SANDBOX_DIR_PART, LB_SANDBOX_PORT_PART; port 3397 by
 # default).  TPC-C over 2 and 3 ranks: each rank loads and drives its own
 # block of warehouses, shown from the server (each warehouse's new orders
 # are exactly those its rank's document counts as committed), one tpmC for the job,
@@ -52,7 +52,7 @@ run mpi_other_build "${MPI[@]}" -np 1 "$LBM" "$T/a/s.lua" --time=1 run : -np 1 "
   && pass mpi_other_build_refused || fail mpi_other_build_refused "exit $rc: $(head -c 400 "$T/mpi_other_build.err")"
 
 # ---- against MariaDB ---------------------------------------------------------------
-export LB_SANDBOX_DIR=${LB_SANDBOX_DIR_PART:-/tmp/lbench-test-mpi-part} LB_SANDBOX_PORT=${LB_SANDBOX_PORT_PART:-3393}
+export LB_SANDBOX_DIR=${LB_SANDBOX_DIR_PART:-/tmp/lbench-test-mpi-part} LB_SANDBOX_PORT=${LB_SANDBOX_PORT_PART:-3397}
 sandbox_lock mpi_partition
 sandbox_start mpi_partition
 SQL() { mariadb -h127.0.0.1 -P"$LB_MYSQL_PORT" -usbtest -psbtest sbtest -N -B -e "$1" 2>&1; }
