@@ -32,6 +32,8 @@ lbench.cmdline.options = {
   mysql_storage_engine = { "Storage engine, if MySQL is used", "innodb" },
   reconnect = { "Reconnect after every N events (0: never)", 0, min = 0 },
   load_chunk = { "Rows per parallel load unit when tables are split across threads", 1000000, min = 1 },
+  rank_tables = { "lbench-mpi: shared (every rank's threads use every table) or split (each rank's threads use, "
+    .. "and in prepare load, only its own block of the tables)", "shared", type = "enum", choices = { "shared", "split" } },
   load_method = { "How prepare loads rows: bulk (MySQL LOAD DATA LOCAL INFILE, PostgreSQL COPY, rows generated "
     .. "in C) or insert (prepared multi-row INSERTs)", "bulk", type = "enum", choices = { "bulk", "insert" } },
 }
@@ -46,6 +48,21 @@ local util = require("lbench.util")
 local function big() return opt.table_size > 2147483647 end
 -- PostgreSQL's dialect (sysbench's pgsql driver): SERIAL ids, no engine.
 local function pg() return opt.db_driver == "pgsql" end
+
+-- The tables this process uses: all of them, or under lbench-mpi with
+-- --rank-tables=split its rank's contiguous block (lbench.rank_block), so
+-- that each client host works on tables of its own, as a partitioned
+-- multi-client setup does.
+local function rank_tables()
+  if opt.rank_tables ~= "split" or lbench.nranks == 1 then return 1, opt.tables end
+  local lo, hi = lbench.rank_block(opt.tables)
+  if hi < lo then
+    util.fail("--rank-tables=split: --tables=%d over %d ranks leaves rank %d without a table: use at least %d tables",
+      opt.tables, lbench.nranks, lbench.rank, lbench.nranks)
+  end
+  return lo, hi
+end
+local t_lo, t_hi = 1, 1 -- this thread's tables (rank_tables), set by thread_init
 
 -- The one-line explanations of the two SQL errors a user meets first: a
 -- table that prepare has not made (1146; sbtest`t` is the first missing
@@ -338,12 +355,29 @@ local function cmd_prepare()
   if not ok or lbench.should_stop() then prepare_interrupted(created) end
 end
 
+-- The load units of this loader: every unit of the job's taken in turn
+-- by its threads, or with --rank-tables=split those of its rank's tables
+-- taken in turn by the rank's threads (each host loads what it will use).
+local function my_units()
+  local units, threads, tid = load_units(), opt.threads, lbench.tid
+  if opt.rank_tables == "split" and lbench.nranks > 1 then
+    local lo, hi = rank_tables()
+    local mine = {}
+    for _, u in ipairs(units) do if u[1] >= lo and u[1] <= hi then mine[#mine + 1] = u end end
+    units, threads = mine, opt.threads / lbench.nranks
+    tid = lbench.tid - lbench.rank * threads
+  end
+  local out = {}
+  for i, u in ipairs(units) do if (i - 1) % threads == tid then out[#out + 1] = u end end
+  return out
+end
+
 local function cmd_load()
   local con = lbench.sql.driver():connect()
   local indexer = indexes_after_load() and whole_tables() and new_indexer(con)
-  for i, u in ipairs(load_units()) do
+  for _, u in ipairs(my_units()) do
     if lbench.should_stop() then break end
-    if (i - 1) % opt.threads == lbench.tid then
+    do
       load_unit(con, u)
       if indexer and not lbench.should_stop() then indexer.add(u[1]) end
     end
@@ -450,7 +484,7 @@ end
 local function prepare_statements()
   stmts, params = {}, {}
   local id_type = big() and T.BIGINT or T.INT
-  for t = 1, opt.tables do
+  for t = t_lo, t_hi do
     M.preparing = t -- for the error explanation
     stmts[t], params[t] = {}, {}
     for name in pairs(M.used) do
@@ -468,8 +502,8 @@ local function prepare_statements()
 end
 
 local function close_statements()
-  for t = 1, #stmts do
-    for _, st in pairs(stmts[t]) do st:close() end
+  for _, by_name in pairs(stmts) do
+    for _, st in pairs(by_name) do st:close() end
   end
   if begin_stmt then begin_stmt:close(); commit_stmt:close() end
   begin_stmt, commit_stmt = nil, nil
@@ -477,6 +511,7 @@ end
 
 local events = 0
 function thread_init()
+  t_lo, t_hi = rank_tables()
   con = lbench.sql.driver():connect()
   local ok, e = pcall(prepare_statements)
   if not ok then M.explain_sql_error(con, M.preparing or 1, e) end
@@ -492,7 +527,7 @@ end
 function lbench.hooks.before_restart_event(err) end
 
 local rand = lbench.rand
-local function table_num() return rand.uniform(1, opt.tables) end
+local function table_num() return rand.uniform(t_lo, t_hi) end
 local function id() return rand.default(1, opt.table_size) end
 
 -- BEGIN and COMMIT are prepared at the first transaction: a scenario

@@ -132,8 +132,10 @@ local function cmd_prepare()
       io.stderr:write("note: the server refuses LOAD DATA LOCAL INFILE (local_infile=OFF): loading with INSERT "
         .. "instead (as --load-method=insert)\n")
     end
-    print(string.format("Loading %d warehouse(s) (about %.0f rows) with %d thread(s)...", opt.warehouses, rows,
-      opt.threads))
+    local where = lbench.nranks > 1 and string.format(" over %d ranks, each loading its warehouses", lbench.nranks)
+      or ""
+    print(string.format("Loading %d warehouse(s) (about %.0f rows) with %d thread(s)%s...", opt.warehouses, rows,
+      opt.threads, where))
     lbench.progress.total(rows, "rows")
     local t0 = lbench.clock.now()
     opt._tpcc_units = table.concat(pending, ",")
@@ -160,9 +162,24 @@ local function cmd_prepare()
   con:disconnect()
 end
 
+-- The rank that drives warehouse w in a run (lbench.rank_block).
+local function owner(w)
+  for r = 0, lbench.nranks - 1 do
+    local lo, hi = lbench.rank_block(opt.warehouses, r)
+    if w >= lo and w <= hi then return r end
+  end
+end
+
 local function cmd_load()
   local names = util.split(opt._tpcc_units or "", ",")
-  load.load_thread(names, opt.warehouses, opt._tpcc_c_last, opt.threads, lbench.tid)
+  if lbench.nranks == 1 then
+    load.load_thread(names, opt.warehouses, opt._tpcc_c_last, opt.threads, lbench.tid)
+    return
+  end
+  -- lbench-mpi: each rank loads the warehouses it drives in a run.
+  local per = opt.threads / lbench.nranks
+  load.load_thread(names, opt.warehouses, opt._tpcc_c_last, per, lbench.tid - lbench.rank * per, { rank = lbench.rank,
+    nranks = lbench.nranks, owner = owner })
 end
 
 function cleanup()
@@ -205,6 +222,27 @@ local function terminals()
   return (opt.connections or 0) > 0 and opt.connections or opt.threads
 end
 
+-- lbench-mpi: every rank drives its own block of warehouses
+-- (lbench.rank_block), each warehouse's terminals all on one rank, as
+-- each client machine of a multi-client TPC-C lab drives its range.  One
+-- rank (one process) has them all.  Checked on rank 0 (init) for every
+-- rank: each needs a warehouse, and with think times 10 terminals for
+-- each of its warehouses.
+local function check_rank_shares(terms_needed)
+  for r = 0, lbench.nranks - 1 do
+    local lo, hi = lbench.rank_block(opt.warehouses, r)
+    if hi < lo then
+      util.fail("--warehouses=%d over %d ranks: each rank drives warehouses of its own, so there must be at "
+        .. "least as many warehouses as ranks", opt.warehouses, lbench.nranks)
+    end
+    local _, n = lbench.rank_terminals(r)
+    if terms_needed and n < 10 * (hi - lo + 1) then
+      util.fail("--think-time=spec: rank %d drives warehouses %d..%d and needs 10 terminals for each (%d), got %d: "
+        .. "use a multiple of %d connections", r, lo, hi, 10 * (hi - lo + 1), n, 10 * opt.warehouses)
+    end
+  end
+end
+
 local function check_run_options()
   check_warehouses()
   parse_weights()
@@ -220,6 +258,7 @@ local function check_run_options()
       .. "it needs %d connections for %d warehouse(s), got %d (use --connections=%d for async mode, "
       .. "or --threads=%d)", 10 * opt.warehouses, opt.warehouses, terms, 10 * opt.warehouses, 10 * opt.warehouses)
   end
+  if lbench.nranks > 1 then check_rank_shares(opt.think_time == "spec") end
 end
 
 -- The loaded database: how many warehouses, and the load's C for C_LAST.
@@ -254,8 +293,14 @@ function init()
   con:disconnect()
   local terms = terminals()
   if opt.terminal_mode == "fixed" and opt.think_time ~= "spec" and terms < opt.warehouses then
-    io.stderr:write(string.format("note: --terminal-mode=fixed with %d connection(s) works on warehouses 1..%d of %d "
-      .. "(use --terminal-mode=random to spread over all)\n", terms, terms, opt.warehouses))
+    if lbench.nranks > 1 then
+      io.stderr:write(string.format("note: --terminal-mode=fixed with %d connection(s) over %d ranks works on the first "
+        .. "warehouses of each rank's block, not all %d (use --terminal-mode=random to spread over all)\n", terms,
+        lbench.nranks, opt.warehouses))
+    else
+      io.stderr:write(string.format("note: --terminal-mode=fixed with %d connection(s) works on warehouses 1..%d of %d "
+        .. "(use --terminal-mode=random to spread over all)\n", terms, terms, opt.warehouses))
+    end
   end
   if opt.think_time == "spec" and terms > 10 * opt.warehouses then
     io.stderr:write(string.format("note: %d connections emulate %d terminals per warehouse (the spec has 10)\n",
@@ -267,6 +312,7 @@ local txn, con
 local deck, deck_pos = {}, 0
 local pending           -- type index of a transaction to retry after a restart
 local home_w, sl_d      -- fixed terminal: home warehouse, Stock-Level district
+local w_lo, w_hi        -- this rank's warehouses (all of them in one process)
 local thinking = false  -- think-time mode: the next event is the think + keying time
 local think_mode = false
 local C = require("lbench.ffi").C
@@ -300,17 +346,25 @@ function thread_init()
   -- MySQL: end the transaction the reads above may have opened (its
   -- snapshot would stay).  PostgreSQL ran them in autocommit.
   if not pg() then con:query("COMMIT") end
-  -- The terminal: the virtual user in async mode, else the thread.
-  local tid = lbench.vu or lbench.tid
+  -- The terminal (the virtual user in async mode, else the thread),
+  -- numbered within this rank, whose home warehouse is in the rank's
+  -- block (check_rank_shares: never empty).
+  w_lo, w_hi = lbench.rank_block(opt.warehouses)
+  local first = lbench.rank_terminals()
+  local tid, nw = (lbench.vu or lbench.tid) - first, w_hi - w_lo + 1
+  if nw < 1 then
+    error(string.format("--warehouses=%d over %d ranks: rank %d has no warehouse of its own", opt.warehouses,
+      lbench.nranks, lbench.rank), 0)
+  end
   think_mode = opt.think_time == "spec"
   if think_mode then
     -- One terminal per thread: 10 per warehouse, one per district.
-    home_w = math.floor(tid / 10) % opt.warehouses + 1
+    home_w = w_lo + math.floor(tid / 10) % nw
     sl_d = tid % 10 + 1
     thinking = true
   else
-    home_w = tid % opt.warehouses + 1
-    sl_d = math.floor(tid / opt.warehouses) % 10 + 1
+    home_w = w_lo + tid % nw
+    sl_d = math.floor(tid / nw) % 10 + 1
   end
   Wp = lbench.worker_ptr()
   shuffle_deck()
@@ -373,7 +427,7 @@ function event()
   lbench.stat.event(TYPES[t])
   local w, d = home_w, sl_d
   if opt.terminal_mode == "random" then
-    w = lbench.rand.uniform(1, opt.warehouses)
+    w = lbench.rand.uniform(w_lo, w_hi)
     d = lbench.rand.uniform(1, 10)
   end
   local ok, err = pcall(txn[FN[t]], w, d)

@@ -161,7 +161,7 @@ suite pgbench_cli test/e2e/pgbench_cli.sh
 suite tpcc_pg test/e2e/tpcc_pg.sh
 # Several ranks as one run (real mpirun, 2-4 ranks on this machine): only
 # where lbench-mpi was built, i.e. Open MPI's development files were found.
-if [ -x ./lbench-mpi ]; then suite mpi test/e2e/mpi.sh
+if [ -x ./lbench-mpi ]; then suite mpi test/e2e/mpi.sh; suite mpi_partition test/e2e/mpi_partition.sh
 else echo "== mpi: skipped: lbench-mpi was not built (Open MPI not installed: contrib/install-deps.sh test, then make)"; fi
 
 # ---- 3. sanitizers -----------------------------------------------------

@@ -190,7 +190,8 @@ local function command(rtptr, cmd)
   end
 
   if cmd == nil then return 0 end -- script mode: the body ran, nothing else
-  cluster.check_same({ { "lbench version", lb.version }, { "scenario", ctx.script_hash },
+  cluster.check_same({ { "lbench version", lb.version }, { "lbench build", cluster.build_id() },
+    { "scenario", ctx.script_hash },
     { "options", util.serialize(session.merged_raw()) }, { "command", cmd } })
   if cmd == "help" then
     -- sysbench's order: the script's own help(), else its declared

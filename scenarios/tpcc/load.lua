@@ -309,12 +309,44 @@ function M.parse(name, warehouses)
   error("unknown load unit " .. name)
 end
 
+-- lbench-mpi: the units that rank `rank` of `nranks` loads: those of the
+-- warehouses it drives in a run (owner(w) is the rank of warehouse w), so
+-- each client host loads its own block, and the item units, which belong
+-- to no warehouse, each to the rank with the least cost so far (every
+-- rank computes the same plan).  No rank waits for the items: nothing in
+-- the load reads them (stock rows name items by id, and the foreign keys
+-- are added, or on PostgreSQL restored, after the whole load).
+function M.rank_units(units, nranks, rank, owner)
+  local cost, mine = {}, {}
+  for r = 0, nranks - 1 do cost[r] = 0 end
+  for _, u in ipairs(units) do
+    if u.w > 0 then
+      local r = owner(u.w)
+      cost[r] = cost[r] + u.cost
+      if r == rank then mine[#mine + 1] = u end
+    end
+  end
+  for _, u in ipairs(units) do
+    if u.w == 0 then
+      local best = 0
+      for r = 1, nranks - 1 do if cost[r] < cost[best] then best = r end end
+      cost[best] = cost[best] + u.cost
+      if best == rank then mine[#mine + 1] = u end
+    end
+  end
+  return mine
+end
+
 -- The parallel part of prepare: load this thread's share of `names`.
-function M.load_thread(names, warehouses, c_last, threads, tid)
+-- `share` (lbench-mpi) is { rank, nranks, owner }: the thread loads its
+-- rank's units (M.rank_units), balanced over the rank's threads, `tid`
+-- and `threads` then being the rank's own.
+function M.load_thread(names, warehouses, c_last, threads, tid, share)
   local all = {}
   local by = {}
   for _, u in ipairs(M.units(warehouses)) do by[u.name] = u end
   for _, n in ipairs(names) do all[#all + 1] = assert(by[n], n) end
+  if share then all = M.rank_units(all, share.nranks, share.rank, share.owner) end
   local mine = M.assign(all, threads, tid)
   if #mine == 0 then return end
   local W = lbench.worker_ptr()

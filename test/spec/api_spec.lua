@@ -203,3 +203,53 @@ describe("scenario files parsed once per process (lbench.loadfile)", function()
     assert.is_truthy(err:find("cannot open", 1, true))
   end)
 end)
+
+describe("lbench.rank_block and lbench.rank_terminals (lbench-mpi's partitions)", function()
+  -- The functions read lbench.nranks and lbench.opt when called: a job of
+  -- `k` ranks is set up around each check and undone after it.
+  local function as_job(k, opt, fn)
+    local n0, o0 = lbench.nranks, lbench.opt
+    lbench.nranks, lbench.opt = k, opt
+    local ok, e = pcall(fn)
+    lbench.nranks, lbench.opt = n0, o0
+    if not ok then error(e, 0) end
+  end
+  it("gives every rank one contiguous block, the first n % k ranks one more, covering 1..n once", function()
+    as_job(3, {}, function()
+      local got = {}
+      for r = 0, 2 do got[#got + 1] = table.concat({ lbench.rank_block(4, r) }, "-") end
+      assert.are.equal("1-2 3-3 4-4", table.concat(got, " "))
+      local lo, hi = lbench.rank_block(2, 2)
+      assert.is_true(lo > hi)
+    end)
+    for k = 1, 5 do
+      as_job(k, {}, function()
+        for n = 1, 20 do
+          local next_lo = 1
+          for r = 0, k - 1 do
+            local lo, hi = lbench.rank_block(n, r)
+            assert.are.equal(next_lo, lo)
+            assert.is_true(hi - lo + 1 == math.floor(n / k) or hi - lo + 1 == math.ceil(n / k))
+            next_lo = hi + 1
+          end
+          assert.are.equal(n + 1, next_lo)
+        end
+      end)
+    end
+  end)
+  it("numbers each rank's terminals contiguously over the job: threads, or virtual users", function()
+    as_job(3, { threads = 6 }, function()
+      for r = 0, 2 do
+        local first, n = lbench.rank_terminals(r)
+        assert.are.equal(2 * r, first)
+        assert.are.equal(2, n)
+      end
+    end)
+    -- 10 virtual users on 6 threads: 2,2,2,2,1,1 per thread (run/worker.lua's vus_of).
+    as_job(3, { threads = 6, connections = 10 }, function()
+      local got = {}
+      for r = 0, 2 do got[#got + 1] = table.concat({ lbench.rank_terminals(r) }, ":") end
+      assert.are.equal("0:4 4:4 8:2", table.concat(got, " "))
+    end)
+  end)
+end)

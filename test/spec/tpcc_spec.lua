@@ -109,6 +109,25 @@ describe("tpcc load plan", function()
       if threads == 2 then assert.is_true(math.abs(costs[0] - costs[1]) <= 8250000) end
     end
   end)
+  it("gives each rank the units of its own warehouses and shares the items (lbench-mpi)", function()
+    -- Warehouses 1-2 on rank 0, 3 on rank 1, 4 on rank 2 (lbench.rank_block).
+    local owner = function(w) return w <= 2 and 0 or w - 2 end
+    local units = load.units(4)
+    local seen, n, items = {}, 0, {}
+    for rank = 0, 2 do
+      items[rank] = 0
+      for _, u in ipairs(load.rank_units(units, 3, rank, owner)) do
+        assert.is_nil(seen[u.name])
+        seen[u.name] = true
+        n = n + 1
+        if u.w > 0 then assert.are.equal(owner(u.w), rank) else items[rank] = items[rank] + 1 end
+      end
+    end
+    assert.are.equal(#units, n)
+    -- The items go to the lighter ranks, 1 and 2 (one warehouse each).
+    assert.are.equal(0, items[0])
+    assert.are.equal(load.ITEM_CHUNKS, items[1] + items[2])
+  end)
 end)
 
 describe("tpcc summary", function()

@@ -262,6 +262,32 @@ function M.new(ctx)
   lb.tid = ctx.tid or 0
   -- lbench-mpi: this process's rank in the job (tid and opt.threads are the job's).
   lb.rank, lb.nranks = ctx.rank or 0, ctx.nranks or 1
+  -- Partitioned workloads (TPC-C's warehouses, OLTP's --rank-tables=split)
+  -- give each rank one contiguous block of 1..n, as a multi-client lab
+  -- gives each client machine a range: rank r (default: this one) gets
+  -- lo..hi, the first n % K ranks one more; lo > hi when n < K.
+  function lb.rank_block(n, r)
+    r = r or lb.rank
+    local k = lb.nranks
+    local base, extra = math.floor(n / k), n % k
+    local lo = r * base + math.min(r, extra) + 1
+    return lo, lo + base - 1 + (r < extra and 1 or 0)
+  end
+  -- Rank r's terminals (virtual users with --connections, else threads):
+  -- the job-wide number of its first one and how many it has.  Threads
+  -- split evenly over the ranks; virtual users follow their threads
+  -- (run/worker.lua's vus_of), so both are contiguous per rank.
+  function lb.rank_terminals(r)
+    r = r or lb.rank
+    local o = lb.opt
+    local per = o.threads / lb.nranks
+    local conns = o.connections or 0
+    if conns <= 0 then return r * per, per end
+    local function first(tid)
+      return tid * math.floor(conns / o.threads) + math.min(tid, conns % o.threads)
+    end
+    return first(r * per), first((r + 1) * per) - first(r * per)
+  end
   lb.opt = ctx.opt
   lb.hooks = {}
   lb.error = { RESTART_EVENT = RESTART_EVENT }

@@ -587,6 +587,9 @@ local function start_workers(ctx, lb, run, opt, keys, paced, server_pid)
     -- the caller reports the error alone (of the rank that failed).
     C.lb_run_join(run)
     local _, err = cluster.combine(false, ffi.string(C.lb_run_error(run)))
+    -- lbench-mpi: rank 0 names the rank that failed and its host in one
+    -- line; the others exit non-zero without one (an empty error).
+    if (ctx.rank or 0) ~= 0 then err = "" end
     return false, nil, err
   end
   -- Async mode: how long opening every connection took (thread_init).
@@ -678,6 +681,10 @@ function M.run_measured(ctx, lb, metrics)
   if ctx.cluster then
     a = R.rank:merge(lb, a, R.cum.lat, R.deadline)
     failed, err = a.failed, a.error
+    -- Rank 0 has this rank's figures and error and reports the job's
+    -- failure in one line naming the rank and its host: the others exit
+    -- non-zero without a line of their own (an empty error is not printed).
+    if failed and (ctx.rank or 0) ~= 0 then err = "" end
   end
   local res = result.build(ctx, lb, a)
   if obs then res.server, res.host_stats = obs:document(observed) end
