@@ -85,9 +85,24 @@ lbench.cmdline.options = {
   load_method = { "How prepare loads rows: bulk (PostgreSQL COPY, MySQL LOAD DATA LOCAL INFILE from memory) "
     .. "or insert (prepared multi-row INSERTs)", "bulk", type = "enum", choices = { "bulk", "insert" } },
   -- pgbench's -i options, for lbench under the name pgbench (pgbench/compat.lua).
-  init_steps = { "prepare as pgbench -i -I STEPS does (d drop, t create, g generate, v vacuum, p primary keys, "
-    .. "f foreign keys; PostgreSQL); empty: lbench's prepare", "" },
+  init_steps = { "prepare as pgbench -i -I STEPS does (d drop, t create, g generate, G generate "
+    .. "server-side, v vacuum, p primary keys, f foreign keys; PostgreSQL); empty: lbench's prepare", "",
+    check = function(v)
+      local bad = tostring(v):match("[^dtgGvpf ]")
+      if bad then return nil, string.format("unknown step '%s' (expected the letters dtgGvpf)", bad) end
+      return v
+    end },
   unlogged_tables = { "create the tables UNLOGGED (pgbench --unlogged-tables; PostgreSQL)", false },
+  partitions = { "Partition pgbench_accounts into this many parts (pgbench --partitions; PostgreSQL; 0: none)", 0,
+    min = 0, max = 2147483647 },
+  partition_method = { "How pgbench_accounts is partitioned: range or hash (pgbench --partition-method; default "
+    .. "range)", "", check = function(v)
+      local m = tostring(v):lower()
+      if m ~= "" and m ~= "range" and m ~= "hash" then return nil, "expected range or hash" end
+      return m
+    end },
+  tablespace = { "Tablespace of the tables (pgbench --tablespace; PostgreSQL)", "" },
+  index_tablespace = { "Tablespace of the primary keys' indexes (pgbench --index-tablespace; PostgreSQL)", "" },
   init_quiet = { "fewer messages while loading (pgbench -i -q)", false },
   report_per_command = { "Per-statement latencies (pgbench -r): each script command's average in pgbench's "
     .. "report, its percentiles in lbench's and in the result document (runs every script through the script "
@@ -122,8 +137,22 @@ end
 
 -- pgbench -i: create the tables, load them over --threads, then VACUUM and
 -- the primary keys; the same "done in" line with each step's time.
+-- Options of the tables that only PostgreSQL's dialect has, refused in one
+-- line elsewhere; a partition method needs partitions, as in pgbench.
+local function check_table_options()
+  if opt.partition_method ~= "" and opt.partitions == 0 then
+    util.fail("--partition-method requires greater than zero --partitions")
+  end
+  if schema.pg(opt) then return end
+  for _, o in ipairs({ { "partitions", opt.partitions > 0 }, { "tablespace", opt.tablespace ~= "" },
+                       { "index-tablespace", opt.index_tablespace ~= "" } }) do
+    if o[2] then util.fail("--%s: PostgreSQL only (this run uses --db-driver=%s)", o[1], opt.db_driver) end
+  end
+end
+
 local function cmd_prepare()
   local scale = opt.scale
+  check_table_options()
   local con = connect()
   if opt.init_steps ~= "" then
     compat.init(con, opt)
@@ -133,7 +162,7 @@ local function cmd_prepare()
   local t0 = lbench.clock.now()
   schema.refuse_existing(con, opt)
   print("creating tables...")
-  local created = schema.create(con, opt, scale)
+  local created = schema.create(con, opt, scale, print)
   local t_create = lbench.clock.now() - t0
   local ok = created == #schema.TABLES
   local nb, nt, na = load.rows(scale)
@@ -269,6 +298,9 @@ function init()
   if not cmd_off then util.fail("%s", why) end
   local c = connect()
   local scale = run_scale(c)
+  -- as pgbench, the accounts' partitioning when a built-in script runs
+  local parts_method, parts = nil, 0
+  if opt.builtin ~= "" or #custom.files(argv, opt) == 0 then parts_method, parts = schema.partition_info(c, opt) end
   if scale_given and scale ~= opt.scale then
     io.stderr:write(string.format("note: scale option ignored, using count from pgbench_branches table (%d)\n", scale))
   end
@@ -284,6 +316,7 @@ function init()
   lbench.progress.total(0, "us")
   stats.clear()
   run_info = { scripts = l, total_weight = total, scale = scale, query_mode = QUERY_MODE[opt.db_ps_mode],
+    partition_method = parts_method, partitions = parts,
     clients = (opt.connections or 0) > 0 and opt.connections or opt.threads }
 end
 

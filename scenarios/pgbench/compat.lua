@@ -1,6 +1,6 @@
 -- What lbench prints and does under the name `pgbench` (--pgbench-compat,
 -- the command line read by lbench.api.pgcli): pgbench 15's initialization
--- steps (-i -I dtgvpf) with its messages on stderr, its report on stdout in
+-- steps (-i -I dtgGvpf) with its messages on stderr, its report on stdout in
 -- its order and words (and nothing of lbench's own), its progress lines
 -- (-P) on stderr, and --show-script.
 local schema = require("pgbench.schema")
@@ -30,6 +30,18 @@ local FKEYS = {
   { "pgbench_history", "pgbench_history_aid_fkey", "aid", "pgbench_accounts" },
 }
 
+-- A statement of pgbench -i that the server refused, in pgbench's words
+-- (its error and the query as details, exit status 1); anything else is
+-- raised again as it is.
+local function init_failed(e)
+  if type(e) == "table" and e.sql_errmsg and e.sql_errmsg ~= "" then
+    io.stderr:write(string.format("pgbench: error: query failed: ERROR:  %s\npgbench: detail: Query was: %s\n",
+      e.sql_errmsg, e.query or ""))
+    require("lbench.util").fail("")   -- said above: an empty error prints nothing
+  end
+  error(e, 0)
+end
+
 -- pgbench -i: the steps of --init-steps in their order, each step's time
 -- in the closing "done in" line.  `con` is the main state's connection.
 function M.init(con, opt)
@@ -37,7 +49,8 @@ function M.init(con, opt)
   local parts = {}
   local function step(name, fn)
     local t = lbench.clock.now()
-    fn()
+    local ok, e = pcall(fn)
+    if not ok then init_failed(e) end
     parts[#parts + 1] = string.format("%s %.2f s", name, lbench.clock.now() - t)
   end
   for c in opt.init_steps:gmatch(".") do
@@ -49,7 +62,7 @@ function M.init(con, opt)
     elseif c == "t" then
       step("create tables", function()
         say("creating tables...")
-        schema.create(con, opt, opt.scale)
+        schema.create(con, opt, opt.scale, say)
       end)
     elseif c == "g" then
       step("client-side generate", function()
@@ -60,6 +73,11 @@ function M.init(con, opt)
         if not opt.init_quiet then
           say("%.0f of %.0f tuples (100%%) done (elapsed %.2f s, remaining 0.00 s)", na, na, lbench.clock.now() - t)
         end
+      end)
+    elseif c == "G" then
+      step("server-side generate", function()
+        say("generating data (server-side)...")
+        schema.generate_server_side(con, opt, opt.scale)
       end)
     elseif c == "v" then
       step("vacuum", function()
@@ -108,6 +126,7 @@ function M.report(t, r, opt)
   local function line(fmt, ...) out[#out + 1] = string.format(fmt, ...) end
   line("transaction type: %s", t.transaction_type)
   line("scaling factor: %d", t.scaling_factor)
+  if t.partition_method then line("partition method: %s\npartitions: %d", t.partition_method, t.partitions) end
   line("query mode: %s", t.query_mode)
   line("number of clients: %d", t.clients)
   line("number of threads: %d", t.threads)

@@ -24,6 +24,7 @@ function M.summary(r, opt, run)
   local secs = r.duration_s > 0 and r.duration_s or 1
   t.transaction_type = #run.scripts == 1 and run.scripts[1].builtin.desc or "multiple scripts"
   t.scaling_factor = run.scale
+  t.partition_method, t.partitions = run.partition_method, run.partition_method and run.partitions or nil
   t.query_mode = run.query_mode
   t.clients = (opt.connections or 0) > 0 and opt.connections or opt.threads
   t.threads = opt.threads
@@ -90,6 +91,7 @@ function M.text(t)
   line("pgbench summary:")
   line("transaction type: %s", t.transaction_type)
   line("scaling factor: %d", t.scaling_factor)
+  if t.partition_method then line("partition method: %s\npartitions: %d", t.partition_method, t.partitions) end
   line("query mode: %s", t.query_mode)
   line("number of clients: %d", t.clients)
   line("number of threads: %d", t.threads)

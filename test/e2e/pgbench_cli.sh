@@ -24,9 +24,11 @@ export PGPASSWORD=sbtest
 C=(-h 127.0.0.1 -p "$LB_PG_PORT" -U sbtest)
 q() { "${PSQL[@]}" -c "$1" 2>&1; }
 
-# shape FILE: the report's lines with every number as N (the version line
-# left out: it names each tool).
-shape() { grep -v '^pgbench (' "$1" | sed -E 's/-?[0-9]+(\.[0-9]+)?/N/g; s/NaN/N/g'; }
+# shape FILE: the report's lines with every number as N and the padding
+# that aligns numbers as one space (-r's columns are as wide as pgbench's,
+# the numbers in them are not the same width), the version line left out:
+# it names each tool.
+shape() { grep -v '^pgbench (' "$1" | sed -E 's/-?[0-9]+(\.[0-9]+)?/N/g; s/NaN/N/g; s/ +/ /g'; }
 
 # both NAME ARGS...: run pgbench and lbench-as-pgbench with ARGS; pass NAME
 # when the exit statuses are equal and the stdout shapes too.
@@ -62,7 +64,8 @@ grep -q '^lbench ' "$T/lbench_name_version.out" && pass lbench_name_unchanged ||
 # ---- bad command lines: pgbench's status and first words ----------------------
 bad=0
 for args in "-c x" "-c 0" "--bogus" "-x" "a b" "-t 1 -T 1" "-i -c 2" "-i -I x" "-M nope" "-b nope" "-R abc" \
-            "-D novalue" "-F 5 -i" "-c"; do
+            "-D novalue" "-F 5 -i" "-c" "-i --partition-method=hash" "-i --partitions=2 --partition-method=list" \
+            "--partitions=2 -t 1"; do
   "$REAL" "${C[@]}" $args >/dev/null 2>"$T/bad.pge"; rc_pg=$?
   "$PGB" "${C[@]}" $args >/dev/null 2>"$T/bad.lbe"; rc_lb=$?
   # the first line's words, the program's path and getopt's quoting aside
@@ -75,11 +78,17 @@ done
 [ "$bad" = 0 ] && pass bad_command_lines
 one_line unsupported_option '^pgbench: error: option -v/--vacuum-all is not supported by lbench yet$' "$PGB" "${C[@]}" -v -t 1
 run no_server "$PGB" -h 127.0.0.1 -p 1 -U sbtest -t 1
+# under lbench's own name: what only PostgreSQL has, and the steps, checked first
+one_line lbench_partitions_mysql '^lbench: --partitions: PostgreSQL only \(this run uses --db-driver=mysql\)$' \
+  "$LB" pgbench --db-driver=mysql --partitions=2 prepare
+one_line lbench_init_steps_bad "^lbench: --init-steps=dtx: unknown step 'x' \(expected the letters dtgGvpf\)$" \
+  "$LB" pgbench --db-driver=pgsql --init-steps=dtx prepare
 [ "$rc" = 1 ] && grep -q '^pgbench: error: ' "$T/no_server.err" && pass no_server || fail no_server "exit $rc: $(head -2 "$T/no_server.err")"
 
 # ---- -i: the same tables as pgbench's -----------------------------------------
 tables() {
-  q "SELECT relname, relpersistence, reloptions FROM pg_class WHERE relname LIKE 'pgbench%' ORDER BY 1;
+  q "SELECT relname, relpersistence, relkind, reloptions, pg_get_expr(relpartbound, oid), reltablespace
+       FROM pg_class WHERE relname LIKE 'pgbench%' ORDER BY 1;
      SELECT conname, contype FROM pg_constraint WHERE conrelid::regclass::text LIKE 'pgbench%' ORDER BY 1;
      SELECT 'a', count(*), sum(bid), sum(abalance), count(DISTINCT filler) FROM pgbench_accounts;
      SELECT 'b', count(*), sum(bid), sum(bbalance) FROM pgbench_branches;
@@ -88,7 +97,9 @@ tables() {
      SELECT attrelid::regclass, attname, format_type(atttypid, atttypmod) FROM pg_attribute
        WHERE attrelid::regclass::text LIKE 'pgbench%' AND attnum > 0 ORDER BY 1, attnum"
 }
-for args in "-s 2" "-s 1 -F 90 --foreign-keys --unlogged-tables -q" "-s 1 -I dtgp -n"; do
+for args in "-s 2" "-s 1 -F 90 --foreign-keys --unlogged-tables -q" "-s 1 -I dtgp -n" "-s 2 --partitions=3 -F 80" \
+            "-s 1 -I dtGvp --partitions=4 --partition-method=hash --unlogged-tables" \
+            "-s 1 --tablespace=pg_default --index-tablespace=pg_default"; do
   n=init_$(echo "$args" | tr -c 'a-z0-9' _)
   run "${n}_pg" "$REAL" "${C[@]}" -i $args sbtest; rc_pg=$rc
   tables >"$T/$n.pgt"
@@ -99,6 +110,17 @@ for args in "-s 2" "-s 1 -F 90 --foreign-keys --unlogged-tables -q" "-s 1 -I dtg
      diff <(steps "$T/${n}_pg.err") <(steps "$T/${n}_lb.err") >/dev/null; then pass "$n"
   else fail "$n" "exit $rc (pgbench $rc_pg): $(diff "$T/$n.pgt" "$T/$n.lbt" | head -4 | tr '\n' '|') $(diff <(steps "$T/${n}_pg.err") <(steps "$T/${n}_lb.err") | head -3 | tr '\n' '|')"; fi
 done
+# a statement the server refuses: pgbench's error and detail lines, status 1
+run init_refused_pg "$REAL" "${C[@]}" -i --tablespace=lbench_no_such_ts sbtest; rc_pg=$rc
+run init_refused "$PGB" "${C[@]}" -i --tablespace=lbench_no_such_ts sbtest
+[ "$rc" = 1 ] && [ "$rc_pg" = 1 ] && [ "$(grep '^pgbench: ' "$T/init_refused.err")" = "$(grep '^pgbench: ' "$T/init_refused_pg.err" |
+  sed 's/aid    int/aid int/; s/,\([a-z]\)/, \1/g')" ] && pass init_refused ||
+  fail init_refused "exit $rc (pgbench $rc_pg): $(grep '^pgbench: ' "$T/init_refused.err" | tr '\n' '|')"
+# a run over partitioned accounts names them in the report, as pgbench's
+"$PGB" "${C[@]}" -i -s 1 --partitions=2 --partition-method=hash -q sbtest >/dev/null 2>&1
+both run_partitioned "${C[@]}" -c 2 -t 10 -S sbtest
+grep -q '^partition method: hash$' "$T/run_partitioned_lb.out" && grep -q '^partitions: 2$' "$T/run_partitioned_lb.out" &&
+  pass run_partition_lines || fail run_partition_lines "$(head -5 "$T/run_partitioned_lb.out" | tr '\n' '|')"
 "$PGB" "${C[@]}" -i -s 2 -q sbtest >/dev/null 2>&1
 
 # ---- runs: the same report lines ------------------------------------------------

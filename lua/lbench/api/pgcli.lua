@@ -149,8 +149,7 @@ local INTS = {
 -- What lbench does not do yet under pgbench's name: refused in one line.
 local UNSUPPORTED = {
   v = "-v/--vacuum-all",
-  ["progress-timestamp"] = "--progress-timestamp", tablespace = "--tablespace",
-  ["index-tablespace"] = "--index-tablespace", ["partition-method"] = "--partition-method",
+  ["progress-timestamp"] = "--progress-timestamp",
 }
 
 -- The option values of a command line: o (key -> value, the last one),
@@ -190,16 +189,14 @@ local function collect(got)
       return nil, usage_error(string.format("invalid sampling rate: \"%s\"", v), false)
     elseif k == "max-tries" and not (v or ""):match("^%d+$") then
       return nil, usage_error(string.format("invalid number of maximum tries: \"%s\"", tostring(v)), false)
-    elseif k == "partitions" and v > 0 then
-      return nil, usage_error("option --partitions is not supported by lbench yet", false)
+    elseif k == "partition-method" and v:lower() ~= "range" and v:lower() ~= "hash" then
+      return nil, usage_error(string.format("invalid partition method, expecting \"range\" or \"hash\", got: \"%s\"",
+        v), false)
     elseif k == "I" then
       local bad = v:match("[^dtgGvpf ]")
       if bad then
         return nil, { status = 1, stderr = string.format("pgbench: error: unrecognized initialization step \"%s\"\n"
           .. "pgbench: detail: Allowed step characters are: \"dtgGvpf\".\n", bad) }
-      end
-      if v:find("G", 1, true) then
-        return nil, usage_error("initialization step G (server-side generate) is not supported by lbench yet", false)
       end
     end
     o[k] = v == nil and true or v
@@ -221,7 +218,8 @@ local function conninfo(o, dbname)
 end
 
 -- Options of the initialization mode, and those of benchmarking.
-local INIT_ONLY = { "I", "F", "q", "unlogged-tables", "foreign-keys", "partitions" }
+local INIT_ONLY = { "I", "F", "q", "unlogged-tables", "foreign-keys", "partitions", "partition-method", "tablespace",
+                    "index-tablespace" }
 local BENCH_ONLY = { "c", "j", "T", "t", "f", "b", "S", "N", "M", "D", "P", "R", "L", "l", "r", "C", "sampling-rate",
                      "aggregate-interval", "log-prefix", "max-tries", "failures-detailed", "verbose-errors" }
 
@@ -244,6 +242,15 @@ local function init_args(c, a)
   if o.s then a[#a + 1] = "--scale=" .. o.s end
   if o.F then a[#a + 1] = "--fillfactor=" .. o.F end
   if o["unlogged-tables"] then a[#a + 1] = "--unlogged-tables=on" end
+  if o["partition-method"] and (o.partitions or 0) == 0 then
+    return nil, usage_error("--partition-method requires greater than zero --partitions", false)
+  end
+  if (o.partitions or 0) > 0 then
+    a[#a + 1] = "--partitions=" .. o.partitions
+    a[#a + 1] = "--partition-method=" .. (o["partition-method"] or "range"):lower()
+  end
+  if o.tablespace then a[#a + 1] = "--tablespace=" .. o.tablespace end
+  if o["index-tablespace"] then a[#a + 1] = "--index-tablespace=" .. o["index-tablespace"] end
   if o.q then a[#a + 1] = "--init-quiet=on" end
   a[#a + 1] = "prepare"
   return a
@@ -306,14 +313,19 @@ local HELP = {
   "",
   "Initialization options:",
   "  -i, --initialize         initialize: create and load the pgbench tables",
-  "  -I, --init-steps=[dtgvpf]+ (default \"dtgvp\")",
+  "  -I, --init-steps=[dtgGvpf]+ (default \"dtgvp\")",
   "                           the initialization steps to run, in order",
   "  -F, --fillfactor=NUM     fillfactor of the accounts, tellers and branches tables",
   "  -n, --no-vacuum          leave out the vacuum step",
   "  -q, --quiet              fewer progress messages while loading",
   "  -s, --scale=NUM          scale factor",
   "  --foreign-keys           add the foreign keys between the tables",
-  "  --partitions=NUM         (only 0: partitions are not supported by lbench yet)",
+  "  --index-tablespace=TABLESPACE",
+  "                           create the primary keys' indexes in this tablespace",
+  "  --partition-method=(range|hash)",
+  "                           partition pgbench_accounts with this method (default: range)",
+  "  --partitions=NUM         partition pgbench_accounts into NUM parts (default: 0)",
+  "  --tablespace=TABLESPACE  create the tables in this tablespace",
   "  --unlogged-tables        create the tables UNLOGGED",
   "",
   "Options to select what to run:",
@@ -359,8 +371,7 @@ local HELP = {
   "  -?, --help               print this help, then exit",
   "",
   "Connection defaults come from PGHOST, PGPORT, PGUSER, PGDATABASE and PGPASSWORD, as for libpq.",
-  "Not supported yet: -v,",
-  "--progress-timestamp, --tablespace, --index-tablespace, --partitions, --partition-method, -I G.",
+  "Not supported yet: -v, --progress-timestamp.",
 }
 M.HELP = table.concat(HELP, "\n") .. "\n"
 
