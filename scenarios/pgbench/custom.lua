@@ -29,20 +29,43 @@ local function occurrences(argv, name, last)
   return out
 end
 
--- --file values as { path, weight }: the weight after the last '@'.
+-- A --file value as { path, weight }: the weight after the last '@'.
+local function file_spec(v)
+  local path, w = v:match("^(.*)@([^@]*)$")
+  local weight = 1
+  if path then
+    weight = tonumber(w)
+    if not w:match("^%d+$") or not weight then util.fail("invalid weight specification: @%s", w) end
+    if weight > 2147483647 then util.fail("weight specification out of range (0 .. 2147483647): %s", w) end
+  else
+    path = v
+  end
+  return { path = path, weight = weight }
+end
+
+-- --file values as { path, weight }.
 function M.files(argv, opt)
   local out = {}
-  for _, v in ipairs(occurrences(argv, "file", opt.file)) do
-    local path, w = v:match("^(.*)@([^@]*)$")
-    local weight = 1
-    if path then
-      weight = tonumber(w)
-      if not w:match("^%d+$") or not weight then util.fail("invalid weight specification: @%s", w) end
-      if weight > 2147483647 then util.fail("weight specification out of range (0 .. 2147483647): %s", w) end
-    else
-      path = v
-    end
-    out[#out + 1] = { path = path, weight = weight }
+  for _, v in ipairs(occurrences(argv, "file", opt.file)) do out[#out + 1] = file_spec(v) end
+  return out
+end
+
+-- The scripts in the order the command line gives them, as pgbench numbers
+-- them: { kind = "builtin", value } and { kind = "file", spec }.  Without
+-- a --builtin on the command line, `builtin` (a config file's, or the
+-- default) comes first.
+local function ordered(argv, opt, builtin)
+  local out, seen_builtin = {}, false
+  for _, a in ipairs(argv or {}) do
+    local b = a:match("^%-%-builtin=(.*)$")
+    local f = a:match("^%-%-file=(.*)$")
+    if b and b ~= "" then out[#out + 1] = { kind = "builtin", value = b }; seen_builtin = true end
+    if f then out[#out + 1] = { kind = "file", spec = file_spec(f) } end
+  end
+  if not seen_builtin and builtin ~= "" then table.insert(out, 1, { kind = "builtin", value = builtin }) end
+  -- a --file from a config file (none on the command line)
+  if (opt.file or "") ~= "" and #occurrences(argv, "file") == 0 then
+    out[#out + 1] = { kind = "file", spec = file_spec(opt.file) }
   end
   return out
 end
@@ -62,7 +85,7 @@ function M.defines(argv, opt)
 end
 
 -- The run's scripts: { builtin = { name, desc }, weight, cmds, source }
--- in pgbench's order (the --builtin ones, then the files) and their total
+-- in pgbench's order (the command line's) and their total
 -- weight; a script that does not parse fails here, in one line.
 -- `builtin`: the --builtin value to use (default opt.builtin).
 function M.load(opt, argv, commit, builtin)
@@ -83,15 +106,19 @@ function M.load(opt, argv, commit, builtin)
     list[#list + 1] = { builtin = { name = n, desc = desc }, weight = weight, cmds = cmds, source = source }
     total = total + weight
   end
-  if builtin ~= "" then
-    for _, e in ipairs((scripts.parse(builtin))) do
-      add(e.builtin.name, e.builtin.desc, e.weight, scripts.text(e.builtin, commit), e.builtin.name)
+  for _, item in ipairs(ordered(argv, opt, builtin)) do
+    if item.kind == "builtin" then
+      local parsed, why = scripts.parse(item.value)
+      if not parsed then util.fail("%s", why) end
+      for _, e in ipairs(parsed) do
+        add(e.builtin.name, e.builtin.desc, e.weight, scripts.text(e.builtin, commit), e.builtin.name)
+      end
+    else
+      local f = item.spec
+      local text, why = util.read_file(f.path)
+      if not text then util.fail("could not open file \"%s\": %s", f.path, why or "unreadable") end
+      add(f.path, f.path, f.weight, text, f.path)
     end
-  end
-  for _, f in ipairs(M.files(argv, opt)) do
-    local text, why = util.read_file(f.path)
-    if not text then util.fail("could not open file \"%s\": %s", f.path, why or "unreadable") end
-    add(f.path, f.path, f.weight, text, f.path)
   end
   if total == 0 then util.fail("total script weight must not be zero") end
   return list, total

@@ -155,7 +155,7 @@ local UNSUPPORTED = {
 -- The option values of a command line: o (key -> value, the last one),
 -- lists for the repeatable ones, or nil and a usage error.
 local function collect(got)
-  local o, files, builtins, defines = {}, {}, {}, {}
+  local o, files, builtins, defines, scripts = {}, {}, {}, {}, {}
   for _, g in ipairs(got) do
     local k, v = g[1], g[2]
     if INTS[k] then
@@ -166,7 +166,9 @@ local function collect(got)
     if UNSUPPORTED[k] then
       return nil, usage_error(string.format("option %s is not supported by lbench yet", UNSUPPORTED[k]), false)
     end
-    if k == "f" then files[#files + 1] = v
+    if k == "f" then
+      files[#files + 1] = v
+      scripts[#scripts + 1] = "--file=" .. v
     elseif k == "b" or k == "S" or k == "N" then
       local name, w = (v or ""):match("^([^@]*)(.*)$")
       if k == "S" then name, w = "select-only", "" elseif k == "N" then name, w = "simple-update", "" end
@@ -174,6 +176,7 @@ local function collect(got)
       local b, why = find_builtin(name)
       if not b then return nil, { status = 1, stderr = "pgbench: error: " .. why .. "\n" .. builtin_list() } end
       builtins[#builtins + 1] = b .. w
+      scripts[#scripts + 1] = "--builtin=" .. b .. w
     elseif k == "D" then
       if not v:match("^[^=]+=") then
         return nil, usage_error(string.format("invalid variable definition: \"%s\"", v), false)
@@ -201,7 +204,7 @@ local function collect(got)
     end
     o[k] = v == nil and true or v
   end
-  return { o = o, files = files, builtins = builtins, defines = defines }
+  return { o = o, files = files, builtins = builtins, defines = defines, scripts = scripts }
 end
 
 -- libpq's connection string of what the command line gave.
@@ -280,8 +283,14 @@ local function run_args(c, a)
     a[#a + 1] = "--events=" .. (o.t or 10) * clients
     a[#a + 1] = "--pgbench-per-client=" .. (o.t or 10)
   end
-  if #c.builtins > 0 then a[#a + 1] = "--builtin=" .. table.concat(c.builtins, ",") end
-  for _, f in ipairs(c.files) do a[#a + 1] = "--file=" .. f end
+  -- pgbench numbers the scripts in the command line's order: with a file,
+  -- each in its place (the script language reads them in order); built-ins
+  -- alone as one list.
+  if #c.files > 0 then
+    for _, s in ipairs(c.scripts) do a[#a + 1] = s end
+  elseif #c.builtins > 0 then
+    a[#a + 1] = "--builtin=" .. table.concat(c.builtins, ",")
+  end
   for _, d in ipairs(c.defines) do a[#a + 1] = "--define=" .. d end
   local map = { M = "protocol", s = "scale", P = "report-interval", R = "rate", ["random-seed"] = "random-seed",
                 ["sampling-rate"] = "sampling-rate", ["aggregate-interval"] = "aggregate-interval",
