@@ -264,6 +264,16 @@ function init()
   local l, total = script_list()
   register(l)
   if scripted then custom.defines(argv, opt) end
+  -- Pipelines are libpq's: refused on other servers before the run.
+  if scripted and not schema.pg(opt) then
+    for _, e in ipairs(l) do
+      for _, c in ipairs(e.cmds) do
+        if c.kind:match("pipeline$") then
+          util.fail("%s:%d: \\%s needs PostgreSQL's pipeline mode (--db-driver=pgsql)", e.source, c.line, c.kind)
+        end
+      end
+    end
+  end
   local why
   cmd_off, why = stats.offsets(l)
   if not cmd_off then util.fail("%s", why) end
