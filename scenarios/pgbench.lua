@@ -440,6 +440,11 @@ local function failure(err)
     lbench.counter.add(stats.RETRIED)
     lbench.counter.add(stats.script(pending, stats.S_RETRIED))
   end
+  if logw then
+    ntx = ntx + 1
+    txlog.txn(logw, client_no, ntx, pending - 1, t_sched, t_begin, C.lb_clock_ns(), tries,
+      dead and "deadlock" or "serialization")
+  end
   if opt.connect_per_transaction and con then close_per_tx() end
   pending = nil
 end
