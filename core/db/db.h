@@ -463,7 +463,7 @@ int lb_db_load_end_start(lb_db_conn *c);
  * as one insert query; lb_db_affected_rows gives the rows loaded. */
 int lb_db_load_rows_start(lb_db_conn *c, const char *sql, size_t len, const lb_rowsrc *src);
 /* Pipelines (libpq's pipeline mode, pgbench's \startpipeline): after
- * LB_DB_PIPE_ENTER, each statement execute only sends its statement and
+ * LB_DB_PIPE_ENTER, each statement execute only queues its statement and
  * completes with no result; LB_DB_PIPE_SYNC sends a sync point and
  * completes once it is sent, its results still unread; LB_DB_PIPE_END
  * sends a last sync, reads and drops every result up to it and leaves

@@ -68,7 +68,7 @@ struct pg_stmt {
 
 enum { PG_OP_NONE, PG_OP_CONNECT, PG_OP_QUERY, PG_OP_PREPARE, PG_OP_EXECUTE,
        PG_OP_LOAD_START, PG_OP_LOAD_DATA, PG_OP_LOAD_END, PG_OP_LOAD_ROWS,
-       PG_OP_PIPE_SEND,     /* pipeline: an execute or a sync being sent */
+       PG_OP_PIPE_SEND,     /* pipeline: a sync being sent */
        PG_OP_PIPE_END };    /* pipeline: its results being read up to the last sync */
 
 /* The error of result `r` (NULL: of the connection) into `err`, with its

@@ -13,9 +13,9 @@
  * next_result.  Per execute that is one send, one wait and one receive,
  * the system calls of libpq's own blocking PQexecPrepared.
  *
- * In pipeline mode (pgbench's \startpipeline) an execute only sends; the
- * results wait in libpq until the pipeline's end reads them all, up to
- * its last sync, and leaves the mode (see "pipeline" below). */
+ * In pipeline mode (pgbench's \startpipeline) an execute only queues its
+ * statement; the results wait in libpq until the pipeline's end reads
+ * them all, up to its last sync, and leaves the mode (see "pipeline"). */
 #include "pgsql.h"
 #include "../sql.h"
 #include "../../clock.h"
@@ -512,13 +512,14 @@ int lb__db_pg_pipeline_start(void *dc, int what, lb__db_async *out, lb_db_error 
 
 /* ---- execute ------------------------------------------------------------ */
 
-/* An execute queued in a pipeline: it completes once sent. */
+/* An execute queued in a pipeline completes at once: libpq sends its
+ * buffer when it fills, and the sync sends the rest (as in pgbench, a
+ * pipeline's statement costs no system call of its own). */
 static int pipe_sent(pg_conn *pc, int ok, lb_db_error *err)
 {
     if (!ok)
         return fail(pc, err, NULL);
-    pc->op = PG_OP_PIPE_SEND;
-    return pipe_flush(pc, err);
+    return op_end(pc, 0);
 }
 
 int lb__db_pg_stmt_execute_start(void *ds, lb__db_async *out, lb_db_error *err)
