@@ -78,6 +78,9 @@ lbench.cmdline.options = {
   log_prefix = { "Prefix of the log files' names (pgbench's --log-prefix)", "pgbench_log" },
   vacuum = { "Before a run, VACUUM pgbench_branches and pgbench_tellers as pgbench does without -n (PostgreSQL)",
     true },
+  progress_timestamp = { "Under the name pgbench: progress lines with the Unix time in place of the elapsed time "
+    .. "(pgbench --progress-timestamp)", false },
+  vacuum_all = { "With --vacuum, also VACUUM ANALYZE pgbench_accounts, as pgbench -v (PostgreSQL)", false },
   fillfactor = { "fillfactor of the accounts, tellers and branches tables (pgbench -F; PostgreSQL)", 100,
     min = 10, max = 100 },
   mysql_storage_engine = { "Storage engine, if MySQL is used", "innodb" },
@@ -293,6 +296,16 @@ function init()
   local l, total = script_list()
   register(l)
   if scripted then custom.defines(argv, opt) end
+  -- Pipelines are libpq's: refused on other servers before the run.
+  if scripted and not schema.pg(opt) then
+    for _, e in ipairs(l) do
+      for _, c in ipairs(e.cmds) do
+        if c.kind:match("pipeline$") then
+          util.fail("%s:%d: \\%s needs PostgreSQL's pipeline mode (--db-driver=pgsql)", e.source, c.line, c.kind)
+        end
+      end
+    end
+  end
   local why
   cmd_off, why = stats.offsets(l)
   if not cmd_off then util.fail("%s", why) end
@@ -304,11 +317,16 @@ function init()
   if scale_given and scale ~= opt.scale then
     io.stderr:write(string.format("note: scale option ignored, using count from pgbench_branches table (%d)\n", scale))
   end
-  if opt.pgbench_compat then
-    print(compat.VERSION_LINE)
-    if opt.vacuum and vacuum(c) then io.stderr:write("starting vacuum...end.\n") end
-  elseif opt.vacuum and vacuum(c) and opt.output == "text" then
-    print("starting vacuum...end.")
+  if opt.pgbench_compat then print(compat.VERSION_LINE) end
+  -- (pgbench's words: on stderr under its name, in lbench's text report otherwise)
+  local say = opt.pgbench_compat and function(s) io.stderr:write(s, "\n") end
+    or opt.output == "text" and print or function() end
+  if opt.vacuum and vacuum(c) then
+    say("starting vacuum...end.")
+    if opt.vacuum_all then
+      schema.vacuum_accounts(c)
+      say("starting vacuum pgbench_accounts...end.")
+    end
   end
   c:disconnect()
   -- The workers add their connections' opening times (us) here: the one
@@ -455,6 +473,11 @@ local function failure(err)
     lbench.counter.add(stats.RETRIED)
     lbench.counter.add(stats.script(pending, stats.S_RETRIED))
   end
+  if logw then
+    ntx = ntx + 1
+    txlog.txn(logw, client_no, ntx, pending - 1, t_sched, t_begin, C.lb_clock_ns(), tries,
+      dead and "deadlock" or "serialization")
+  end
   if opt.connect_per_transaction and con then close_per_tx() end
   pending = nil
 end
@@ -535,8 +558,22 @@ lbench.hooks.report_extra = function(r, fmt)
   if fmt == "text" then return report.text(r.pgbench) end
   if fmt == "csv" then return report.csv(r.pgbench) end
 end
+-- The progress line's counts since the previous line (the main state
+-- reads the run-wide counters the workers add to).
+local prog_last = { failed = 0, skipped = 0, retried = 0, retries = 0 }
+local function progress_counts()
+  local now = { failed = lbench.counter.get(stats.SER) + lbench.counter.get(stats.DEAD),
+    skipped = lbench.counter.get(stats.SKIPPED), retried = lbench.counter.get(stats.RETRIED),
+    retries = lbench.counter.get(stats.RETRIES) }
+  local d = {}
+  for k, v in pairs(now) do d[k] = v - prog_last[k] end
+  prog_last = now
+  d.max_tries = max_tries()
+  return d
+end
+
 lbench.hooks.interval_extra = function(iv, secs)
-  if run_info and opt.pgbench_compat then return compat.progress(iv, secs, opt) end
+  if run_info and opt.pgbench_compat then return compat.progress(iv, secs, opt, progress_counts()) end
   if run_info then iv.types_line = report.interval(iv, run_info.scripts) end
 end
 -- Under the name pgbench: pgbench's report and progress lines alone.

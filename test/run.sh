@@ -158,6 +158,7 @@ suite pgsql test/e2e/pgsql.sh
 suite pgbench test/e2e/pgbench.sh
 suite pgbench_scripts test/e2e/pgbench_scripts.sh
 suite pgbench_cli test/e2e/pgbench_cli.sh
+suite pgbench_pipeline test/e2e/pgbench_pipeline.sh
 suite tpcc_pg test/e2e/tpcc_pg.sh
 # Several ranks as one run (real mpirun, 2-4 ranks on this machine): only
 # where lbench-mpi was built, i.e. Open MPI's development files were found.

@@ -462,6 +462,20 @@ int lb_db_load_end_start(lb_db_conn *c);
  * valid until the operation completes) until its fill returns 0.  Counts
  * as one insert query; lb_db_affected_rows gives the rows loaded. */
 int lb_db_load_rows_start(lb_db_conn *c, const char *sql, size_t len, const lb_rowsrc *src);
+/* Pipelines (libpq's pipeline mode, pgbench's \startpipeline): after
+ * LB_DB_PIPE_ENTER, each statement execute only queues its statement and
+ * completes with no result; LB_DB_PIPE_SYNC sends a sync point and
+ * completes once it is sent, its results still unread; LB_DB_PIPE_END
+ * sends a last sync, reads and drops every result up to it and leaves
+ * pipeline mode: it fails with the first statement's error, if any (the
+ * connection is then out of pipeline mode too).  Only prepared or
+ * extended-mode statements go into a pipeline; a server-side prepare and
+ * a plain query fail there.  A driver without pipelines fails with
+ * LB_DB_E_UNSUPPORTED, uncounted: lb_db_pipeline_supported tells
+ * beforehand.  Each returns like the other *_start calls. */
+enum { LB_DB_PIPE_ENTER = 1, LB_DB_PIPE_SYNC = 2, LB_DB_PIPE_END = 3 };
+int lb_db_pipeline_supported(lb_db_conn *c);
+int lb_db_pipeline_start(lb_db_conn *c, int what);
 /* Drive the operation in progress to its end: `rc` is what its *_start
  * returned; while it is a wait mask, poll() the connection's socket (and
  * timeout) and continue.  Returns the operation's result (0 or -code).
@@ -562,6 +576,11 @@ struct lb_db_driver_ops {
     int  (*load_end_start)(void *dc, lb__db_async *out, lb_db_error *err);
     int  (*load_rows_start)(void *dc, const char *sql, size_t len, const lb_rowsrc *src, lb__db_async *out,
                             lb_db_error *err);
+
+    /* Pipeline mode, optional (lb_db_pipeline_start): `what` is
+     * LB_DB_PIPE_ENTER, _SYNC or _END; while in it, stmt_execute_start
+     * only sends. */
+    int  (*pipeline_start)(void *dc, int what, lb__db_async *out, lb_db_error *err);
 
     /* Column names, optional: of a query's result (h as for fetch) and of
      * an executed statement's (h as for stmt_fetch); NULL when unknown. */

@@ -88,7 +88,8 @@ struct lb_db_conn {
 /* Operations (c->aop). */
 enum { LB__DB_AOP_NONE, LB__DB_AOP_CONNECT, LB__DB_AOP_RECONNECT, LB__DB_AOP_QUERY, LB__DB_AOP_NEXT,
        LB__DB_AOP_PREPARE, LB__DB_AOP_REPREPARE, LB__DB_AOP_EXECUTE,
-       LB__DB_AOP_LOAD_START, LB__DB_AOP_LOAD_DATA, LB__DB_AOP_LOAD_END, LB__DB_AOP_LOAD_ROWS };
+       LB__DB_AOP_LOAD_START, LB__DB_AOP_LOAD_DATA, LB__DB_AOP_LOAD_END, LB__DB_AOP_LOAD_ROWS,
+       LB__DB_AOP_PIPELINE };
 
 /* Parameter types (lb_db_bind.type): valid, and carried as text. */
 static inline int lb__db_bind_type_valid(int32_t t)

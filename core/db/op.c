@@ -277,6 +277,30 @@ int lb_db_load_rows_start(lb_db_conn *c, const char *sql, size_t len, const lb_r
     return begun(c, c->ops->load_rows_start(c->drv, sql, len, src, &out, &c->err), &out);
 }
 
+/* ---- pipelines ---------------------------------------------------------- */
+
+int lb_db_pipeline_supported(lb_db_conn *c)
+{
+    return c && c->ops->pipeline_start != NULL;
+}
+
+int lb_db_pipeline_start(lb_db_conn *c, int what)
+{
+    int rc = not_idle(c);
+    if (rc != 0)
+        return rc;
+    if (!c->ops->pipeline_start)
+        return lb__db_fail_code(c, LB_DB_E_UNSUPPORTED, "the driver has no pipeline mode", NULL, 0, 0);
+    if (what < LB_DB_PIPE_ENTER || what > LB_DB_PIPE_END)
+        return lb__db_fail_code(c, LB_DB_E_INVALID, "no such pipeline step", NULL, 0, 0);
+    if (!c->drv)
+        return lb__db_fail_code(c, LB_DB_E_NOTCONN, "not connected", NULL, 0, 1);
+    in_progress(c, LB__DB_AOP_PIPELINE, NULL);
+    lb__db_async out;
+    memset(&out, 0, sizeof out);
+    return begun(c, c->ops->pipeline_start(c->drv, what, &out, &c->err), &out);
+}
+
 static int connect_done(lb_db_conn *c, int op, int rc)
 {
     void *d = c->adrv;
@@ -342,6 +366,8 @@ static int op_done(lb_db_conn *c, int rc, lb__db_async *out)
     case LB__DB_AOP_LOAD_START:
         return rc < 0 ? lb__db_fail(c, c->asql, c->alen, 1) : 0;
     case LB__DB_AOP_LOAD_DATA:
+    case LB__DB_AOP_PIPELINE:
+        /* A pipeline's end fails with a statement's error: counted. */
         return rc < 0 ? lb__db_fail(c, NULL, 0, 1) : 0;
     case LB__DB_AOP_LOAD_END:
     case LB__DB_AOP_LOAD_ROWS:

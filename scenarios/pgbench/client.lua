@@ -16,6 +16,16 @@
 -- variables named after its columns (a NULL as an empty string), \aset
 -- the last row of every result that has rows.
 --
+-- \startpipeline ... \endpipeline run their statements in the
+-- connection's pipeline mode (PostgreSQL; extended and prepared mode
+-- only, as in pgbench): each statement is sent without waiting,
+-- \syncpipeline sends a sync point, \endpipeline waits for every result
+-- and leaves the mode.  In prepared mode the pipeline's statements are
+-- prepared at \startpipeline, before it starts (as pgbench does, so that
+-- no prepare runs inside a transaction the pipeline opens).  \gset and
+-- \aset are refused inside one, and a script that ends with its pipeline
+-- open aborts the client, with pgbench's words.
+--
 -- A run-time error (an expression that fails, a \gset that gets no row
 -- or several, a \sleep or \shell that fails, a server error that is not
 -- retried) aborts the client: raised as a table marked pgbench_abort,
@@ -32,8 +42,8 @@ local text_of, truth = eval.text, eval.truth
 
 -- "client C aborted in command N (WHAT) of script S (FILE:LINE); why",
 -- N counted from 0 as pgbench counts it there.
-local function abort(st, cmd, why)
-  local what = cmd.kind == "sql" and "SQL" or cmd.kind
+local function abort(st, cmd, why, what)
+  what = what or (cmd.kind == "sql" and "SQL" or cmd.kind)
   error({ pgbench_abort = true, lbench_message = string.format("client %d aborted in command %d (%s) of script %d "
     .. "(%s:%d); %s", st.client_id, st.command - 1, what, st.script, st.source, cmd.line, why) }, 0)
 end
@@ -87,8 +97,17 @@ end
 
 local VARCHAR = 12
 
+-- In a pipeline, no statement may want its rows.
+local function check_pipeline(st, cmd)
+  if st.pipeline then
+    local what = cmd.gset and "gset" or cmd.aset and "aset"
+    if what then abort(st, cmd, string.format("\\%s is not allowed in pipeline mode", what), what) end
+  end
+end
+
 -- A step sending `cmd` with its variables as parameters of a statement
--- prepared on this connection at its first run.
+-- prepared on this connection at its first run, and the function that
+-- prepares it (\startpipeline calls it ahead).
 local function prepared_sql(st, cmd)
   local names, text = script.variables(cmd.sql, function() return "?" end)
   text = text:gsub(";%s*$", "")
@@ -101,12 +120,16 @@ local function prepared_sql(st, cmd)
     if n > 0 then stmt:bind_param(unpack(params)) end
   end
   local wants_rows = cmd.gset or cmd.aset
-  return function()
-    -- (prepared again on a new connection: --connect-per-transaction)
+  -- (prepared again on a new connection: --connect-per-transaction)
+  local function prepare()
     if not stmt or stmt.con ~= st.con then
       stmt = st.con:prepare(text)
       bind(cap)
     end
+  end
+  return function()
+    if wants_rows then check_pipeline(st, cmd) end
+    prepare()
     for k = 1, n do
       local v = vars[names[k]]
       if v == nil then
@@ -122,7 +145,7 @@ local function prepared_sql(st, cmd)
     end
     local rs = stmt:execute()
     if wants_rows then collect(st, cmd, rs, nil) end
-  end
+  end, prepare
 end
 
 -- A step sending `cmd` as text, its variables replaced by their values.
@@ -212,6 +235,34 @@ local function setshell_step(st, cmd)
   end
 end
 
+-- ---- pipelines --------------------------------------------------------------------
+
+-- \startpipeline at command i: `preps` are the statements' prepare
+-- functions (prepared mode), run up to the \endpipeline first.
+local function startpipeline_step(st, cmd, mode, cmds, i, preps)
+  return function()
+    if mode == "simple" then abort(st, cmd, "cannot use pipeline mode with the simple query protocol") end
+    if st.pipeline then abort(st, cmd, "already in pipeline mode") end
+    if mode == "prepared" then
+      for j = i + 1, #cmds do
+        if cmds[j].kind == "endpipeline" then break end
+        if preps[j] then preps[j]() end
+      end
+    end
+    st.con:pipeline("start")
+    st.pipeline = true
+  end
+end
+
+local function pipeline_step(st, cmd, what)
+  return function()
+    if not st.pipeline then abort(st, cmd, "not in pipeline mode") end
+    -- (the end leaves pipeline mode even when it fails)
+    if what == "end" then st.pipeline = false end
+    st.con:pipeline(what)
+  end
+end
+
 -- ---- compiling a script ----------------------------------------------------------
 
 -- The index of the branch after command i (an \elif, \else or \endif of
@@ -247,13 +298,23 @@ end
 
 function M.compile(cmds, st, mode)
   local simple = mode == "simple"
-  local steps, tests = {}, {}
+  local steps, tests, preps = {}, {}, {}
   local nxt, endif = branches(cmds)
   for i, cmd in ipairs(cmds) do
     local k = cmd.kind
     if k == "sql" then
       if cmd.compound and not simple then steps[i] = compound_step(st, cmd, mode)
-      else steps[i] = simple and text_sql(st, cmd) or prepared_sql(st, cmd) end
+      elseif simple then steps[i] = text_sql(st, cmd)
+      else
+        steps[i], preps[i] = prepared_sql(st, cmd)
+        if mode ~= "prepared" then preps[i] = nil end
+      end
+    elseif k == "startpipeline" then
+      steps[i] = startpipeline_step(st, cmd, mode, cmds, i, preps)
+    elseif k == "syncpipeline" then
+      steps[i] = pipeline_step(st, cmd, "sync")
+    elseif k == "endpipeline" then
+      steps[i] = pipeline_step(st, cmd, "end")
     elseif k == "set" then
       local f, name = eval.compile(cmd.expr), cmd.name
       local vars = st.vars
@@ -298,13 +359,17 @@ local function run_steps(st, steps, hs)
     elseif hs then hs[i]:record(C.lb_clock_ns() - t0) end
     i = to or i + 1
   end
+  if st.pipeline then
+    error({ pgbench_abort = true, lbench_message = string.format(
+      "client %d aborted: end of script reached with pipeline open", st.client_id) }, 0)
+  end
 end
 
 -- Run one transaction of the compiled script `steps` (script number
 -- `index`, 0-based, of the commands `cmds` from `source`).  An
 -- expression's error aborts the client, naming the command that failed.
 function M.run(st, steps, index, cmds, source)
-  st.script, st.source = index, source
+  st.script, st.source, st.pipeline = index, source, false
   local ok, err = pcall(run_steps, st, steps, st.cmd_hists and st.cmd_hists[index + 1])
   if ok then return end
   if type(err) == "table" and err.pgbench_error then
@@ -317,8 +382,9 @@ function M.run(st, steps, index, cmds, source)
       and err.errcode ~= lbench.error.RESTART_EVENT then
     err.pgbench_abort = true
     local cmd = cmds[st.command]
-    err.lbench_message = string.format("client %d aborted in command %d (SQL) of script %d (%s:%d); %s",
-      st.client_id, st.command - 1, st.script, st.source, cmd.line,
+    -- (a pipeline's statements fail at its \endpipeline)
+    err.lbench_message = string.format("client %d aborted in command %d (%s) of script %d (%s:%d); %s",
+      st.client_id, st.command - 1, cmd.kind == "sql" and "SQL" or cmd.kind, st.script, st.source, cmd.line,
       (err.lbench_message:gsub("^[^\n]-client%.lua:%d+: ", "")))
   end
   error(err, 0)

@@ -3,6 +3,7 @@
 -- steps (-i -I dtgGvpf) with its messages on stderr, its report on stdout in
 -- its order and words (and nothing of lbench's own), its progress lines
 -- (-P) on stderr, and --show-script.
+local C = require("lbench.ffi").C
 local schema = require("pgbench.schema")
 local load = require("pgbench.load")
 local scripts = require("pgbench.scripts")
@@ -109,13 +110,23 @@ function M.show_script(opt)
   io.stderr:write(string.format("-- %s: %s\n%s\n", b.name, b.desc, scripts.text(b, "END")))
 end
 
--- A progress line (-P), as pgbench prints it on stderr; the piece of an
+-- A progress line (-P), as pgbench 15 prints it on stderr: the elapsed
+-- time (the Unix time with --progress-timestamp), the interval's failed
+-- transactions always, under -R its lag (and under -L its skipped
+-- transactions), with --max-tries other than 1 its retried transactions
+-- and retries.  `d`: those counts over the interval.  The piece of an
 -- interval at the end of the run is not printed, as pgbench's.
-function M.progress(iv, secs, opt)
+function M.progress(iv, secs, opt, d)
   if secs < opt.report_interval * 0.999 then return end
-  local s = string.format("progress: %.1f s, %.1f tps, lat %.3f ms stddev %.3f, 0 failed", iv.time_s,
-    iv.events_per_sec, iv.latency_ms.avg or 0, iv.latency_ms.stddev or 0)
-  if iv.queue_ms then s = s .. string.format(", lag %.3f ms", iv.queue_ms.avg or 0) end
+  local when = opt.progress_timestamp and string.format("%.3f s", C.lb_clock_wall())
+    or string.format("%.1f s", iv.time_s)
+  local s = string.format("progress: %s, %.1f tps, lat %.3f ms stddev %.3f, %d failed", when,
+    iv.events_per_sec, iv.latency_ms.avg or 0, iv.latency_ms.stddev or 0, d.failed)
+  if iv.queue_ms then
+    s = s .. string.format(", lag %.3f ms", iv.queue_ms.avg or 0)
+    if opt.latency_limit > 0 then s = s .. string.format(", %d skipped", d.skipped) end
+  end
+  if d.max_tries ~= 1 then s = s .. string.format(", %d retried, %d retries", d.retried, d.retries) end
   io.stderr:write(s, "\n")
 end
 
@@ -164,8 +175,10 @@ function M.report(t, r, opt)
   end
   local incl = t.failed_transactions > 0 and " (including failures)" or ""
   if paced or opt.report_interval > 0 or t.latency_limit_ms then
-    line("latency average = %.3f ms%s", t.latency_avg_ms, incl)
-    line("latency stddev = %.3f ms%s", t.latency_stddev_ms, incl)
+    -- (measured over the transactions that passed: pgbench says nothing
+    -- of the failures here)
+    line("latency average = %.3f ms", t.latency_avg_ms)
+    line("latency stddev = %.3f ms", t.latency_stddev_ms)
   else
     -- From the duration, as pgbench: over every transaction that ended.
     line("latency average = %.3f ms%s", 1000 * t.duration_s * t.clients / (t.transactions + t.failed_transactions), incl)

@@ -8,7 +8,12 @@
 --                     deadlock_failures
 --
 -- (times in microseconds; pgbench 15 writes every aggregate column, the
--- ones of options not given as 0).  One file per thread, as pgbench has
+-- ones of options not given as 0: skipped without -L, retried and retries
+-- with one try, the failures without --failures-detailed).  A failed
+-- transaction (past --max-tries) has its own line, its number counted,
+-- "failed" in place of its latency ("serialization" or "deadlock" with
+-- --failures-detailed) and a lag of 0; in an aggregate it counts in its
+-- failure column and retries, not in num_transactions nor the latencies.  One file per thread, as pgbench has
 -- one per thread: PREFIX.PID for thread 0, PREFIX.PID.N for thread N; the
 -- virtual users of a thread (--connections) share its file, as the
 -- clients of a pgbench thread share theirs.
@@ -75,16 +80,18 @@ end
 local function us(ns) return math.floor(tonumber(ns) / 1000) end
 
 local function new_stats(start)
-  return { start = start, cnt = 0, sum = 0, sum2 = 0, min = 0, max = 0,
-           lsum = 0, lsum2 = 0, lmin = 0, lmax = 0, skipped = 0, retried = 0, retries = 0 }
+  return { start = start, cnt = 0, sum = 0, sum2 = 0, min = 0, max = 0, lsum = 0, lsum2 = 0, lmin = 0, lmax = 0,
+           skipped = 0, retried = 0, retries = 0, serialization = 0, deadlock = 0 }
 end
 
--- Write the interval `a` (pgbench's logAgg: every column, 0 where an
--- option is off).
+-- Write the interval `a` (pgbench's: every column, 0 where an option is
+-- off).
 local function write_interval(w, a)
-  w.f:write(string.format("%d %d %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %d %d %d 0 0\n",
-    a.start / 1000000, a.cnt, a.sum, a.sum2, a.min, a.max,
-    a.lsum, a.lsum2, a.lmin, a.lmax, a.skipped, a.retried, a.retries))
+  local function on(flag, v) return flag and v or 0 end
+  w.f:write(string.format("%d %d %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %d %d %d %d %d\n",
+    a.start / 1000000, a.cnt, a.sum, a.sum2, a.min, a.max, a.lsum, a.lsum2, a.lmin, a.lmax,
+    on(w.limit, a.skipped), on(w.tries, a.retried), on(w.tries, a.retries),
+    on(w.detailed, a.serialization), on(w.detailed, a.deadlock)))
 end
 
 -- The writer of thread `tid` (opened by its first client), or nil when
@@ -104,7 +111,8 @@ function M.open(cfg)
     w = { f = f, path = path, users = 0, shift = shift, agg = opt.aggregate_interval * 1000000,
           rate = opt.sampling_rate, sample = cfg.sample, lag = (opt.rate or 0) > 0,
           -- the retries field: with --max-tries given and not 1, as pgbench
-          tries = (opt.max_tries or -1) >= 0 and opt.max_tries ~= 1 }
+          tries = (opt.max_tries or -1) >= 0 and opt.max_tries ~= 1,
+          detailed = opt.failures_detailed, limit = (opt.latency_limit or 0) > 0 }
     all[path] = w
   end
   w.users = w.users + 1
@@ -113,7 +121,7 @@ end
 
 -- Accumulate a transaction into the interval of `now` (us of the epoch),
 -- writing the intervals that ended before it, empty ones included.
-local function aggregate(w, now, lat, lag, tries)
+local function aggregate(w, now, lat, lag, tries, failed)
   local a = w.cur
   if not a then
     a = new_stats(now - now % 1000000)
@@ -127,6 +135,10 @@ local function aggregate(w, now, lat, lag, tries)
   if tries > 1 then
     a.retried = a.retried + 1
     a.retries = a.retries + tries - 1
+  end
+  if failed then
+    a[failed] = a[failed] + 1
+    return
   end
   if a.cnt == 0 or lat < a.min then a.min = lat end
   if a.cnt == 0 or lat > a.max then a.max = lat end
@@ -144,14 +156,16 @@ end
 -- Log one finished transaction of client `client` (its `cnt`-th, 1 for
 -- the first, as pgbench counts), of script `script` (0-based): scheduled
 -- at `sched_ns`, begun at `begin_ns`, ended at `end_ns` (monotonic ns),
--- after `tries` tries.
-function M.txn(w, client, cnt, script, sched_ns, begin_ns, end_ns, tries)
+-- after `tries` tries; `failed`: nil, or "serialization" or "deadlock"
+-- for a transaction that ended failed.
+function M.txn(w, client, cnt, script, sched_ns, begin_ns, end_ns, tries, failed)
   if w.rate ~= 0 and C.lb_pg_prng_double(w.sample) > w.rate then return end
   local s = us(sched_ns)
   local now = us(end_ns) + w.shift
   local lat, lag = us(end_ns) - s, us(begin_ns) - s
-  if w.agg > 0 then return aggregate(w, now, lat, lag, tries) end
-  local line = string.format("%d %d %d %d %d %d", client, cnt, lat, script, math.floor(now / 1000000), now % 1000000)
+  if failed then lat, lag = w.detailed and failed or "failed", 0 end
+  if w.agg > 0 then return aggregate(w, now, lat, lag, tries, failed) end
+  local line = string.format("%d %d %s %d %d %d", client, cnt, lat, script, math.floor(now / 1000000), now % 1000000)
   if w.lag then line = line .. string.format(" %d", lag) end
   if w.tries then line = line .. string.format(" %d", tries - 1) end
   w.f:write(line, "\n")

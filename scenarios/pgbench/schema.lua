@@ -207,13 +207,22 @@ end
 
 -- Before a run, as pgbench does unless -n: VACUUM the two small tables
 -- that every tpcb-like transaction updates (their dead rows pile up
--- fastest).  pgbench also truncates pgbench_history; lbench keeps it, so
--- that `check` can still compare it with the balances.
+-- fastest).  pgbench also truncates pgbench_history: under its name
+-- lbench does too; under its own it keeps it, so that `check` can still
+-- compare it with the balances.
 function M.vacuum_before_run(con, opt)
   if not M.pg(opt) then return false end
   con:query("vacuum pgbench_branches")
   con:query("vacuum pgbench_tellers")
+  if opt.pgbench_compat and con:query_row("select to_regclass('pgbench_history') is not null") == "t" then
+    con:query("truncate pgbench_history")
+  end
   return true
+end
+
+-- pgbench -v: the big table too, and its statistics.
+function M.vacuum_accounts(con)
+  con:query("vacuum analyze pgbench_accounts")
 end
 
 -- The scale of the loaded database: pgbench's `select count(*) from

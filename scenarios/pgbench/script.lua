@@ -11,6 +11,7 @@
 --   \sleep N [us|ms|s] (N or :var; seconds by default)
 --   \gset [PREFIX], \aset [PREFIX]: belong to the SQL before them
 --   \shell CMD..., \setshell VAR CMD...
+--   \startpipeline, \syncpipeline, \endpipeline (no arguments)
 -- A backslash command runs to the end of its line; '\' at the end of a
 -- line continues it.
 --
@@ -21,6 +22,7 @@
 --   { kind = "if" | "elif", expr = tree, line = n }, { kind = "else" | "endif", line = n }
 --   { kind = "sleep", arg = "10" | ":var", unit = "us"|"ms"|"s", line = n }
 --   { kind = "shell", argv = {...}, line = n }, { kind = "setshell", name = var, argv = {...}, line = n }
+--   { kind = "startpipeline" | "syncpipeline" | "endpipeline", line = n }
 -- Every command also has `first_line` (its text up to the first newline,
 -- for messages).
 local expr = require("pgbench.expr")
@@ -28,7 +30,8 @@ local expr = require("pgbench.expr")
 local M = {}
 
 local META = { set = true, ["if"] = true, elif = true, ["else"] = true, endif = true, sleep = true, gset = true,
-               aset = true, shell = true, setshell = true }
+               aset = true, shell = true, setshell = true, startpipeline = true, syncpipeline = true,
+               endpipeline = true }
 
 local function line_of(text, pos)
   local n = 1
@@ -219,7 +222,7 @@ local function meta_command(text, i, source)
     if not ws[2] then err(source, line, "missing command in command \"shell\"") end
     cmd.argv = {}
     for k = 2, #ws do cmd.argv[#cmd.argv + 1] = ws[k].w end
-  elseif lname == "else" or lname == "endif" then
+  elseif lname == "else" or lname == "endif" or lname:match("pipeline$") then
     if ws[2] then err(source, line, "unexpected argument in command \"%s\"", name) end
   elseif lname == "gset" or lname == "aset" then
     if ws[3] then err(source, line, "too many arguments in command \"%s\"", name) end

@@ -65,7 +65,7 @@ grep -q '^lbench ' "$T/lbench_name_version.out" && pass lbench_name_unchanged ||
 bad=0
 for args in "-c x" "-c 0" "--bogus" "-x" "a b" "-t 1 -T 1" "-i -c 2" "-i -I x" "-M nope" "-b nope" "-R abc" \
             "-D novalue" "-F 5 -i" "-c" "-i --partition-method=hash" "-i --partitions=2 --partition-method=list" \
-            "--partitions=2 -t 1"; do
+            "--partitions=2 -t 1" "-t 1 --progress-timestamp" "-i -v"; do
   "$REAL" "${C[@]}" $args >/dev/null 2>"$T/bad.pge"; rc_pg=$?
   "$PGB" "${C[@]}" $args >/dev/null 2>"$T/bad.lbe"; rc_lb=$?
   # the first line's words, the program's path and getopt's quoting aside
@@ -76,7 +76,6 @@ for args in "-c x" "-c 0" "--bogus" "-x" "a b" "-t 1 -T 1" "-i -c 2" "-i -I x" "
   fi
 done
 [ "$bad" = 0 ] && pass bad_command_lines
-one_line unsupported_option '^pgbench: error: option -v/--vacuum-all is not supported by lbench yet$' "$PGB" "${C[@]}" -v -t 1
 run no_server "$PGB" -h 127.0.0.1 -p 1 -U sbtest -t 1
 # under lbench's own name: what only PostgreSQL has, and the steps, checked first
 one_line lbench_partitions_mysql '^lbench: --partitions: PostgreSQL only \(this run uses --db-driver=mysql\)$' \
@@ -123,6 +122,25 @@ grep -q '^partition method: hash$' "$T/run_partitioned_lb.out" && grep -q '^part
   pass run_partition_lines || fail run_partition_lines "$(head -5 "$T/run_partitioned_lb.out" | tr '\n' '|')"
 "$PGB" "${C[@]}" -i -s 2 -q sbtest >/dev/null 2>&1
 
+# ---- the vacuum before a run ----------------------------------------------------
+# pgbench's: VACUUM of branches and tellers and pgbench_history truncated
+# (then the run's 3 rows); -v: pgbench_accounts too; -n: none of it.
+vac() { q "SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = '$1'" | tr -d ' '; }
+vacuum_case() {
+  local bin=$1 o=$2
+  q "TRUNCATE pgbench_history; INSERT INTO pgbench_history SELECT 1, 1, 1, 1, now() FROM generate_series(1, 7)" >/dev/null
+  local a0 b0
+  a0=$(vac pgbench_accounts); b0=$(vac pgbench_branches)
+  "$bin" "${C[@]}" -c 1 -t 3 -N $o sbtest >/dev/null 2>"$T/vac.err"
+  echo "[$o] history $(q "SELECT count(*) FROM pgbench_history" | tr -d ' ') accounts" \
+    "+$(( $(vac pgbench_accounts) - a0 )) branches +$(( $(vac pgbench_branches) - b0 )):" \
+    "$(grep '^starting vacuum' "$T/vac.err" | tr '\n' '|')"
+}
+for o in "" "-v" "-n -v" "-n"; do
+  w_pg=$(vacuum_case "$REAL" "$o"); w_lb=$(vacuum_case "$PGB" "$o")
+  [ -n "$w_lb" ] && [ "$w_pg" = "$w_lb" ] && pass "vacuum_${o// /}" || fail "vacuum_${o// /}" "$w_lb vs pgbench's $w_pg"
+done
+
 # ---- runs: the same report lines ------------------------------------------------
 both run_default "${C[@]}" sbtest
 both run_clients "${C[@]}" -c 3 -j 2 -t 20 -S sbtest
@@ -140,6 +158,14 @@ both run_order "${C[@]}" -c 1 -t 12 -f "$T/my.sql@2" -b select-only -b simple-up
 prog() { grep '^progress: ' "$1" | sed -E 's/-?[0-9]+(\.[0-9]+)?/N/g' | sort -u; }
 [ -n "$(prog "$T/run_time_lb.err")" ] && [ "$(prog "$T/run_time_lb.err")" = "$(prog "$T/run_time_pg.err")" ] &&
   pass progress_lines || fail progress_lines "$(grep -m2 progress "$T/run_time_lb.err" | tr '\n' '|') vs $(grep -m1 progress "$T/run_time_pg.err")"
+# --progress-timestamp: the same lines, the Unix time (between the run's
+# start and end) in place of the elapsed time
+t0=$(date +%s)
+both run_stamp "${C[@]}" -c 1 -T 2 -P 1 --progress-timestamp -S -n sbtest
+t1=$(date +%s)
+ts=$(sed -nE 's/^progress: ([0-9]+)\.[0-9]{3} s, .*/\1/p' "$T/run_stamp_lb.err" | head -1)
+[ -n "$ts" ] && [ "$ts" -ge "$t0" ] && [ "$ts" -le "$t1" ] && [ "$(prog "$T/run_stamp_lb.err")" = "$(prog "$T/run_stamp_pg.err")" ] &&
+  pass progress_timestamp || fail progress_timestamp "'$ts' not in $t0..$t1: $(grep -m1 progress "$T/run_stamp_lb.err") vs $(grep -m1 progress "$T/run_stamp_pg.err")"
 # -R without -P: no progress; the lag line in the report (both() compared it)
 grep -q '^rate limit schedule lag: ' "$T/run_rate_lb.out" && pass rate_lag_line || fail rate_lag_line "$(head -c 300 "$T/run_rate_lb.out")"
 # the environment reaches libpq (run_env gave no -h/-p/-U and no DBNAME)
@@ -234,6 +260,43 @@ upd=$(stmts "$T/run_ser_tries_lb.out" | grep -c 'UPDATE lb_xy')
 ur=$(grep -E '^ {3}[ 0-9.]{11}  [ 0-9]{10}  [ 0-9]{10}  UPDATE lb_xy' "$T/run_ser_tries_lb.out" | awk '{print $3}')
 [ -n "$fl10" ] && [ "$fl10" -lt "$fl" ] && [ "$sf" = "$fl10" ] && [ "${rt:-0}" -gt 0 ] && [ "$ur" = "$rt" ] && [ "$upd" = 1 ] &&
   pass ser_retried_counted || fail ser_retried_counted "failed $fl10 (one try: $fl), serialization '$sf', retries '$rt', UPDATE's '$ur'"
+# The progress line's counts: failed always, retried and retries with
+# --max-tries other than 1, skipped under -R with -L, in pgbench's words;
+# its failed transactions are the report's (the last piece of an interval
+# aside, which pgbench does not print either).
+both run_ser_prog "${C[@]}" -c 4 -j 2 -T 3 -P 1 -f "$T/ser.sql" -n sbtest
+both run_ser_prog_tries "${C[@]}" -c 4 -j 2 -T 2 -P 1 -R 200 -L 50 -f "$T/ser.sql" --max-tries=2 -n sbtest
+pf=$(sed -nE 's/^progress: .* ([0-9]+) failed.*/\1/p' "$T/run_ser_prog_lb.err" | awk '{ s += $1 } END { print s + 0 }')
+rf=$(sed -nE 's/^number of failed transactions: ([0-9]+) .*/\1/p' "$T/run_ser_prog_lb.out")
+[ -n "$(prog "$T/run_ser_prog_lb.err")" ] && [ "$(prog "$T/run_ser_prog_lb.err")" = "$(prog "$T/run_ser_prog_pg.err")" ] &&
+  [ -n "$(prog "$T/run_ser_prog_tries_lb.err")" ] &&
+  [ "$(prog "$T/run_ser_prog_tries_lb.err")" = "$(prog "$T/run_ser_prog_tries_pg.err")" ] &&
+  [ "${pf:-0}" -gt 0 ] && [ "$pf" -le "${rf:-0}" ] && pass progress_failed ||
+  fail progress_failed "failed $pf in the lines, $rf in the report: $(grep -m1 progress "$T/run_ser_prog_tries_lb.err") vs $(grep -m1 progress "$T/run_ser_prog_tries_pg.err")"
+# -l: a failed transaction's line, as pgbench writes it; in the aggregate
+# log, the failure columns (with --failures-detailed) add up to the report's.
+logshape() { cat "$1"/pgbench_log.* | awk '{ $3 = ($3 ~ /^[0-9]+$/) ? "N" : $3; print NF, $3 }' | sort -u; }
+for v in "failed:" "detailed:--failures-detailed --max-tries=2"; do
+  n=${v%%:*}; o=${v#*:}
+  for tool in pg lb; do
+    rm -rf "$T/lg_$tool" && mkdir "$T/lg_$tool"
+    bin=$REAL; [ $tool = lb ] && bin=$PGB
+    (cd "$T/lg_$tool" && "$bin" "${C[@]}" -c 4 -j 2 -t 30 -f "$T/ser.sql" -l $o -n sbtest >out 2>err)
+  done
+  ls_pg=$(logshape "$T/lg_pg"); ls_lb=$(logshape "$T/lg_lb")
+  nl=$(cat "$T"/lg_lb/pgbench_log.* | wc -l)
+  grep -Eq ' (failed|serialization) ' <(cat "$T"/lg_lb/pgbench_log.*) && [ "$ls_pg" = "$ls_lb" ] && [ "$nl" = 120 ] &&
+    pass "log_failed_$n" || fail "log_failed_$n" "$nl lines: $(echo "$ls_lb" | tr '\n' '|') vs $(echo "$ls_pg" | tr '\n' '|')"
+done
+rm -rf "$T/lg_lb" && mkdir "$T/lg_lb"
+(cd "$T/lg_lb" && "$PGB" "${C[@]}" -c 4 -j 2 -T 2 -f "$T/ser.sql" -l --aggregate-interval=1 --failures-detailed -n sbtest >out 2>err)
+sf=$(sed -nE 's/^number of serialization failures: ([0-9]+) .*/\1/p' "$T/lg_lb/out")
+lf=$(cat "$T"/lg_lb/pgbench_log.* | awk '{ s += $14 } END { print s + 0 }')
+lc=$(cat "$T"/lg_lb/pgbench_log.* | awk '{ s += $2 } END { print s + 0 }')
+pr=$(sed -nE 's|^number of transactions actually processed: ([0-9]+)$|\1|p' "$T/lg_lb/out")
+[ -n "$sf" ] && [ "$sf" -gt 0 ] && [ "$lf" = "$sf" ] && [ "$lc" = "$pr" ] && pass log_aggregate_failures ||
+  fail log_aggregate_failures "serialization failures $sf, in the log $lf; processed $pr, in the log $lc"
+
 # A retry draws nothing new: the script logs its value before it conflicts,
 # so every try logs a row and the distinct values are one per transaction.
 q "TRUNCATE lb_xy_log" >/dev/null

@@ -120,6 +120,8 @@ static void pg_disconnect(void *dc)
         ps->pc = NULL;
     if (pc->res.r)
         PQclear(pc->res.r);
+    if (pc->pfail)
+        PQclear(pc->pfail);
     PQfinish(pc->pg);
     free(pc->more);
     free(pc->res.vals);
@@ -420,4 +422,5 @@ const lb_db_driver_ops lb__db_pgsql_ops = {
     .load_data_start = lb__db_pg_load_data_start,
     .load_end_start = lb__db_pg_load_end_start,
     .load_rows_start = lb__db_pg_load_rows_start,
+    .pipeline_start = lb__db_pg_pipeline_start,
 };

@@ -45,6 +45,9 @@ typedef struct pg_conn {
     int end_pending;        /* load: the end message not yet queued */
     const lb_rowsrc *lsrc;  /* load of generated rows: where they come from */
     char *rowbuf;           /* ... and the chunk they are generated into */
+    int pipeline;           /* in libpq's pipeline mode */
+    int syncs;              /* pipeline: syncs sent whose PGRES_PIPELINE_SYNC is not read yet */
+    PGresult *pfail;        /* pipeline: its first error, reported at its end */
 } pg_conn;
 
 struct pg_stmt {
@@ -64,7 +67,9 @@ struct pg_stmt {
 };
 
 enum { PG_OP_NONE, PG_OP_CONNECT, PG_OP_QUERY, PG_OP_PREPARE, PG_OP_EXECUTE,
-       PG_OP_LOAD_START, PG_OP_LOAD_DATA, PG_OP_LOAD_END, PG_OP_LOAD_ROWS };
+       PG_OP_LOAD_START, PG_OP_LOAD_DATA, PG_OP_LOAD_END, PG_OP_LOAD_ROWS,
+       PG_OP_PIPE_SEND,     /* pipeline: a sync being sent */
+       PG_OP_PIPE_END };    /* pipeline: its results being read up to the last sync */
 
 /* The error of result `r` (NULL: of the connection) into `err`, with its
  * SQLSTATE as the code (lb_db_sqlstate_code); a lost connection without a
@@ -98,6 +103,7 @@ int lb__db_pg_load_data_start(void *dc, const char *buf, size_t len, lb__db_asyn
 int lb__db_pg_load_end_start(void *dc, lb__db_async *out, lb_db_error *err);
 int lb__db_pg_load_rows_start(void *dc, const char *sql, size_t len, const lb_rowsrc *src, lb__db_async *out,
                               lb_db_error *err);
+int lb__db_pg_pipeline_start(void *dc, int what, lb__db_async *out, lb_db_error *err);
 int lb__db_pg_fd(void *dc);
 int lb__db_pg_timeout_ms(void *dc);
 

@@ -11,7 +11,11 @@
  * the connection is free for the next command): the first is the
  * operation's, the others of a multi-statement query wait for
  * next_result.  Per execute that is one send, one wait and one receive,
- * the system calls of libpq's own blocking PQexecPrepared. */
+ * the system calls of libpq's own blocking PQexecPrepared.
+ *
+ * In pipeline mode (pgbench's \startpipeline) an execute only queues its
+ * statement; the results wait in libpq until the pipeline's end reads
+ * them all, up to its last sync, and leaves the mode (see "pipeline"). */
 #include "pgsql.h"
 #include "../sql.h"
 #include "../../clock.h"
@@ -338,6 +342,12 @@ int lb__db_pg_prepare_start(void *dc, const char *sql, size_t len, lb__db_async 
     ps->pc = pc;
     if (pc->unnamed)
         return unnamed_ready(pc, ps, text, lb__db_scan_placeholders(sql, len, NULL), out, err);
+    if (pc->pipeline) {
+        /* Its answer would wait for the pipeline's sync: prepare first. */
+        free(ps);
+        lb__db_error_set(err, LB_DB_E_INVALID, "HY000", "cannot prepare a statement in pipeline mode");
+        return -1;
+    }
     snprintf(ps->name, sizeof ps->name, "lb%lu", ++pc->nstmts);
     begin(pc, PG_OP_PREPARE, ps);
     return sent(pc, PQsendPrepare(pc->pg, ps->name, text, 0, NULL), err);
@@ -386,7 +396,131 @@ static int prepare_described(pg_conn *pc, lb__db_async *out, lb_db_error *err)
     return op_end(pc, 0);
 }
 
+/* ---- pipeline ------------------------------------------------------------ */
+
+/* Send what libpq holds: 0 once all is sent, a wait mask, or -1. */
+static int pipe_flush(pg_conn *pc, lb_db_error *err)
+{
+    int f = PQflush(pc->pg);
+    if (f < 0)
+        return fail(pc, err, NULL);
+    return f > 0 ? WAIT_IO : op_end(pc, 0);
+}
+
+/* The last sync's result is in: leave pipeline mode and end with the
+ * pipeline's first error, if it had one. */
+static int pipe_exit(pg_conn *pc, lb_db_error *err)
+{
+    PGresult *bad = pc->pfail;
+    pc->pfail = NULL;
+    int ok = PQexitPipelineMode(pc->pg);
+    if (!ok && !PQisBusy(pc->pg)) {
+        /* libpq may still hold the sync's end of results: take it. */
+        PGresult *r = PQgetResult(pc->pg);
+        if (r)
+            PQclear(r);
+        ok = PQexitPipelineMode(pc->pg);
+    }
+    if (!ok) {
+        if (bad)
+            PQclear(bad);
+        return fail(pc, err, NULL);
+    }
+    pc->pipeline = 0;
+    if (!bad)
+        return op_end(pc, 0);
+    lb__db_pg_error(err, pc->pg, bad);
+    PQclear(bad);
+    return op_end(pc, -1);
+}
+
+/* Read every result up to the last sync sent, keeping only the first
+ * error (after it the server skips the statements up to the next sync:
+ * PGRES_PIPELINE_ABORTED).  0 / -1 once out of pipeline mode, or a wait
+ * mask.  Every statement's results end with a NULL from PQgetResult, and
+ * the next one's follow: as long as a sync is due there is more. */
+static int pipe_drain(pg_conn *pc, lb_db_error *err)
+{
+    int nulls = 0;
+    for (;;) {
+        if (pc->flushing) {
+            int f = PQflush(pc->pg);
+            if (f < 0)
+                return fail(pc, err, NULL);
+            if (f > 0)
+                return WAIT_IO;
+            pc->flushing = 0;
+        }
+        if (PQisBusy(pc->pg))
+            return LB_DB_WAIT_READ;
+        PGresult *r = PQgetResult(pc->pg);
+        if (!r) {
+            /* Two ends in a row: libpq has nothing yet (or the
+             * connection is gone). */
+            if (++nulls < 2)
+                continue;
+            if (PQstatus(pc->pg) == CONNECTION_BAD)
+                return fail(pc, err, NULL);
+            return LB_DB_WAIT_READ;
+        }
+        nulls = 0;
+        ExecStatusType st = PQresultStatus(r);
+        if (st == PGRES_PIPELINE_SYNC) {
+            PQclear(r);
+            if (--pc->syncs <= 0)
+                return pipe_exit(pc, err);
+        } else if (st == PGRES_FATAL_ERROR && !pc->pfail) {
+            pc->pfail = r;
+        } else {
+            PQclear(r);
+        }
+    }
+}
+
+static int not_in_pipeline(pg_conn *pc, lb_db_error *err, const char *msg)
+{
+    lb__db_error_set(err, LB_DB_E_INVALID, "HY000", msg);
+    return op_end(pc, -1);
+}
+
+int lb__db_pg_pipeline_start(void *dc, int what, lb__db_async *out, lb_db_error *err)
+{
+    (void)out;
+    pg_conn *pc = dc;
+    begin(pc, PG_OP_PIPE_SEND, NULL);
+    if (what == LB_DB_PIPE_ENTER) {
+        if (pc->pipeline)
+            return not_in_pipeline(pc, err, "already in pipeline mode");
+        if (!PQenterPipelineMode(pc->pg))
+            return fail(pc, err, NULL);
+        pc->pipeline = 1;
+        pc->syncs = 0;
+        return op_end(pc, 0);
+    }
+    if (!pc->pipeline)
+        return not_in_pipeline(pc, err, "not in pipeline mode");
+    /* libpq 15's PQpipelineSync queues the sync and tries to send. */
+    if (!PQpipelineSync(pc->pg))
+        return fail(pc, err, NULL);
+    pc->syncs++;
+    if (what == LB_DB_PIPE_SYNC)
+        return pipe_flush(pc, err);
+    pc->op = PG_OP_PIPE_END;
+    pc->flushing = 1;
+    return pipe_drain(pc, err);
+}
+
 /* ---- execute ------------------------------------------------------------ */
+
+/* An execute queued in a pipeline completes at once: libpq sends its
+ * buffer when it fills, and the sync sends the rest (as in pgbench, a
+ * pipeline's statement costs no system call of its own). */
+static int pipe_sent(pg_conn *pc, int ok, lb_db_error *err)
+{
+    if (!ok)
+        return fail(pc, err, NULL);
+    return op_end(pc, 0);
+}
 
 int lb__db_pg_stmt_execute_start(void *ds, lb__db_async *out, lb_db_error *err)
 {
@@ -396,9 +530,9 @@ int lb__db_pg_stmt_execute_start(void *ds, lb__db_async *out, lb_db_error *err)
     begin(pc, PG_OP_EXECUTE, ps);
     if (ps->np && lb__db_pg_fill_params(ps, err) != 0)
         return op_end(pc, -1);
-    if (ps->sql)
-        return sent(pc, PQsendQueryParams(pc->pg, ps->sql, ps->np, NULL, ps->values, ps->lengths, ps->formats, 0), err);
-    return sent(pc, PQsendQueryPrepared(pc->pg, ps->name, ps->np, ps->values, ps->lengths, ps->formats, 0), err);
+    int ok = ps->sql ? PQsendQueryParams(pc->pg, ps->sql, ps->np, NULL, ps->values, ps->lengths, ps->formats, 0)
+                     : PQsendQueryPrepared(pc->pg, ps->name, ps->np, ps->values, ps->lengths, ps->formats, 0);
+    return pc->pipeline ? pipe_sent(pc, ok, err) : sent(pc, ok, err);
 }
 
 /* ---- bulk load: COPY ... FROM STDIN ------------------------------------ */
@@ -601,6 +735,10 @@ int lb__db_pg_cont(void *dc, int ready, lb__db_async *out, lb_db_error *err)
         return fail(pc, err, NULL);
     if (pc->op == PG_OP_LOAD_DATA)
         return load_push(pc, err);
+    if (pc->op == PG_OP_PIPE_SEND)
+        return pipe_flush(pc, err);
+    if (pc->op == PG_OP_PIPE_END)
+        return pipe_drain(pc, err);
     if (pc->op == PG_OP_LOAD_ROWS && pc->copying)
         return rows_pump(pc, err);
     int rc = pc->op == PG_OP_LOAD_END ? load_finish(pc, err) : collect(pc, err);

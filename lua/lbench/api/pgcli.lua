@@ -146,12 +146,6 @@ local INTS = {
   partitions = { "--partitions", 0 }, ["aggregate-interval"] = { "--aggregate-interval", 1 },
 }
 
--- What lbench does not do yet under pgbench's name: refused in one line.
-local UNSUPPORTED = {
-  v = "-v/--vacuum-all",
-  ["progress-timestamp"] = "--progress-timestamp",
-}
-
 -- The option values of a command line: o (key -> value, the last one),
 -- lists for the repeatable ones, or nil and a usage error.
 local function collect(got)
@@ -162,9 +156,6 @@ local function collect(got)
       local n, why = int_in(v, INTS[k][1], INTS[k][2], INTS[k][3] or INT_MAX)
       if not n then return nil, usage_error(why, false) end
       v = n
-    end
-    if UNSUPPORTED[k] then
-      return nil, usage_error(string.format("option %s is not supported by lbench yet", UNSUPPORTED[k]), false)
     end
     if k == "f" then
       files[#files + 1] = v
@@ -224,7 +215,8 @@ end
 local INIT_ONLY = { "I", "F", "q", "unlogged-tables", "foreign-keys", "partitions", "partition-method", "tablespace",
                     "index-tablespace" }
 local BENCH_ONLY = { "c", "j", "T", "t", "f", "b", "S", "N", "M", "D", "P", "R", "L", "l", "r", "C", "sampling-rate",
-                     "aggregate-interval", "log-prefix", "max-tries", "failures-detailed", "verbose-errors" }
+                     "aggregate-interval", "log-prefix", "max-tries", "failures-detailed", "verbose-errors", "v",
+                     "progress-timestamp" }
 
 local function any(o, list)
   for _, k in ipairs(list) do if o[k] ~= nil then return true end end
@@ -268,6 +260,9 @@ local function run_args(c, a)
   if o.t and o.T then
     return nil, usage_error("specify either a number of transactions (-t) or a duration (-T), not both", false)
   end
+  if o["progress-timestamp"] and not o.P then
+    return nil, usage_error("--progress-timestamp is allowed only under --progress", false)
+  end
   if o["max-tries"] and tonumber(o["max-tries"]) == 0 and not o.L and not o.T then
     return nil, usage_error("an unlimited number of transaction tries can only be used with --latency-limit or a "
       .. "duration (-T)", false)
@@ -308,6 +303,8 @@ local function run_args(c, a)
   if o["failures-detailed"] then a[#a + 1] = "--failures-detailed=on" end
   if o["verbose-errors"] then a[#a + 1] = "--verbose-errors=on" end
   if o.n then a[#a + 1] = "--vacuum=off" end
+  if o.v then a[#a + 1] = "--vacuum-all=on" end
+  if o["progress-timestamp"] then a[#a + 1] = "--progress-timestamp=on" end
   a[#a + 1] = "run"
   return a
 end
@@ -354,7 +351,9 @@ local HELP = {
   "  -M, --protocol=simple|extended|prepared",
   "                           how statements are sent (default: simple)",
   "  -n, --no-vacuum          do not vacuum the tables before the run",
+  "  -v, --vacuum-all         also vacuum pgbench_accounts before the run",
   "  -P, --progress=NUM       print a progress line every NUM seconds",
+  "  --progress-timestamp     progress lines with the Unix time in place of the elapsed time",
   "  -r, --report-per-command report the latencies of each command of the scripts",
   "  -L, --latency-limit=NUM  count transactions lasting more than NUM ms as late",
   "  -R, --rate=NUM           target rate in transactions per second",
@@ -380,7 +379,6 @@ local HELP = {
   "  -?, --help               print this help, then exit",
   "",
   "Connection defaults come from PGHOST, PGPORT, PGUSER, PGDATABASE and PGPASSWORD, as for libpq.",
-  "Not supported yet: -v, --progress-timestamp.",
 }
 M.HELP = table.concat(HELP, "\n") .. "\n"
 

@@ -365,6 +365,18 @@ local function build_connections(E, finish, reconnect, wrap_rs, conn_result)
     return unpack(row, 1, rs.nfields)
   end
 
+  -- A pipeline step (pgbench's \startpipeline, \syncpipeline,
+  -- \endpipeline): "start", "sync" or "end"; the end raises the first
+  -- error of the pipeline's statements as a query does.
+  local PIPE = { start = C.LB_DB_PIPE_ENTER, sync = C.LB_DB_PIPE_SYNC, ["end"] = C.LB_DB_PIPE_END }
+  function Con:pipeline(what)
+    local c = self.c
+    if finish(c, C.lb_db_pipeline_start(c, PIPE[what])) < 0 then return raise(self, nil) end
+    return true
+  end
+
+  function Con:pipeline_supported() return C.lb_db_pipeline_supported(self.c) ~= 0 end
+
   function Con:next_result()
     local c = self.c
     if finish(c, C.lb_db_next_result_start(c)) < 0 then return raise(self, nil) end
