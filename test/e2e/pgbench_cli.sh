@@ -47,7 +47,8 @@ expect_ok version_long '^pgbench \(PostgreSQL\) 15' "$PGB" --version
 run help "$PGB" --help
 [ "$rc" = 0 ] && grep -qx '  pgbench \[OPTION\]... \[DBNAME\]' "$T/help.out" && grep -qx 'Initialization options:' "$T/help.out" &&
   grep -qx 'Benchmarking options:' "$T/help.out" && grep -qx 'Common options:' "$T/help.out" &&
-  grep -qx 'Options to select what to run:' "$T/help.out" && pass help_layout || fail help_layout "exit $rc: $(head -c 300 "$T/help.out")"
+  grep -qx 'Options to select what to run:' "$T/help.out" && grep -q 'benchmarking tool for PostgreSQL' "$T/help.out" &&
+  grep -q '^Report bugs to ' "$T/help.out" && pass help_layout || fail help_layout "exit $rc: $(head -c 300 "$T/help.out")"
 for args in "-b list" "--show-script=tpcb-like" "--show-script=se" "--show-script=simple"; do
   n=show_$(echo "$args" | tr -c 'a-z' _)
   "$REAL" $args >"$T/$n.pgo" 2>"$T/$n.pge"; rc_pg=$?
@@ -62,7 +63,9 @@ grep -q '^lbench ' "$T/lbench_name_version.out" && pass lbench_name_unchanged ||
 # ---- bad command lines: pgbench's status and first words ----------------------
 bad=0
 for args in "-c x" "-c 0" "--bogus" "-x" "a b" "-t 1 -T 1" "-i -c 2" "-i -I x" "-M nope" "-b nope" "-R abc" \
-            "-D novalue" "-F 5 -i" "-c"; do
+            "-D novalue" "-F 5 -i" "-c" "-i --partition-method=BAD" "-i --partition-method=hash" \
+            "--progress-timestamp -t 1" "-b select-only@-1" "-b se@one" "-f x@-1" "-T 1 -t 1 --progress-timestamp -P 1" \
+            "$(printf -- '-S %.0s' $(seq 129))"; do
   "$REAL" "${C[@]}" $args >/dev/null 2>"$T/bad.pge"; rc_pg=$?
   "$PGB" "${C[@]}" $args >/dev/null 2>"$T/bad.lbe"; rc_lb=$?
   # the first line's words, the program's path and getopt's quoting aside
@@ -74,6 +77,9 @@ for args in "-c x" "-c 0" "--bogus" "-x" "a b" "-t 1 -T 1" "-i -c 2" "-i -I x" "
 done
 [ "$bad" = 0 ] && pass bad_command_lines
 one_line unsupported_option '^pgbench: error: option -v/--vacuum-all is not supported by lbench yet$' "$PGB" "${C[@]}" -v -t 1
+# pgbench's three lines for a bad seed, as one
+one_line bad_seed_words '^pgbench: error: error while setting random seed from --random-seed option: unrecognized random seed option "one" \(Expecting an unsigned integer, "time" or "rand"\)$' \
+  "$PGB" "${C[@]}" --random-seed=one -t 1
 run no_server "$PGB" -h 127.0.0.1 -p 1 -U sbtest -t 1
 [ "$rc" = 1 ] && grep -q '^pgbench: error: ' "$T/no_server.err" && pass no_server || fail no_server "exit $rc: $(head -2 "$T/no_server.err")"
 

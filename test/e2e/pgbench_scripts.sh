@@ -107,7 +107,7 @@ json_assert log_builtin_rows "$T/log_b.json" 'r.types["'$S'/log1.sql"].events ==
 
 # ---- bad scripts: one line, before anything runs --------------------------------------
 B0="$LB pgbench --db-driver=pgsql --pgsql-port=1"   # nothing listens there: the refusal comes first
-one_line bad_expr "^lbench: $S/bad_expr.sql:2: syntax error: expected an operand, found end of line at column [0-9]+ in command \"set\"" \
+one_line bad_expr "^lbench: $S/bad_expr.sql:2: syntax error in command \"set\": expected an operand, found end of line at column [0-9]+: " \
   $B0 --file=$S/bad_expr.sql run
 one_line bad_if "^lbench: $S/bad_if.sql:1: .if without matching .endif$" $B0 --file=$S/bad_if.sql run
 one_line bad_sleep "^lbench: $S/bad_sleep.sql:2: unrecognized time unit, must be us, ms or s \(hour\)" $B0 --file=$S/bad_sleep.sql run

@@ -149,10 +149,24 @@ local UNSUPPORTED = {
   ["index-tablespace"] = "--index-tablespace", ["partition-method"] = "--partition-method",
 }
 
+-- The weight after the last '@' of a -b or -f value: nil, or pgbench's
+-- refusal of it (checked here so that the line is pgbench's own, before
+-- any script is looked at).
+local function weight_error(v)
+  local w = v:match("@([^@]*)$")
+  if not w then return nil end
+  if not w:match("^-?%d+$") then return string.format("invalid weight specification: @%s", w) end
+  local n = tonumber(w)
+  if n < 0 or n > INT_MAX then return string.format("weight specification out of range (0 .. %d): %s", INT_MAX, w) end
+  return nil
+end
+
 -- The option values of a command line: o (key -> value, the last one),
--- lists for the repeatable ones, or nil and a usage error.
+-- lists for the repeatable ones, the first option lbench does not do yet
+-- (refused only once the command line is otherwise valid, so that a
+-- mistake gets pgbench's message first), or nil and a usage error.
 local function collect(got)
-  local o, files, builtins, defines = {}, {}, {}, {}
+  local o, files, builtins, defines, unsupported = {}, {}, {}, {}, nil
   for _, g in ipairs(got) do
     local k, v = g[1], g[2]
     if INTS[k] then
@@ -160,9 +174,9 @@ local function collect(got)
       if not n then return nil, usage_error(why, false) end
       v = n
     end
-    if UNSUPPORTED[k] then
-      return nil, usage_error(string.format("option %s is not supported by lbench yet", UNSUPPORTED[k]), false)
-    end
+    unsupported = unsupported or UNSUPPORTED[k]
+    local werr = (k == "b" or k == "f") and weight_error(v)
+    if werr then return nil, usage_error(werr, false) end
     if k == "f" then files[#files + 1] = v
     elseif k == "b" or k == "S" or k == "N" then
       local name, w = (v or ""):match("^([^@]*)(.*)$")
@@ -187,7 +201,14 @@ local function collect(got)
     elseif k == "max-tries" and not (v or ""):match("^%d+$") then
       return nil, usage_error(string.format("invalid number of maximum tries: \"%s\"", tostring(v)), false)
     elseif k == "partitions" and v > 0 then
-      return nil, usage_error("option --partitions is not supported by lbench yet", false)
+      unsupported = unsupported or "--partitions"
+    elseif k == "partition-method" and v ~= "range" and v ~= "hash" then
+      return nil, usage_error(string.format("invalid partition method, expecting \"range\" or \"hash\", got: \"%s\"",
+        v), false)
+    elseif k == "random-seed" and v ~= "time" and v ~= "rand" and not v:match("^%d+$") then
+      -- pgbench's three lines of this refusal, as one
+      return nil, usage_error(string.format("error while setting random seed from --random-seed option: "
+        .. "unrecognized random seed option \"%s\" (Expecting an unsigned integer, \"time\" or \"rand\")", v), false)
     elseif k == "I" then
       local bad = v:match("[^dtgGvpf ]")
       if bad then
@@ -200,7 +221,8 @@ local function collect(got)
     end
     o[k] = v == nil and true or v
   end
-  return { o = o, files = files, builtins = builtins, defines = defines }
+  if #files + #builtins > 128 then return nil, usage_error("at most 128 SQL scripts are allowed", false) end
+  return { o = o, files = files, builtins = builtins, defines = defines, unsupported = unsupported }
 end
 
 -- libpq's connection string of what the command line gave.
@@ -217,7 +239,8 @@ local function conninfo(o, dbname)
 end
 
 -- Options of the initialization mode, and those of benchmarking.
-local INIT_ONLY = { "I", "F", "q", "unlogged-tables", "foreign-keys", "partitions" }
+local INIT_ONLY = { "I", "F", "q", "unlogged-tables", "foreign-keys", "partitions", "partition-method", "tablespace",
+                    "index-tablespace" }
 local BENCH_ONLY = { "c", "j", "T", "t", "f", "b", "S", "N", "M", "D", "P", "R", "L", "l", "r", "C", "sampling-rate",
                      "aggregate-interval", "log-prefix", "max-tries", "failures-detailed", "verbose-errors" }
 
@@ -231,6 +254,9 @@ local function init_args(c, a)
   local o = c.o
   if any(o, BENCH_ONLY) or #c.files > 0 or #c.builtins > 0 or #c.defines > 0 then
     return nil, usage_error("some of the specified options cannot be used in initialization (-i) mode", false)
+  end
+  if o["partition-method"] and (o.partitions or 0) == 0 then
+    return nil, usage_error("--partition-method requires greater than zero --partitions", false)
   end
   local steps = o.I or "dtgvp"
   steps = steps:gsub(" ", "")
@@ -253,6 +279,9 @@ local function run_args(c, a)
   end
   if o.t and o.T then
     return nil, usage_error("specify either a number of transactions (-t) or a duration (-T), not both", false)
+  end
+  if o["progress-timestamp"] and not o.P then
+    return nil, usage_error("--progress-timestamp is allowed only under --progress", false)
   end
   if o["max-tries"] and tonumber(o["max-tries"]) == 0 and not o.L and not o.T then
     return nil, usage_error("an unlimited number of transaction tries can only be used with --latency-limit or a "
@@ -295,7 +324,7 @@ end
 -- --help in pgbench's layout (its usage line, its headings, one option a
 -- line with the short and long forms in one column), in lbench's words.
 local HELP = {
-  "pgbench (lbench) runs pgbench's benchmark for PostgreSQL on lbench's engine.",
+  "pgbench (lbench) is a benchmarking tool for PostgreSQL: pgbench's benchmark on lbench's engine.",
   "",
   "Usage:",
   "  pgbench [OPTION]... [DBNAME]",
@@ -357,6 +386,8 @@ local HELP = {
   "Connection defaults come from PGHOST, PGPORT, PGUSER, PGDATABASE and PGPASSWORD, as for libpq.",
   "Not supported yet: -v,",
   "--progress-timestamp, --tablespace, --index-tablespace, --partitions, --partition-method, -I G.",
+  "",
+  "Report bugs to lbench's maintainers, with the command line and `pgbench -V`'s output.",
 }
 M.HELP = table.concat(HELP, "\n") .. "\n"
 
@@ -388,11 +419,11 @@ function M.translate(args, lbench_version)
     a[#a + 1] = "show-script"
     return { args = a }
   end
-  if o.i then
-    local r, e = init_args(c, a)
-    return r and { args = r } or e
+  local r, e
+  if o.i then r, e = init_args(c, a) else r, e = run_args(c, a) end
+  if r and c.unsupported then
+    return usage_error(string.format("option %s is not supported by lbench yet", c.unsupported), false)
   end
-  local r, e = run_args(c, a)
   return r and { args = r } or e
 end
 
