@@ -78,6 +78,8 @@ lbench.cmdline.options = {
   log_prefix = { "Prefix of the log files' names (pgbench's --log-prefix)", "pgbench_log" },
   vacuum = { "Before a run, VACUUM pgbench_branches and pgbench_tellers as pgbench does without -n (PostgreSQL)",
     true },
+  vacuum_accounts = { "With --vacuum, VACUUM pgbench_accounts too, as pgbench -v/--vacuum-all does (PostgreSQL)",
+    false },
   fillfactor = { "fillfactor of the accounts, tellers and branches tables (pgbench -F; PostgreSQL)", 100,
     min = 10, max = 100 },
   mysql_storage_engine = { "Storage engine, if MySQL is used", "innodb" },
@@ -269,8 +271,12 @@ function init()
   if not cmd_off then util.fail("%s", why) end
   local c = connect()
   local scale = run_scale(c)
-  if scale_given and scale ~= opt.scale then
-    io.stderr:write(string.format("note: scale option ignored, using count from pgbench_branches table (%d)\n", scale))
+  -- pgbench warns whenever -s comes with a built-in script; lbench's own
+  -- command line only when the two scales differ
+  local from_table = not (scripted and opt.builtin == "" and #custom.files(argv, opt) > 0)
+  if scale_given and from_table and (opt.pgbench_compat or scale ~= opt.scale) then
+    io.stderr:write(string.format("%s: scale option ignored, using count from pgbench_branches table (%d)\n",
+      opt.pgbench_compat and "pgbench: warning" or "note", scale))
   end
   if opt.pgbench_compat then
     print(compat.VERSION_LINE)

@@ -59,8 +59,16 @@ local function read_result(rs)
 end
 
 -- The last row of a result into variables (a NULL as an empty string).
-local function store(st, res, prefix)
-  for i, name in ipairs(res.names) do st.vars[prefix .. name] = res.row[i] or "" end
+-- A column whose name is no variable name (SELECT 1's "?column?") aborts
+-- the client, as in pgbench: a script could never read it back.
+local function store(st, cmd, res, prefix)
+  for i, name in ipairs(res.names) do
+    local var = prefix .. name
+    if not var:match("^[%a_\128-\255][%w_\128-\255]*$") then
+      abort(st, cmd, "error storing into variable " .. var)
+    end
+    st.vars[var] = res.row[i] or ""
+  end
 end
 
 -- Read the results of a statement into variables: `first` is the first
@@ -70,7 +78,7 @@ local function collect(st, cmd, first, more)
   local gset, aset = cmd.gset, cmd.aset
   local res, q = read_result(first), 0
   while true do
-    if aset and res.nrows > 0 then store(st, res, aset) end
+    if aset and res.nrows > 0 then store(st, cmd, res, aset) end
     local nxt = more and more() or nil
     if nxt == nil then break end
     res, q = read_result(nxt), q + 1
@@ -79,7 +87,7 @@ local function collect(st, cmd, first, more)
     if res.nrows ~= 1 then
       abort(st, cmd, string.format("\\gset: query %d: expected one row, got %d", q, res.nrows))
     end
-    store(st, res, gset)
+    store(st, cmd, res, gset)
   end
 end
 

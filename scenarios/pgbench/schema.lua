@@ -149,6 +149,7 @@ function M.vacuum_before_run(con, opt)
   if not M.pg(opt) then return false end
   con:query("vacuum pgbench_branches")
   con:query("vacuum pgbench_tellers")
+  if opt.vacuum_accounts then con:query("vacuum pgbench_accounts") end
   return true
 end
 

@@ -175,6 +175,8 @@ local function meta_command(text, i, source)
   if not META[lname] then
     err(source, line, "invalid command in command \"%s\"", name)
   end
+  -- pgbench keeps a command's words in a fixed array of 256
+  if #ws > 256 then err(source, line, "too many arguments in command \"%s\"", name) end
   local cmd = { kind = lname, line = line, first_line = first_line }
   local function expression(after)
     local etext = body:sub(after)
@@ -200,7 +202,7 @@ local function meta_command(text, i, source)
     if not ws[2] then err(source, line, "syntax error in command \"%s\": expected an expression", name) end
     cmd.expr = expression(ws[1].col + #ws[1].w)
   elseif lname == "sleep" then
-    if not ws[2] then err(source, line, "missing argument in command \"sleep\"") end
+    if not ws[2] then err(source, line, "missing argument in command \"sleep\": %s", first_line) end
     if ws[4] then err(source, line, "too many arguments in command \"sleep\": %s", first_line) end
     local arg, unit = ws[2].w, ws[3] and ws[3].w
     if arg:sub(1, 1) ~= ":" then

@@ -76,7 +76,7 @@ for args in "-c x" "-c 0" "--bogus" "-x" "a b" "-t 1 -T 1" "-i -c 2" "-i -I x" "
   fi
 done
 [ "$bad" = 0 ] && pass bad_command_lines
-one_line unsupported_option '^pgbench: error: option -v/--vacuum-all is not supported by lbench yet$' "$PGB" "${C[@]}" -v -t 1
+one_line unsupported_option '^pgbench: error: option --tablespace is not supported by lbench yet$' "$PGB" "${C[@]}" -i --tablespace=x
 # pgbench's three lines for a bad seed, as one
 one_line bad_seed_words '^pgbench: error: error while setting random seed from --random-seed option: unrecognized random seed option "one" \(Expecting an unsigned integer, "time" or "rand"\)$' \
   "$PGB" "${C[@]}" --random-seed=one -t 1
@@ -233,3 +233,13 @@ if [ "$rc" = 0 ] && [ -n "$(errlines "$T/ser_verbose_lb.err")" ] &&
    diff <(errlines "$T/ser_verbose_pg.err") <(errlines "$T/ser_verbose_lb.err") >"$T/ser_verbose.diff"; then
   pass ser_verbose_errors
 else fail ser_verbose_errors "exit $rc: $(head -4 "$T/ser_verbose.diff" | tr '\n' '|')"; fi
+
+# ---- a run with -v and -s: pgbench_accounts vacuumed too, pgbench's warning on -s ----
+vacs() { q "SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = 'pgbench_accounts'" | tr -d ' '; }
+v0=$(vacs)
+run vacuum_all "$PGB" "${C[@]}" -v -S -t 1 -s 7 sbtest
+# the counter is the server's, flushed when lbench's session ends: read until it moves
+for _ in 1 2 3 4 5 6 7 8 9 10; do [ "$(vacs)" -gt "$v0" ] && break; sleep 0.5; done
+[ "$rc" = 0 ] && [ "$(vacs)" -gt "$v0" ] && pass vacuum_all || fail vacuum_all "exit $rc, vacuum_count $v0 -> $(vacs)"
+grep -qE '^pgbench: warning: scale option ignored, using count from pgbench_branches table \([0-9]+\)$' "$T/vacuum_all.err" &&
+  pass scale_ignored_warning || fail scale_ignored_warning "$(head -3 "$T/vacuum_all.err")"

@@ -116,6 +116,10 @@ one_line bad_args "^lbench: $S/bad_args.sql:1: unexpected number of arguments \(
 one_line bad_file '^lbench: could not open file "/nonexistent.sql"' $B0 --file=/nonexistent.sql run
 one_line bad_weight '^lbench: invalid weight specification: @x$' $B0 --file=$S/values.sql@x run
 one_line bad_seed '^lbench: --random-seed=x: expected an unsigned integer, "time" or "rand"$' $B0 --file=$S/values.sql --random-seed=x run
+printf '\\sleep\n' >"$T/sleep0.sql"
+one_line bad_sleep_arg "^lbench: $T/sleep0.sql:1: missing argument in command \"sleep\": .sleep$" $B0 --file="$T/sleep0.sql" run
+{ printf '\\shell echo'; for _ in $(seq 255); do printf ' a'; done; echo; } >"$T/shell256.sql"
+one_line bad_shell_args "^lbench: $T/shell256.sql:1: too many arguments in command \"shell\"$" $B0 --file="$T/shell256.sql" run
 one_line bad_define '^lbench: invalid variable definition: "novalue"$' $B0 --file=$S/values.sql --define=novalue run
 
 # ---- run-time errors: the client aborts alone; which client, command, script, where, what ----
@@ -135,6 +139,8 @@ aborted div_zero "^lbench: client 0 aborted in command 1 \(set\) of script 0 \($
   $B --file=$S/divzero.sql --threads=1 --events=5 run
 aborted no_gset_row "^lbench: client 0 aborted in command 0 \(SQL\) of script 0 \($S/nogset.sql:1\); .gset: query 0: expected one row, got 0$" \
   $B --file=$S/nogset.sql --threads=1 --events=5 run
+aborted gset_bad_name "^lbench: client 0 aborted in command 0 \(SQL\) of script 0 \($S/gset_badname.sql:1\); error storing into variable bad name!$" \
+  $B --file=$S/gset_badname.sql --threads=1 --events=5 run
 aborted undefined_var '^lbench: client 0 aborted in command 0 \(set\) of script 0 .*: undefined variable "n"$' \
   $B --file=$S/log1.sql --threads=1 --events=5 run
 aborted sql_error "^lbench: client 0 aborted in command 0 \(SQL\) of script 0 \($S/sqlerr.sql:2\); SQL error, state = '42703': column \"nosuchcol\" does not exist" \

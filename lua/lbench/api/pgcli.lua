@@ -144,7 +144,6 @@ local INTS = {
 
 -- What lbench does not do yet under pgbench's name: refused in one line.
 local UNSUPPORTED = {
-  v = "-v/--vacuum-all",
   ["progress-timestamp"] = "--progress-timestamp", tablespace = "--tablespace",
   ["index-tablespace"] = "--index-tablespace", ["partition-method"] = "--partition-method",
 }
@@ -241,7 +240,7 @@ end
 -- Options of the initialization mode, and those of benchmarking.
 local INIT_ONLY = { "I", "F", "q", "unlogged-tables", "foreign-keys", "partitions", "partition-method", "tablespace",
                     "index-tablespace" }
-local BENCH_ONLY = { "c", "j", "T", "t", "f", "b", "S", "N", "M", "D", "P", "R", "L", "l", "r", "C", "sampling-rate",
+local BENCH_ONLY = { "c", "j", "T", "t", "f", "b", "S", "N", "M", "D", "P", "R", "L", "l", "r", "C", "v", "sampling-rate",
                      "aggregate-interval", "log-prefix", "max-tries", "failures-detailed", "verbose-errors" }
 
 local function any(o, list)
@@ -316,7 +315,7 @@ local function run_args(c, a)
   if o["max-tries"] then a[#a + 1] = "--max-tries=" .. o["max-tries"] end
   if o["failures-detailed"] then a[#a + 1] = "--failures-detailed=on" end
   if o["verbose-errors"] then a[#a + 1] = "--verbose-errors=on" end
-  if o.n then a[#a + 1] = "--vacuum=off" end
+  if o.n then a[#a + 1] = "--vacuum=off" elseif o.v then a[#a + 1] = "--vacuum-accounts=on" end
   a[#a + 1] = "run"
   return a
 end
@@ -358,6 +357,7 @@ local HELP = {
   "  -M, --protocol=simple|extended|prepared",
   "                           how statements are sent (default: simple)",
   "  -n, --no-vacuum          do not vacuum the tables before the run",
+  "  -v, --vacuum-all         vacuum pgbench_accounts too before the run",
   "  -P, --progress=NUM       print a progress line every NUM seconds",
   "  -r, --report-per-command report the latencies of each command of the scripts",
   "  -L, --latency-limit=NUM  count transactions lasting more than NUM ms as late",
@@ -384,8 +384,8 @@ local HELP = {
   "  -?, --help               print this help, then exit",
   "",
   "Connection defaults come from PGHOST, PGPORT, PGUSER, PGDATABASE and PGPASSWORD, as for libpq.",
-  "Not supported yet: -v,",
-  "--progress-timestamp, --tablespace, --index-tablespace, --partitions, --partition-method, -I G.",
+  "Not supported yet: --progress-timestamp, --tablespace, --index-tablespace, --partitions,",
+  "--partition-method, -I G.",
   "",
   "Report bugs to lbench's maintainers, with the command line and `pgbench -V`'s output.",
 }
