@@ -39,6 +39,9 @@ if lbench.opt.random_seed == nil then lbench.opt.random_seed = custom.resolve_se
 -- runs only on a value that was given, never on the default; `run` needs
 -- to know, to say when the loaded scale overrides the one given.
 local scale_given = false
+-- --random-seed given: pgbench then says which seed it uses (the number
+-- that "time" or "rand" became), so that a run can be repeated.
+local seed_given = false
 
 -- pgbench's query modes as lbench's --db-ps-mode: the text with the
 -- variables' values in it, PostgreSQL's unnamed statement parsed at every
@@ -63,6 +66,7 @@ lbench.cmdline.options = {
     .. "or rand", "time", check = function(v)
       local s, why = custom.resolve_seed(v)
       if not s then return nil, why end
+      seed_given = true
       return s
     end },
   protocol = { "Query mode, pgbench's -M/--protocol: simple, extended or prepared (default: prepared, or simple "
@@ -269,6 +273,9 @@ function init()
   local why
   cmd_off, why = stats.offsets(l)
   if not cmd_off then util.fail("%s", why) end
+  if seed_given and opt.pgbench_compat then
+    io.stderr:write("pgbench: setting random seed to " .. tostring(opt.random_seed) .. "\n")
+  end
   local c = connect()
   local scale = run_scale(c)
   -- pgbench warns whenever -s comes with a built-in script; lbench's own

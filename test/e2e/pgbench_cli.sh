@@ -115,6 +115,9 @@ both run_weights "${C[@]}" -c 2 -t 15 -b select-only@3 -b simple-update@1 -M ext
 both run_rate "${C[@]}" -c 2 -T 2 -R 50 -N -n sbtest
 printf '\\set aid random(1, 1000)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n' >"$T/my.sql"
 both run_file "${C[@]}" -c 2 -t 10 -f "$T/my.sql" -D x=1 --random-seed=5 sbtest
+# the seed given is announced, in pgbench's line
+grep -x 'pgbench: setting random seed to 5' "$T/run_file_pg.err" >/dev/null && grep -x 'pgbench: setting random seed to 5' "$T/run_file_lb.err" \
+  >/dev/null && pass seed_line || fail seed_line "$(head -2 "$T/run_file_lb.err" | tr '\n' '|')"
 # progress lines: pgbench's words on stderr
 prog() { grep '^progress: ' "$1" | sed -E 's/-?[0-9]+(\.[0-9]+)?/N/g' | sort -u; }
 [ -n "$(prog "$T/run_time_lb.err")" ] && [ "$(prog "$T/run_time_lb.err")" = "$(prog "$T/run_time_pg.err")" ] &&
