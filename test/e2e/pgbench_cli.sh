@@ -80,6 +80,8 @@ one_line unsupported_option '^pgbench: error: option --tablespace is not support
 # pgbench's three lines for a bad seed, as one
 one_line bad_seed_words '^pgbench: error: error while setting random seed from --random-seed option: unrecognized random seed option "one" \(Expecting an unsigned integer, "time" or "rand"\)$' \
   "$PGB" "${C[@]}" --random-seed=one -t 1
+one_line no_tables '^pgbench: error: table pgbench_branches does not exist: Perhaps you need to do initialization \("pgbench -i"\) in database "postgres"$' \
+  "$PGB" "${C[@]}" -t 1 postgres
 run no_server "$PGB" -h 127.0.0.1 -p 1 -U sbtest -t 1
 [ "$rc" = 1 ] && grep -q '^pgbench: error: ' "$T/no_server.err" && pass no_server || fail no_server "exit $rc: $(head -2 "$T/no_server.err")"
 
