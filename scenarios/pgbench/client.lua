@@ -197,11 +197,15 @@ local function shell_line(st, cmd, argv)
   return table.concat(out, " ")
 end
 
+-- A failed \shell or \setshell: pgbench's words ("execution of
+-- meta-command failed"), then what failed.
+local function shell_abort(st, cmd, why) abort(st, cmd, "execution of meta-command failed: " .. why) end
+
 local function shell_step(st, cmd)
   return function()
     local line = shell_line(st, cmd, cmd.argv)
     local rc = os.execute(line)
-    if rc ~= 0 and rc ~= true then abort(st, cmd, "shell: could not launch shell command") end
+    if rc ~= 0 and rc ~= true then shell_abort(st, cmd, "shell: could not launch shell command") end
   end
 end
 
@@ -211,10 +215,10 @@ local function setshell_step(st, cmd)
     local f = io.popen(line, "r")
     local res = f and f:read("*l")
     if f then f:close() end
-    if not res then abort(st, cmd, "setshell: could not read result of shell command") end
+    if not res then shell_abort(st, cmd, "setshell: could not read result of shell command") end
     local num, rest = res:match("^%s*([+-]?%d*)(.*)$")
     if res == "" or not rest:match("^%s*$") then
-      abort(st, cmd, string.format("setshell: shell command must return an integer (not \"%s\")", res))
+      shell_abort(st, cmd, string.format("setshell: shell command must return an integer (not \"%s\")", res))
     end
     st.vars[cmd.name] = ffi.new("int64_t", tonumber(num) or 0)
   end

@@ -139,6 +139,9 @@ aborted div_zero "^lbench: client 0 aborted in command 1 \(set\) of script 0 \($
   $B --file=$S/divzero.sql --threads=1 --events=5 run
 aborted no_gset_row "^lbench: client 0 aborted in command 0 \(SQL\) of script 0 \($S/nogset.sql:1\); .gset: query 0: expected one row, got 0$" \
   $B --file=$S/nogset.sql --threads=1 --events=5 run
+printf '\\shell lbench-no-such-command-x\n' >"$T/shellfail.sql"
+aborted shell_failed "^lbench: client 0 aborted in command 0 \(shell\) of script 0 \($T/shellfail.sql:1\); execution of meta-command failed: shell: could not launch shell command$" \
+  $B --file="$T/shellfail.sql" --threads=1 --events=5 run
 aborted gset_bad_name "^lbench: client 0 aborted in command 0 \(SQL\) of script 0 \($S/gset_badname.sql:1\); error storing into variable bad name!$" \
   $B --file=$S/gset_badname.sql --threads=1 --events=5 run
 aborted undefined_var '^lbench: client 0 aborted in command 0 \(set\) of script 0 .*: undefined variable "n"$' \
