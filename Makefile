@@ -54,7 +54,7 @@ FFI_HDRS := core/clock.h core/httpget.h core/cluster/cluster.h core/hist.h core/
             core/io/engine.h core/io/registry.h core/io/fs.h core/io/steady.h core/io/genmap.h \
             core/io/diskstats.h core/io/series.h core/io/io.h core/io/verify.h core/pgbench/pgrand.h
 
-.PHONY: all test demo bench install clean deps check-deps unit unit-asan fuzz sbcram
+.PHONY: all test demo bench install clean deps check-deps unit unit-asan fuzz sbcram pgbtap
 all: check-deps $(BIN) $(O)/liblbench.a $(O)/liblbench.so $(MPI_BIN)
 
 check-deps:
@@ -151,6 +151,15 @@ sbcram: all
 	@test -n "$(SYSBENCH_SRC)" || { echo "make sbcram SYSBENCH_SRC=DIR (a sysbench 1.0.20 checkout)"; exit 2; }
 	@command -v cram3 >/dev/null || contrib/install-deps.sh test
 	@LBENCH=./$(BIN) contrib/sbcram.sh "$(SYSBENCH_SRC)" $(SBCRAM_CASES)
+
+# pgbench 15's own TAP tests run with the real pgbench and with lbench as
+# `pgbench`, each against the cluster the TAP framework starts:
+# make pgbtap PG_SRC=DIR (a PostgreSQL 15 source tree); PGBTAP_TESTS="002_pgbench_no_server.pl"
+# runs only those files.
+pgbtap: all
+	@test -n "$(PG_SRC)" || { echo "make pgbtap PG_SRC=DIR (a PostgreSQL 15 source tree)"; exit 2; }
+	@perl -MIPC::Run -e1 2>/dev/null || contrib/install-deps.sh pgbtap
+	@LBENCH=./$(BIN) contrib/pgbtap.sh "$(PG_SRC)" $(PGBTAP_TESTS)
 
 demo:
 	@contrib/install-deps.sh test

@@ -8,8 +8,8 @@ LB=./lbench
 ROUNDS=${ROUNDS:-3}
 SECS=${SECS:-5}
 sections=("$@")
-[ ${#sections[@]} -gt 0 ] || sections=(core builtin oltp load fileio tpcc async pgsql mpi merge observe)
-W=$(mktemp -d /tmp/lbench-bench.XXXXXX)
+[ ${#sections[@]} -gt 0 ] || sections=(core builtin oltp load fileio tpcc async pgsql pgscript mpi merge observe)
+W=$(mktemp -d "${TMPDIR:-/tmp}/lbench-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 
 median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) print 0; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
@@ -457,7 +457,7 @@ bench_async() {
 }
 
 # ---- pgsql: lbench vs sysbench's pgsql driver, the bare libpq loop, pgbench --
-# One private PostgreSQL (port 5446, shared_buffers=1GB, synchronous_commit
+# One private PostgreSQL (port 5446 or BENCH_PG_PORT, shared_buffers=1GB, synchronous_commit
 # off) for the whole section.  The helpers below read bench_pgsql's locals
 # (P: lbench/sysbench options, D: tables, G: pgbench/psql connection, PIN).
 
@@ -467,9 +467,9 @@ pg_psql() { PGPASSWORD=sbtest psql -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p 
 # pg_start: start the sandbox in a fresh directory whose parent the server's
 # OS user (postgres, when we are root) can enter; the EXIT trap stops it.
 pg_start() {
-  PG_TMP=$(mktemp -d /tmp/lbench-bench-pg.XXXXXX)
+  PG_TMP=$(mktemp -d "${TMPDIR:-/tmp}/lbench-bench-pg.XXXXXX")
   chmod 755 "$PG_TMP"
-  export LB_PG_SANDBOX_DIR=$PG_TMP/pg LB_PG_SANDBOX_PORT=5446 LB_PG_SANDBOX_SHARED_BUFFERS=1GB
+  export LB_PG_SANDBOX_DIR=$PG_TMP/pg LB_PG_SANDBOX_PORT=${BENCH_PG_PORT:-5446} LB_PG_SANDBOX_SHARED_BUFFERS=1GB
   trap 'contrib/postgres-sandbox.sh stop; rm -rf "$PG_TMP" "$W"' EXIT
   contrib/postgres-sandbox.sh start
   set -a; . "$LB_PG_SANDBOX_DIR/env"; set +a
@@ -765,6 +765,7 @@ bench_merge() {
 
 . contrib/bench-observe.sh
 . contrib/bench-sbbuiltin.sh
+. contrib/bench-pgscript.sh
 
 for s in "${sections[@]}"; do
   if declare -F "bench_$s" >/dev/null; then "bench_$s"; else echo "(section $s: not available yet)"; fi

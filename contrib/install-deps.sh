@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install the Debian packages lbench needs that are missing, and nothing else.
 #
-# Usage: contrib/install-deps.sh [build|test|bench]      (default: build)
+# Usage: contrib/install-deps.sh [build|test|bench|pgbtap]      (default: build)
 #
 #   build  compiler toolchain and libraries needed to build lbench
 #   test   build + MariaDB and PostgreSQL servers/clients, busted, gnuplot, sysbench, fio, procps,
@@ -10,6 +10,8 @@
 #          (promtool, which checks the metrics endpoint; its service is left
 #          stopped and disabled)
 #   bench  test + sysbench, fio (the reference tools lbench is compared against)
+#   pgbtap build + PostgreSQL 15 and Perl's IPC::Run (make pgbtap: pgbench's own
+#          TAP tests, which run on PostgreSQL's Perl test modules)
 #
 # Environment:
 #   LB_EXTRA_PKGS   extra Debian package names (space separated) to require too
@@ -29,17 +31,19 @@ BUILD_PKGS=(gcc make pkg-config luajit libluajit-5.1-dev libaio-dev libevent-dev
 TEST_PKGS=(mariadb-server mariadb-client postgresql-15 postgresql-client-15 iproute2 lua-busted gnuplot-nox sysbench fio procps
            sqlite3 chromium openmpi-bin libopenmpi-dev python3-cram prometheus-node-exporter prometheus)
 BENCH_PKGS=(sysbench fio)
+PGBTAP_PKGS=(postgresql-15 postgresql-client-15 perl libipc-run-perl)
 
 group=${1:-build}
 case "$group" in
     build) pkgs=("${BUILD_PKGS[@]}") ;;
     test)  pkgs=("${BUILD_PKGS[@]}" "${TEST_PKGS[@]}") ;;
     bench) pkgs=("${BUILD_PKGS[@]}" "${TEST_PKGS[@]}" "${BENCH_PKGS[@]}") ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) err "unknown group '$group' (usage: $0 [build|test|bench])"; exit 2 ;;
+    pgbtap) pkgs=("${BUILD_PKGS[@]}" "${PGBTAP_PKGS[@]}") ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) err "unknown group '$group' (usage: $0 [build|test|bench|pgbtap])"; exit 2 ;;
 esac
 if [ "$#" -gt 1 ]; then
-    err "too many arguments (usage: $0 [build|test|bench])"; exit 2
+    err "too many arguments (usage: $0 [build|test|bench|pgbtap])"; exit 2
 fi
 # shellcheck disable=SC2206  # word splitting of the override is intended
 [ -n "${LB_EXTRA_PKGS:-}" ] && pkgs+=(${LB_EXTRA_PKGS})

@@ -39,6 +39,9 @@ if lbench.opt.random_seed == nil then lbench.opt.random_seed = custom.resolve_se
 -- runs only on a value that was given, never on the default; `run` needs
 -- to know, to say when the loaded scale overrides the one given.
 local scale_given = false
+-- --random-seed given: pgbench then says which seed it uses (the number
+-- that "time" or "rand" became), so that a run can be repeated.
+local seed_given = false
 
 -- pgbench's query modes as lbench's --db-ps-mode: the text with the
 -- variables' values in it, PostgreSQL's unnamed statement parsed at every
@@ -63,6 +66,7 @@ lbench.cmdline.options = {
     .. "or rand", "time", check = function(v)
       local s, why = custom.resolve_seed(v)
       if not s then return nil, why end
+      seed_given = true
       return s
     end },
   protocol = { "Query mode, pgbench's -M/--protocol: simple, extended or prepared (default: prepared, or simple "
@@ -309,13 +313,20 @@ function init()
   local why
   cmd_off, why = stats.offsets(l)
   if not cmd_off then util.fail("%s", why) end
+  if seed_given and opt.pgbench_compat then
+    io.stderr:write("pgbench: setting random seed to " .. tostring(opt.random_seed) .. "\n")
+  end
   local c = connect()
   local scale = run_scale(c)
   -- as pgbench, the accounts' partitioning when a built-in script runs
   local parts_method, parts = nil, 0
   if opt.builtin ~= "" or #custom.files(argv, opt) == 0 then parts_method, parts = schema.partition_info(c, opt) end
-  if scale_given and scale ~= opt.scale then
-    io.stderr:write(string.format("note: scale option ignored, using count from pgbench_branches table (%d)\n", scale))
+  -- pgbench warns whenever -s comes with a built-in script; lbench's own
+  -- command line only when the two scales differ
+  local from_table = not (scripted and opt.builtin == "" and #custom.files(argv, opt) > 0)
+  if scale_given and from_table and (opt.pgbench_compat or scale ~= opt.scale) then
+    io.stderr:write(string.format("%s: scale option ignored, using count from pgbench_branches table (%d)\n",
+      opt.pgbench_compat and "pgbench: warning" or "note", scale))
   end
   if opt.pgbench_compat then print(compat.VERSION_LINE) end
   -- (pgbench's words: on stderr under its name, in lbench's text report otherwise)

@@ -69,8 +69,16 @@ local function read_result(rs)
 end
 
 -- The last row of a result into variables (a NULL as an empty string).
-local function store(st, res, prefix)
-  for i, name in ipairs(res.names) do st.vars[prefix .. name] = res.row[i] or "" end
+-- A column whose name is no variable name (SELECT 1's "?column?") aborts
+-- the client, as in pgbench: a script could never read it back.
+local function store(st, cmd, res, prefix)
+  for i, name in ipairs(res.names) do
+    local var = prefix .. name
+    if not var:match("^[%a_\128-\255][%w_\128-\255]*$") then
+      abort(st, cmd, "error storing into variable " .. var)
+    end
+    st.vars[var] = res.row[i] or ""
+  end
 end
 
 -- Read the results of a statement into variables: `first` is the first
@@ -80,7 +88,7 @@ local function collect(st, cmd, first, more)
   local gset, aset = cmd.gset, cmd.aset
   local res, q = read_result(first), 0
   while true do
-    if aset and res.nrows > 0 then store(st, res, aset) end
+    if aset and res.nrows > 0 then store(st, cmd, res, aset) end
     local nxt = more and more() or nil
     if nxt == nil then break end
     res, q = read_result(nxt), q + 1
@@ -89,7 +97,7 @@ local function collect(st, cmd, first, more)
     if res.nrows ~= 1 then
       abort(st, cmd, string.format("\\gset: query %d: expected one row, got %d", q, res.nrows))
     end
-    store(st, res, gset)
+    store(st, cmd, res, gset)
   end
 end
 
@@ -212,11 +220,15 @@ local function shell_line(st, cmd, argv)
   return table.concat(out, " ")
 end
 
+-- A failed \shell or \setshell: pgbench's words ("execution of
+-- meta-command failed"), then what failed.
+local function shell_abort(st, cmd, why) abort(st, cmd, "execution of meta-command failed: " .. why) end
+
 local function shell_step(st, cmd)
   return function()
     local line = shell_line(st, cmd, cmd.argv)
     local rc = os.execute(line)
-    if rc ~= 0 and rc ~= true then abort(st, cmd, "shell: could not launch shell command") end
+    if rc ~= 0 and rc ~= true then shell_abort(st, cmd, "shell: could not launch shell command") end
   end
 end
 
@@ -226,10 +238,10 @@ local function setshell_step(st, cmd)
     local f = io.popen(line, "r")
     local res = f and f:read("*l")
     if f then f:close() end
-    if not res then abort(st, cmd, "setshell: could not read result of shell command") end
+    if not res then shell_abort(st, cmd, "setshell: could not read result of shell command") end
     local num, rest = res:match("^%s*([+-]?%d*)(.*)$")
     if res == "" or not rest:match("^%s*$") then
-      abort(st, cmd, string.format("setshell: shell command must return an integer (not \"%s\")", res))
+      shell_abort(st, cmd, string.format("setshell: shell command must return an integer (not \"%s\")", res))
     end
     st.vars[cmd.name] = ffi.new("int64_t", tonumber(num) or 0)
   end

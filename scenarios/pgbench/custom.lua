@@ -35,8 +35,10 @@ local function file_spec(v)
   local weight = 1
   if path then
     weight = tonumber(w)
-    if not w:match("^%d+$") or not weight then util.fail("invalid weight specification: @%s", w) end
-    if weight > 2147483647 then util.fail("weight specification out of range (0 .. 2147483647): %s", w) end
+    if not w:match("^-?%d+$") or not weight then util.fail("invalid weight specification: @%s", w) end
+    if weight < 0 or weight > 2147483647 then
+      util.fail("weight specification out of range (0 .. 2147483647): %s", w)
+    end
   else
     path = v
   end

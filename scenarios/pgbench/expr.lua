@@ -108,7 +108,7 @@ local BINARY = {
 -- Functions by (lower-case) name: the number of arguments (-1: one or
 -- more; "seed": the last one may be left out, for default_seed).
 M.FUNCTIONS = {
-  abs = 1, least = -1, greatest = -1, debug = 1, pi = 0, sqrt = 1, ln = 1, exp = 1, int = 1, double = 1,
+  abs = 1, mod = 2, least = -1, greatest = -1, debug = 1, pi = 0, sqrt = 1, ln = 1, exp = 1, int = 1, double = 1,
   random = 2, random_gaussian = 3, random_exponential = 3, random_zipfian = 3, pow = 2, power = 2,
   hash = { 1, 2 }, hash_murmur2 = { 1, 2 }, hash_fnv1a = { 1, 2 }, permute = { 2, 3 },
 }

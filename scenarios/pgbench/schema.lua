@@ -103,6 +103,13 @@ function M.explain(con, name, e, opt)
   local se = con and con.last_error
   local code, state = se and se.sql_errno, se and se.sql_state
   if code == 1146 or state == "42P01" then
+    if opt.pgbench_compat then
+      -- under pgbench's name the database comes from libpq (DBNAME, PGDATABASE),
+      -- not from --pgsql-db: ask the server which one it is
+      local ok, db = pcall(con.query_row, con, "select current_database()")
+      util.fail("table %s does not exist: Perhaps you need to do initialization (\"pgbench -i\") in database \"%s\"",
+        name, ok and tostring(db) or "?")
+    end
     util.fail("table %s does not exist in database '%s': run prepare first (lbench pgbench --scale=N prepare)",
       name, db_name(opt))
   elseif code == 1050 or state == "42P07" then

@@ -178,11 +178,20 @@ local function meta_command(text, i, source)
   if not META[lname] then
     err(source, line, "invalid command in command \"%s\"", name)
   end
+  -- pgbench keeps a command's words in a fixed array of 256
+  if #ws > 256 then err(source, line, "too many arguments in command \"%s\"", name) end
   local cmd = { kind = lname, line = line, first_line = first_line }
   local function expression(after)
     local etext = body:sub(after)
     local tree, msg, col = expr.parse(etext)
     if not tree then
+      -- pgbench's words for a grammar error ("syntax error in command"),
+      -- which its own tests and users' scripts grep for; ours add what was
+      -- expected and where.
+      local detail = msg:match("^syntax error: (.*)$")
+      if detail then
+        err(source, line, "syntax error in command \"%s\": %s at column %d: %s", name, detail, col + after, first_line)
+      end
       err(source, line, "%s at column %d in command \"%s\": %s", msg, col + after, name, first_line)
     end
     return tree
@@ -190,13 +199,13 @@ local function meta_command(text, i, source)
   if lname == "set" then
     if not ws[2] then err(source, line, "missing argument in command \"set\"") end
     cmd.name = ws[2].w
-    if not ws[3] then err(source, line, "syntax error: expected an expression in command \"set\": %s", first_line) end
+    if not ws[3] then err(source, line, "syntax error in command \"set\": expected an expression: %s", first_line) end
     cmd.expr = expression(ws[2].col + #ws[2].w)
   elseif lname == "if" or lname == "elif" then
-    if not ws[2] then err(source, line, "syntax error: expected an expression in command \"%s\"", name) end
+    if not ws[2] then err(source, line, "syntax error in command \"%s\": expected an expression", name) end
     cmd.expr = expression(ws[1].col + #ws[1].w)
   elseif lname == "sleep" then
-    if not ws[2] then err(source, line, "missing argument in command \"sleep\"") end
+    if not ws[2] then err(source, line, "missing argument in command \"sleep\": %s", first_line) end
     if ws[4] then err(source, line, "too many arguments in command \"sleep\": %s", first_line) end
     local arg, unit = ws[2].w, ws[3] and ws[3].w
     if arg:sub(1, 1) ~= ":" then

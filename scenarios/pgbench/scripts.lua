@@ -97,9 +97,11 @@ function M.parse(s)
     if not b then return nil, why end
     local weight = 1
     if w then
+      -- pgbench's two messages: not a number, or a number out of range.
       weight = tonumber(w)
-      if not w:match("^%d+$") or not weight or weight > 2147483647 then
-        return nil, "invalid weight specification: " .. item
+      if not w:match("^-?%d+$") or not weight then return nil, "invalid weight specification: @" .. w end
+      if weight < 0 or weight > 2147483647 then
+        return nil, "weight specification out of range (0 .. 2147483647): " .. w
       end
     end
     if by_name[b.name] then

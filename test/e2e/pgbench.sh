@@ -99,7 +99,8 @@ expect_ok pg_check_repaired '^pgbench check PASSED\.$' $B check
 # ---- mistakes: one line each -----------------------------------------------------------
 one_line pg_bad_builtin '^lbench: --builtin=foo: no builtin script found for name "foo" \(available: tpcb-like, simple-update, select-only\)$' $B --builtin=foo run
 one_line pg_ambiguous_builtin 'ambiguous builtin name: 2 builtin scripts found for prefix "s"' $B --builtin=s run
-one_line pg_bad_weight 'invalid weight specification: tpcb-like@x' $B --builtin=tpcb-like@x run
+one_line pg_bad_weight 'invalid weight specification: @x$' $B --builtin=tpcb-like@x run
+one_line pg_weight_range 'weight specification out of range \(0 \.\. 2147483647\): -1$' $B --builtin=tpcb-like@-1 run
 one_line pg_zero_weight 'total script weight must not be zero' $B --builtin=tpcb-like@0 run
 
 # ---- cleanup -----------------------------------------------------------------------------

@@ -49,7 +49,8 @@ expect_ok version_long '^pgbench \(PostgreSQL\) 15' "$PGB" --version
 run help "$PGB" --help
 [ "$rc" = 0 ] && grep -qx '  pgbench \[OPTION\]... \[DBNAME\]' "$T/help.out" && grep -qx 'Initialization options:' "$T/help.out" &&
   grep -qx 'Benchmarking options:' "$T/help.out" && grep -qx 'Common options:' "$T/help.out" &&
-  grep -qx 'Options to select what to run:' "$T/help.out" && pass help_layout || fail help_layout "exit $rc: $(head -c 300 "$T/help.out")"
+  grep -qx 'Options to select what to run:' "$T/help.out" && grep -q 'benchmarking tool for PostgreSQL' "$T/help.out" &&
+  grep -q '^Report bugs to ' "$T/help.out" && pass help_layout || fail help_layout "exit $rc: $(head -c 300 "$T/help.out")"
 for args in "-b list" "--show-script=tpcb-like" "--show-script=se" "--show-script=simple"; do
   n=show_$(echo "$args" | tr -c 'a-z' _)
   "$REAL" $args >"$T/$n.pgo" 2>"$T/$n.pge"; rc_pg=$?
@@ -65,7 +66,9 @@ grep -q '^lbench ' "$T/lbench_name_version.out" && pass lbench_name_unchanged ||
 bad=0
 for args in "-c x" "-c 0" "--bogus" "-x" "a b" "-t 1 -T 1" "-i -c 2" "-i -I x" "-M nope" "-b nope" "-R abc" \
             "-D novalue" "-F 5 -i" "-c" "-i --partition-method=hash" "-i --partitions=2 --partition-method=list" \
-            "--partitions=2 -t 1" "-t 1 --progress-timestamp" "-i -v"; do
+            "--partitions=2 -t 1" "-t 1 --progress-timestamp" "-i -v" "-i --partition-method=BAD" \
+            "-b select-only@-1" "-b se@one" "-f x@-1" "-T 1 -t 1 --progress-timestamp -P 1" \
+            "$(printf -- '-S %.0s' $(seq 129))"; do
   "$REAL" "${C[@]}" $args >/dev/null 2>"$T/bad.pge"; rc_pg=$?
   "$PGB" "${C[@]}" $args >/dev/null 2>"$T/bad.lbe"; rc_lb=$?
   # the first line's words, the program's path and getopt's quoting aside
@@ -76,6 +79,11 @@ for args in "-c x" "-c 0" "--bogus" "-x" "a b" "-t 1 -T 1" "-i -c 2" "-i -I x" "
   fi
 done
 [ "$bad" = 0 ] && pass bad_command_lines
+# pgbench's three lines for a bad seed, as one
+one_line bad_seed_words '^pgbench: error: error while setting random seed from --random-seed option: unrecognized random seed option "one" \(Expecting an unsigned integer, "time" or "rand"\)$' \
+  "$PGB" "${C[@]}" --random-seed=one -t 1
+one_line no_tables '^pgbench: error: table pgbench_branches does not exist: Perhaps you need to do initialization \("pgbench -i"\) in database "postgres"$' \
+  "$PGB" "${C[@]}" -t 1 postgres
 run no_server "$PGB" -h 127.0.0.1 -p 1 -U sbtest -t 1
 # under lbench's own name: what only PostgreSQL has, and the steps, checked first
 one_line lbench_partitions_mysql '^lbench: --partitions: PostgreSQL only \(this run uses --db-driver=mysql\)$' \
@@ -154,6 +162,9 @@ both run_order "${C[@]}" -c 1 -t 12 -f "$T/my.sql@2" -b select-only -b simple-up
 [ "$(grep '^SQL script' "$T/run_order_lb.out")" = "$(grep '^SQL script' "$T/run_order_pg.out")" ] &&
   grep -q '^SQL script 2: <builtin: select only>$' "$T/run_order_lb.out" && pass script_order ||
   fail script_order "$(grep '^SQL script' "$T/run_order_lb.out" | tr '\n' '|')"
+# the seed given is announced, in pgbench's line
+grep -x 'pgbench: setting random seed to 5' "$T/run_file_pg.err" >/dev/null && grep -x 'pgbench: setting random seed to 5' "$T/run_file_lb.err" \
+  >/dev/null && pass seed_line || fail seed_line "$(head -2 "$T/run_file_lb.err" | tr '\n' '|')"
 # progress lines: pgbench's words on stderr
 prog() { grep '^progress: ' "$1" | sed -E 's/-?[0-9]+(\.[0-9]+)?/N/g' | sort -u; }
 [ -n "$(prog "$T/run_time_lb.err")" ] && [ "$(prog "$T/run_time_lb.err")" = "$(prog "$T/run_time_pg.err")" ] &&
@@ -317,3 +328,13 @@ if [ "$rc" = 0 ] && [ -n "$(errlines "$T/ser_verbose_lb.err")" ] &&
    diff <(errlines "$T/ser_verbose_pg.err") <(errlines "$T/ser_verbose_lb.err") >"$T/ser_verbose.diff"; then
   pass ser_verbose_errors
 else fail ser_verbose_errors "exit $rc: $(head -4 "$T/ser_verbose.diff" | tr '\n' '|')"; fi
+
+# ---- a run with -v and -s: pgbench_accounts vacuumed too, pgbench's warning on -s ----
+vacs() { q "SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = 'pgbench_accounts'" | tr -d ' '; }
+v0=$(vacs)
+run vacuum_all "$PGB" "${C[@]}" -v -S -t 1 -s 7 sbtest
+# the counter is the server's, flushed when lbench's session ends: read until it moves
+for _ in 1 2 3 4 5 6 7 8 9 10; do [ "$(vacs)" -gt "$v0" ] && break; sleep 0.5; done
+[ "$rc" = 0 ] && [ "$(vacs)" -gt "$v0" ] && pass vacuum_all || fail vacuum_all "exit $rc, vacuum_count $v0 -> $(vacs)"
+grep -qE '^pgbench: warning: scale option ignored, using count from pgbench_branches table \([0-9]+\)$' "$T/vacuum_all.err" &&
+  pass scale_ignored_warning || fail scale_ignored_warning "$(head -3 "$T/vacuum_all.err")"

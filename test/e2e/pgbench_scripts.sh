@@ -107,7 +107,7 @@ json_assert log_builtin_rows "$T/log_b.json" 'r.types["'$S'/log1.sql"].events ==
 
 # ---- bad scripts: one line, before anything runs --------------------------------------
 B0="$LB pgbench --db-driver=pgsql --pgsql-port=1"   # nothing listens there: the refusal comes first
-one_line bad_expr "^lbench: $S/bad_expr.sql:2: syntax error: expected an operand, found end of line at column [0-9]+ in command \"set\"" \
+one_line bad_expr "^lbench: $S/bad_expr.sql:2: syntax error in command \"set\": expected an operand, found end of line at column [0-9]+: " \
   $B0 --file=$S/bad_expr.sql run
 one_line bad_if "^lbench: $S/bad_if.sql:1: .if without matching .endif$" $B0 --file=$S/bad_if.sql run
 one_line bad_sleep "^lbench: $S/bad_sleep.sql:2: unrecognized time unit, must be us, ms or s \(hour\)" $B0 --file=$S/bad_sleep.sql run
@@ -116,6 +116,10 @@ one_line bad_args "^lbench: $S/bad_args.sql:1: unexpected number of arguments \(
 one_line bad_file '^lbench: could not open file "/nonexistent.sql"' $B0 --file=/nonexistent.sql run
 one_line bad_weight '^lbench: invalid weight specification: @x$' $B0 --file=$S/values.sql@x run
 one_line bad_seed '^lbench: --random-seed=x: expected an unsigned integer, "time" or "rand"$' $B0 --file=$S/values.sql --random-seed=x run
+printf '\\sleep\n' >"$T/sleep0.sql"
+one_line bad_sleep_arg "^lbench: $T/sleep0.sql:1: missing argument in command \"sleep\": .sleep$" $B0 --file="$T/sleep0.sql" run
+{ printf '\\shell echo'; for _ in $(seq 255); do printf ' a'; done; echo; } >"$T/shell256.sql"
+one_line bad_shell_args "^lbench: $T/shell256.sql:1: too many arguments in command \"shell\"$" $B0 --file="$T/shell256.sql" run
 one_line bad_define '^lbench: invalid variable definition: "novalue"$' $B0 --file=$S/values.sql --define=novalue run
 
 # ---- run-time errors: the client aborts alone; which client, command, script, where, what ----
@@ -135,6 +139,11 @@ aborted div_zero "^lbench: client 0 aborted in command 1 \(set\) of script 0 \($
   $B --file=$S/divzero.sql --threads=1 --events=5 run
 aborted no_gset_row "^lbench: client 0 aborted in command 0 \(SQL\) of script 0 \($S/nogset.sql:1\); .gset: query 0: expected one row, got 0$" \
   $B --file=$S/nogset.sql --threads=1 --events=5 run
+printf '\\shell lbench-no-such-command-x\n' >"$T/shellfail.sql"
+aborted shell_failed "^lbench: client 0 aborted in command 0 \(shell\) of script 0 \($T/shellfail.sql:1\); execution of meta-command failed: shell: could not launch shell command$" \
+  $B --file="$T/shellfail.sql" --threads=1 --events=5 run
+aborted gset_bad_name "^lbench: client 0 aborted in command 0 \(SQL\) of script 0 \($S/gset_badname.sql:1\); error storing into variable bad name!$" \
+  $B --file=$S/gset_badname.sql --threads=1 --events=5 run
 aborted undefined_var '^lbench: client 0 aborted in command 0 \(set\) of script 0 .*: undefined variable "n"$' \
   $B --file=$S/log1.sql --threads=1 --events=5 run
 aborted sql_error "^lbench: client 0 aborted in command 0 \(SQL\) of script 0 \($S/sqlerr.sql:2\); SQL error, state = '42703': column \"nosuchcol\" does not exist" \

@@ -146,8 +146,21 @@ local INTS = {
   partitions = { "--partitions", 0 }, ["aggregate-interval"] = { "--aggregate-interval", 1 },
 }
 
+-- The weight after the last '@' of a -b or -f value: nil, or pgbench's
+-- refusal of it (checked here so that the line is pgbench's own, before
+-- any script is looked at).
+local function weight_error(v)
+  local w = v:match("@([^@]*)$")
+  if not w then return nil end
+  if not w:match("^-?%d+$") then return string.format("invalid weight specification: @%s", w) end
+  local n = tonumber(w)
+  if n < 0 or n > INT_MAX then return string.format("weight specification out of range (0 .. %d): %s", INT_MAX, w) end
+  return nil
+end
+
 -- The option values of a command line: o (key -> value, the last one),
--- lists for the repeatable ones, or nil and a usage error.
+-- lists for the repeatable ones (and the scripts in their order), or nil
+-- and a usage error.
 local function collect(got)
   local o, files, builtins, defines, scripts = {}, {}, {}, {}, {}
   for _, g in ipairs(got) do
@@ -157,6 +170,8 @@ local function collect(got)
       if not n then return nil, usage_error(why, false) end
       v = n
     end
+    local werr = (k == "b" or k == "f") and weight_error(v)
+    if werr then return nil, usage_error(werr, false) end
     if k == "f" then
       files[#files + 1] = v
       scripts[#scripts + 1] = "--file=" .. v
@@ -186,6 +201,10 @@ local function collect(got)
     elseif k == "partition-method" and v:lower() ~= "range" and v:lower() ~= "hash" then
       return nil, usage_error(string.format("invalid partition method, expecting \"range\" or \"hash\", got: \"%s\"",
         v), false)
+    elseif k == "random-seed" and v ~= "time" and v ~= "rand" and not v:match("^%d+$") then
+      -- pgbench's three lines of this refusal, as one
+      return nil, usage_error(string.format("error while setting random seed from --random-seed option: "
+        .. "unrecognized random seed option \"%s\" (Expecting an unsigned integer, \"time\" or \"rand\")", v), false)
     elseif k == "I" then
       local bad = v:match("[^dtgGvpf ]")
       if bad then
@@ -195,6 +214,7 @@ local function collect(got)
     end
     o[k] = v == nil and true or v
   end
+  if #files + #builtins > 128 then return nil, usage_error("at most 128 SQL scripts are allowed", false) end
   return { o = o, files = files, builtins = builtins, defines = defines, scripts = scripts }
 end
 
@@ -228,6 +248,9 @@ local function init_args(c, a)
   local o = c.o
   if any(o, BENCH_ONLY) or #c.files > 0 or #c.builtins > 0 or #c.defines > 0 then
     return nil, usage_error("some of the specified options cannot be used in initialization (-i) mode", false)
+  end
+  if o["partition-method"] and (o.partitions or 0) == 0 then
+    return nil, usage_error("--partition-method requires greater than zero --partitions", false)
   end
   local steps = o.I or "dtgvp"
   steps = steps:gsub(" ", "")
@@ -312,7 +335,7 @@ end
 -- --help in pgbench's layout (its usage line, its headings, one option a
 -- line with the short and long forms in one column), in lbench's words.
 local HELP = {
-  "pgbench (lbench) runs pgbench's benchmark for PostgreSQL on lbench's engine.",
+  "pgbench (lbench) is a benchmarking tool for PostgreSQL: pgbench's benchmark on lbench's engine.",
   "",
   "Usage:",
   "  pgbench [OPTION]... [DBNAME]",
@@ -379,6 +402,8 @@ local HELP = {
   "  -?, --help               print this help, then exit",
   "",
   "Connection defaults come from PGHOST, PGPORT, PGUSER, PGDATABASE and PGPASSWORD, as for libpq.",
+  "",
+  "Report bugs to lbench's maintainers, with the command line and `pgbench -V`'s output.",
 }
 M.HELP = table.concat(HELP, "\n") .. "\n"
 
@@ -410,11 +435,8 @@ function M.translate(args, lbench_version)
     a[#a + 1] = "show-script"
     return { args = a }
   end
-  if o.i then
-    local r, e = init_args(c, a)
-    return r and { args = r } or e
-  end
-  local r, e = run_args(c, a)
+  local r, e
+  if o.i then r, e = init_args(c, a) else r, e = run_args(c, a) end
   return r and { args = r } or e
 end
 

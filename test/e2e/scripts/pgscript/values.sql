@@ -8,6 +8,7 @@
 \set d debug(:a * 1.5 - :b / 4.0)
 \set d debug((:a & 255) | (:b << 3) # ~:a)
 \set d debug(:b >> 2)
+\set d debug(mod(:a, 7) + mod(-:a, 7) + MOD(:b, -3) + mod(7.9, 2))
 \set d debug(1 << 70)
 \set d debug(-9223372036854775808)
 \set d debug(9223372036854775807 - :a + :a)
