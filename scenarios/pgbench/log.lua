@@ -177,7 +177,10 @@ function M.close(w)
   if not w then return end
   w.users = w.users - 1
   if w.users > 0 then return end
-  if w.cur and w.cur.cnt > 0 then write_interval(w, w.cur) end
+  -- (an interval of failures or skips alone is one too: its counts add
+  -- up to the report's)
+  local a = w.cur
+  if a and a.cnt + a.serialization + a.deadlock + a.skipped > 0 then write_interval(w, a) end
   w.f:close()
   writers()[w.path] = nil
 end

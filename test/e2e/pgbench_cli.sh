@@ -158,7 +158,7 @@ both run_rate "${C[@]}" -c 2 -T 2 -R 50 -N -n sbtest
 printf '\\set aid random(1, 1000)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n' >"$T/my.sql"
 both run_file "${C[@]}" -c 2 -t 10 -f "$T/my.sql" -D x=1 --random-seed=5 sbtest
 # scripts numbered in the command line's order, files and built-ins mixed
-both run_order "${C[@]}" -c 1 -t 12 -f "$T/my.sql@2" -b select-only -b simple-update -f "$T/my.sql" sbtest
+both run_order "${C[@]}" -c 1 -t 200 -f "$T/my.sql@2" -b select-only -b simple-update -f "$T/my.sql" sbtest
 [ "$(grep '^SQL script' "$T/run_order_lb.out")" = "$(grep '^SQL script' "$T/run_order_pg.out")" ] &&
   grep -q '^SQL script 2: <builtin: select only>$' "$T/run_order_lb.out" && pass script_order ||
   fail script_order "$(grep '^SQL script' "$T/run_order_lb.out" | tr '\n' '|')"
