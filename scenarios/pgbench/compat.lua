@@ -106,6 +106,10 @@ end
 -- --show-script=NAME: the built-in script as pgbench shows it (stderr).
 function M.show_script(opt)
   local list = scripts.parse(opt.builtin)
+  if not list or not list[1] then
+    require("lbench.util").fail("show-script shows a built-in script: give it with --builtin=NAME "
+      .. "(tpcb-like, simple-update or select-only)")
+  end
   local b = list[1].builtin
   io.stderr:write(string.format("-- %s: %s\n%s\n", b.name, b.desc, scripts.text(b, "END")))
 end
