@@ -140,7 +140,14 @@ lb_db_stmt *lb_db_prepare(lb_db_conn *c, const char *sql, size_t len)
 
 int lb_db_stmt_execute(lb_db_stmt *s)
 {
-    return s ? lb_db_wait(s->c, lb_db_stmt_execute_start(s)) : -LB_DB_E_INVALID;
+    if (!s)
+        return -LB_DB_E_INVALID;
+    int rc = lb__db_stmt_execute_begin(s);
+    /* A blocking execute cut off by lb_db_conn_abort never reached the
+     * poll loop: note what it was doing here. */
+    if (rc < 0)
+        note_cut_wait(s->c, LB__DB_AOP_EXECUTE, s->sql, s->len);
+    return lb_db_wait(s->c, rc);
 }
 
 /* ------------------------------------------------------------------------ */

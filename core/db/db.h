@@ -560,6 +560,11 @@ struct lb_db_driver_ops {
     int  (*prepare_start)(void *dc, const char *sql, size_t len, lb__db_async *out, lb_db_error *err);
     int  (*stmt_bind)(void *ds, lb_db_bind *params, int n, lb_db_error *err);
     int  (*stmt_execute_start)(void *ds, lb__db_async *out, lb_db_error *err);
+    /* Optional: the same execute run to its end with the client library's
+     * blocking calls (0 or -1, never a wait mask), for lb_db_stmt_execute
+     * on a thread.  A driver whose non-blocking form costs measurably more
+     * CPU per query has it; abort must still end its wait. */
+    int  (*stmt_execute_blocking)(void *ds, lb__db_async *out, lb_db_error *err);
     int  (*stmt_fetch)(void *h, const char *const **values, const unsigned long **lengths, lb_db_error *err);
     void (*stmt_free_result)(void *h);
     void (*stmt_close)(void *ds);

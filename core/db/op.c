@@ -166,7 +166,9 @@ lb_db_stmt *lb_db_prepared(lb_db_conn *c)
     return c ? c->aprepared : NULL;
 }
 
-static int exec_begin(lb_db_stmt *s)
+/* `may_block`: the caller waits in lb_db_wait anyway (a thread), so the
+ * driver's blocking form runs when it has one. */
+static int exec_begin(lb_db_stmt *s, int may_block)
 {
     lb_db_conn *c = s->c;
     lb__db_exec_begin(s);
@@ -174,10 +176,12 @@ static int exec_begin(lb_db_stmt *s)
     c->astmt = s;
     lb__db_async out;
     memset(&out, 0, sizeof out);
+    if (may_block && c->ops->stmt_execute_blocking)
+        return begun(c, c->ops->stmt_execute_blocking(s->drv, &out, &c->err), &out);
     return begun(c, c->ops->stmt_execute_start(s->drv, &out, &c->err), &out);
 }
 
-int lb_db_stmt_execute_start(lb_db_stmt *s)
+static int execute_begin(lb_db_stmt *s, int may_block)
 {
     if (!s)
         return -LB_DB_E_INVALID;
@@ -196,7 +200,17 @@ int lb_db_stmt_execute_start(lb_db_stmt *s)
             lb__db_debug_prepare(c, s, 0);
         return prepare_begin(s, LB__DB_AOP_REPREPARE);
     }
-    return exec_begin(s);
+    return exec_begin(s, may_block);
+}
+
+int lb_db_stmt_execute_start(lb_db_stmt *s)
+{
+    return execute_begin(s, 0);
+}
+
+int lb__db_stmt_execute_begin(lb_db_stmt *s)
+{
+    return execute_begin(s, 1);
 }
 
 /* ---- bulk load -------------------------------------------------------- */
@@ -357,7 +371,7 @@ static int op_done(lb_db_conn *c, int rc, lb__db_async *out)
             return lb__db_fail(c, s->sql, s->len, 1);
         if (s->emulated)
             return lb_db_stmt_execute_start(s);
-        return exec_begin(s);
+        return exec_begin(s, 0);
     case LB__DB_AOP_EXECUTE:
         if (rc < 0)
             return lb__db_fail(c, s->sql, s->len, 1);

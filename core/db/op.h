@@ -10,4 +10,8 @@
  * The return convention of the *_start calls. */
 int lb__db_query_begin(lb_db_conn *c, const char *sql, size_t len, int type, lb_db_result *target);
 
+/* lb_db_stmt_execute_start for a caller that waits in lb_db_wait: the
+ * driver's blocking execute where it has one. */
+int lb__db_stmt_execute_begin(lb_db_stmt *s);
+
 #endif

@@ -236,6 +236,7 @@ const lb_db_driver_ops lb__db_mysql_ops = {
     .query_start = lb__db_my_query_start,
     .prepare_start = lb__db_my_prepare_start,
     .stmt_execute_start = lb__db_my_stmt_execute_start,
+    .stmt_execute_blocking = lb__db_my_stmt_execute_blocking,
     .cont = lb__db_my_cont,
     .fd = lb__db_my_fd,
     .timeout_ms = lb__db_my_timeout_ms,

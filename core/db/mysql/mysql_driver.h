@@ -156,6 +156,7 @@ int lb__db_my_query_start(void *dc, const char *sql, size_t len, lb__db_async *o
 int lb__db_my_next_result_start(void *dc, lb__db_async *out, lb_db_error *err);
 int lb__db_my_prepare_start(void *dc, const char *sql, size_t len, lb__db_async *out, lb_db_error *err);
 int lb__db_my_stmt_execute_start(void *ds, lb__db_async *out, lb_db_error *err);
+int lb__db_my_stmt_execute_blocking(void *ds, lb__db_async *out, lb_db_error *err);
 int lb__db_my_cont(void *dc, int ready, lb__db_async *out, lb_db_error *err);
 int lb__db_my_fd(void *dc);
 int lb__db_my_timeout_ms(void *dc);

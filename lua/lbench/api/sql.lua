@@ -533,9 +533,14 @@ local function build_statements(E, Con, finish, raise, wrap_rs, stmt_result)
     if C.lb_db_stmt_bind_param(self.s, arr, n) < 0 then return raise(self.con, self.sql) end
   end
 
+  -- A thread executes in one call (lb_db_stmt_execute: the driver's
+  -- blocking form where it has one, the hot path of the OLTP scenarios); a
+  -- virtual user starts the operation and yields while it waits.
   function Stmt:execute()
     local s = self.s
-    if finish(self.con.c, C.lb_db_stmt_execute_start(s)) < 0 then return raise(self.con, self.sql) end
+    local rc
+    if async.active() then rc = finish(self.con.c, C.lb_db_stmt_execute_start(s)) else rc = C.lb_db_stmt_execute(s) end
+    if rc < 0 then return raise(self.con, self.sql) end
     return wrap_rs(C.lb_db_stmt_result(s) ~= nil, self, stmt_result)
   end
 
