@@ -94,19 +94,30 @@ static int end_copy(pg_conn *pc, PGresult *r)
     return n == -1 ? 0 : -1;
 }
 
+/* Send what is left of a query libpq could not send at once: 0 once all
+ * is sent, WAIT_IO (libpq: wait for either, consume input when readable),
+ * or -1 (the operation ended with the error). */
+static int flush_pending(pg_conn *pc, lb_db_error *err)
+{
+    if (!pc->flushing)
+        return 0;
+    int f = PQflush(pc->pg);
+    if (f < 0)
+        return fail(pc, err, NULL);
+    if (f > 0)
+        return WAIT_IO;
+    pc->flushing = 0;
+    return 0;
+}
+
 /* Send what is left, then take results until libpq has none: 0 when all
  * are in, a wait mask, or -1 (the operation ended with the error). */
 static int collect(pg_conn *pc, lb_db_error *err)
 {
     for (;;) {
-        if (pc->flushing) {
-            int f = PQflush(pc->pg);
-            if (f < 0)
-                return fail(pc, err, NULL);
-            if (f > 0)
-                return WAIT_IO;   /* libpq: wait for either, consume input when readable */
-            pc->flushing = 0;
-        }
+        int w = flush_pending(pc, err);
+        if (w != 0)
+            return w;
         if (PQisBusy(pc->pg))
             return LB_DB_WAIT_READ;
         PGresult *r = PQgetResult(pc->pg);
@@ -443,14 +454,9 @@ static int pipe_drain(pg_conn *pc, lb_db_error *err)
 {
     int nulls = 0;
     for (;;) {
-        if (pc->flushing) {
-            int f = PQflush(pc->pg);
-            if (f < 0)
-                return fail(pc, err, NULL);
-            if (f > 0)
-                return WAIT_IO;
-            pc->flushing = 0;
-        }
+        int w = flush_pending(pc, err);
+        if (w != 0)
+            return w;
         if (PQisBusy(pc->pg))
             return LB_DB_WAIT_READ;
         PGresult *r = PQgetResult(pc->pg);
