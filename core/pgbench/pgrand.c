@@ -243,6 +243,26 @@ int lb_pg_format_double(double d, char *buf, int32_t cap)
     return n < cap ? n : cap - 1;
 }
 
+int lb_pg_format_int(int64_t v, char *buf, int32_t cap)
+{
+    /* Digits backwards from the magnitude as unsigned: -2^63 has no
+     * positive twin in int64_t. */
+    char tmp[24];
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        tmp[n++] = '-';
+    if (n > cap)
+        return 0;
+    for (int i = 0; i < n; i++)
+        buf[i] = tmp[n - 1 - i];
+    return n;
+}
+
 /* ---- text to numbers ------------------------------------------------------- */
 
 int lb_pg_parse_int(const char *s, int64_t *out)

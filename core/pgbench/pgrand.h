@@ -90,6 +90,9 @@ double lb_pg_rint(double d);
 /* d as pgbench prints a double ("%.15g"; NaN, Infinity, -Infinity as
  * PostgreSQL spells them): the length written into buf (cap >= 32). */
 int lb_pg_format_double(double d, char *buf, int32_t cap);
+/* v in decimal, as pgbench prints an integer: the length written into buf
+ * (cap >= 21; no NUL). */
+int lb_pg_format_int(int64_t v, char *buf, int32_t cap);
 /* Text to numbers as pgbench reads variables and constants: 0 with *out
  * set, 1 out of range, 2 not a number.  An integer: blanks around,
  * an optional sign, decimal digits; a double: what strtod takes, whole. */

@@ -51,9 +51,9 @@ local function fmt_double(d)
   return ffi.string(fmt_buf, C.lb_pg_format_double(d, fmt_buf, 64))
 end
 
+-- (in C: tostring() of a cdata is not compiled by the JIT)
 local function fmt_int(i)
-  local s = tostring(i)
-  return s:sub(1, -3)   -- "123LL" -> "123"
+  return ffi.string(fmt_buf, C.lb_pg_format_int(i, fmt_buf, 64))
 end
 M.fmt_int = fmt_int
 

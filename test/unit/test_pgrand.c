@@ -100,6 +100,17 @@ static void arithmetic(void)
     lb_pg_format_double(-INFINITY, buf, sizeof buf);
     fmt &= strcmp(buf, "-Infinity") == 0;
     check(fmt, "pgrand_format_double", "last: %s", buf);
+    /* Integers as pgbench prints them, the int64 ends included; no NUL. */
+    static const int64_t ints[] = { 0, 7, -7, 1234567890123, INT64_MAX, INT64_MIN };
+    static const char *const texts[] = { "0", "7", "-7", "1234567890123", "9223372036854775807",
+                                         "-9223372036854775808" };
+    int ints_ok = 1;
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+        int n = lb_pg_format_int(ints[i], buf, sizeof buf);
+        ints_ok &= n == (int)strlen(texts[i]) && memcmp(buf, texts[i], (size_t)n) == 0;
+    }
+    ints_ok &= lb_pg_format_int(INT64_MIN, buf, 5) == 0;
+    check(ints_ok, "pgrand_format_int", "decimal, the int64 ends, 0 when it does not fit");
 }
 
 static void seeds(void)
