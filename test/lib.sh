@@ -147,3 +147,18 @@ server_stopped_run() {
   kill -CONT $(eval "$pids") 2>/dev/null
   wait $bg 2>/dev/null
 }
+
+# mpi_setup SUITE: lbench-mpi ($LBM, ./lbench-mpi by default) and mpirun
+# must be there (test/run.sh runs the MPI suites only where lbench-mpi was
+# built); then MPI is the mpirun command line for Open MPI as root on a
+# machine with fewer cores than ranks: no CMA (ptrace-restricted
+# containers refuse it), no CPU binding.
+mpi_setup() {
+  LBM=${LBM:-./lbench-mpi}
+  if [ ! -x "$LBM" ] || ! command -v mpirun >/dev/null 2>&1; then
+    fail "$1_available" "lbench-mpi or mpirun missing (contrib/install-deps.sh test installs Open MPI; then make)"
+    exit 1
+  fi
+  export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
+  MPI=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
+}

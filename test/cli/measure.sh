@@ -39,7 +39,7 @@ json_assert async_think_intervals "$T/async_think.json" "#r.intervals == 3 and r
 # lost), the duration is --time.
 run rate_thread $LB $S/empty.lua run --time=4 --report-interval=2 --rate=50 --result-file="$T/rate_thread.json"
 if [ "$(grep -c '^\[ [24]s \]' "$T/rate_thread.out")" = 2 ]; then pass rate_thread_lines
-else fail rate_thread_lines "expected [ 2s ] and [ 4s ]: $(grep '^\[' "$T/rate_thread.out")"; fi
+else fail rate_thread_lines "expected [ 2s ] and [ 4s ]: $(tr '\n' '|' <"$T/rate_thread.out") $(grep -o '"intervals":.*' "$T/rate_thread.json" | head -c 600)"; fi
 json_assert rate_thread_duration "$T/rate_thread.json" 'r.duration_s >= 3.999 and r.duration_s < 4.05'
 json_assert rate_thread_intervals "$T/rate_thread.json" "#r.intervals == 2 and $TILES"
 run rate_thread_const $LB $S/empty.lua run --time=2 --threads=2 --report-interval=0.5 --rate=400 --rate-mode=constant \

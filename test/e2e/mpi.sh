@@ -15,16 +15,7 @@
 # MPI's TCP transport alone.  No timing assertions.
 cd "$(dirname "$0")/../.." || exit 1
 . test/lib.sh
-LBM=${LBM:-./lbench-mpi}
-if [ ! -x "$LBM" ] || ! command -v mpirun >/dev/null 2>&1; then
-  # test/run.sh runs this suite only where lbench-mpi was built.
-  fail mpi_available "lbench-mpi or mpirun missing (contrib/install-deps.sh test installs Open MPI; then make)"
-  exit 1
-fi
-# Open MPI as root on a machine with fewer cores than ranks; no CMA
-# (ptrace-restricted containers refuse it); no CPU binding.
-export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
-MPI=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
+mpi_setup mpi
 S=test/e2e/scripts
 E=test/cli/scripts/empty.lua
 CHECK() { # CHECK NAME COMMAND MERGED RANK_FILES...: an mpi_check.lua cross-check

@@ -14,13 +14,7 @@
 # builds (one line, from rank 0).  No timing assertions.
 cd "$(dirname "$0")/../.." || exit 1
 . test/lib.sh
-LBM=${LBM:-./lbench-mpi}
-if [ ! -x "$LBM" ] || ! command -v mpirun >/dev/null 2>&1; then
-  fail mpi_partition_available "lbench-mpi or mpirun missing (contrib/install-deps.sh test installs Open MPI; then make)"
-  exit 1
-fi
-export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
-MPI=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
+mpi_setup mpi_partition
 
 # ---- bad input that needs no server ---------------------------------------------
 # A host list naming a host that does not resolve: mpirun cannot start its

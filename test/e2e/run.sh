@@ -83,8 +83,10 @@ mariadb -S "$LB_MYSQL_SOCKET" -uroot -e "CREATE USER IF NOT EXISTS 'lbcap'@'127.
 expect_ok observe_refused "^    server statistics not recorded: .*max_user_connections" $LB oltp_point_select \
   --mysql-host=127.0.0.1 --mysql-port=$LB_MYSQL_PORT --mysql-user=lbcap --mysql-password=lbcap --tables=1 \
   --table-size=1000 --events=200 --time=0 --result-file="$T/obs_cap.json" run
-json_assert observe_refused_run_whole "$T/obs_cap.json" 'r.status == "ok" and r.totals.events == 200
-  and r.server.notice:find("max_user_connections", 1, true) and r.server.stats == nil and r.host_stats.cpu ~= nil'
+# (no check of the host's CPU: 200 events may fit in one tick of /proc/stat)
+json_assert observe_refused_run_whole "$T/obs_cap.json" 'r.status == "ok" and r.totals.events == 200'
+json_assert observe_refused_notice "$T/obs_cap.json" 'r.server.notice:find("max_user_connections", 1, true)
+  and r.server.stats == nil and r.host_stats ~= nil'
 # --server-stats=all: every variable, the same values as the server's.
 run observe_all $LB oltp_point_select $M --tables=1 --table-size=1000 --events=10 --time=0 --server-stats=all \
   --result-file="$T/obs_all.json" run
