@@ -245,21 +245,33 @@ int lb_pg_format_double(double d, char *buf, int32_t cap)
 
 int lb_pg_format_int(int64_t v, char *buf, int32_t cap)
 {
-    /* Digits backwards from the magnitude as unsigned: -2^63 has no
-     * positive twin in int64_t. */
+    /* Digits backwards from the magnitude as unsigned (-2^63 has no
+     * positive twin in int64_t), two at a time from a table: half the
+     * divisions of a digit loop, on every parameter of every statement. */
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                "8081828384858687888990919293949596979899";
     char tmp[24];
+    char *p = tmp + sizeof tmp;
     uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
+    while (u >= 100) {
+        unsigned d = (unsigned)(u % 100) * 2;
+        u /= 100;
+        *--p = pairs[d + 1];
+        *--p = pairs[d];
+    }
+    if (u >= 10) {
+        *--p = pairs[u * 2 + 1];
+        *--p = pairs[u * 2];
+    } else {
+        *--p = (char)('0' + u);
+    }
     if (v < 0)
-        tmp[n++] = '-';
+        *--p = '-';
+    int n = (int)(tmp + sizeof tmp - p);
     if (n > cap)
         return 0;
-    for (int i = 0; i < n; i++)
-        buf[i] = tmp[n - 1 - i];
+    memcpy(buf, p, (size_t)n);
     return n;
 }
 

@@ -113,6 +113,38 @@ local function check_pipeline(st, cmd)
   end
 end
 
+-- Variable value `v` as parameter `p` (at most `cap` bytes), or the
+-- length it needs when it is longer.
+local function put_param(p, v, cap)
+  if v == nil then
+    p:set(nil)
+  elseif type(v) == "cdata" then
+    -- An integer straight into the parameter's buffer (cap >= 64): no Lua
+    -- string, and no tostring() of a cdata, which the JIT cannot compile.
+    local b = p.b
+    b.is_null = 0
+    b.len = C.lb_pg_format_int(v, b.buf, b.cap)
+  else
+    local s = text_of(v)
+    if #s > cap then return #s end
+    p:set(s)
+  end
+  return nil
+end
+
+-- fill(params, cap): the variables `names` into a statement's parameters,
+-- one put_param() per parameter written out (generated once: a loop over
+-- two or three parameters kept a transaction out of the JIT's trace); the
+-- length a value needs when it is longer than `cap`, else nil.
+local function param_filler(vars, names)
+  local src = { "local vars, put_param = ...\nreturn function(params, cap)\nlocal long\n" }
+  for k, name in ipairs(names) do
+    src[#src + 1] = string.format("long = put_param(params[%d], vars[%q], cap) if long then return long end\n", k, name)
+  end
+  src[#src + 1] = "return nil\nend\n"
+  return assert(load(table.concat(src), "=pgbench parameters"))(vars, put_param)
+end
+
 -- A step sending `cmd` with its variables as parameters of a statement
 -- prepared on this connection at its first run, and the function that
 -- prepares it (\startpipeline calls it ahead).
@@ -127,6 +159,7 @@ local function prepared_sql(st, cmd)
     for k = 1, n do params[k] = stmt:bind_create(VARCHAR, cap) end
     if n > 0 then stmt:bind_param(unpack(params)) end
   end
+  local fill = param_filler(vars, names)
   local wants_rows = cmd.gset or cmd.aset
   -- (prepared again on a new connection: --connect-per-transaction)
   local function prepare()
@@ -138,25 +171,10 @@ local function prepared_sql(st, cmd)
   return function()
     if wants_rows then check_pipeline(st, cmd) end
     prepare()
-    for k = 1, n do
-      local v = vars[names[k]]
-      if v == nil then
-        params[k]:set(nil)
-      elseif type(v) == "cdata" then
-        -- An integer straight into the parameter's buffer (cap >= 64):
-        -- no Lua string, and no tostring() of a cdata, which the JIT
-        -- cannot compile.
-        local b = params[k].b
-        b.is_null = 0
-        b.len = C.lb_pg_format_int(v, b.buf, b.cap)
-      else
-        local s = text_of(v)
-        if #s > cap then
-          bind(#s)
-          return nil, "again"
-        end
-        params[k]:set(s)
-      end
+    local long = fill(params, cap)
+    if long then
+      bind(long)
+      return nil, "again"
     end
     local rs = stmt:execute()
     if wants_rows then collect(st, cmd, rs, nil) end

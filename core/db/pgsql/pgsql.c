@@ -186,6 +186,16 @@ static int grow_row(pg_result *pr, int nf)
     return 0;
 }
 
+/* The row count of a command tag ("" when it has none): digits only, so
+ * no strtoull() with its locale and sign handling on every statement. */
+static uint64_t digits_value(const char *s)
+{
+    uint64_t v = 0;
+    for (; *s >= '0' && *s <= '9'; s++)
+        v = v * 10 + (uint64_t)(*s - '0');
+    return v;
+}
+
 int lb__db_pg_result_out(PGconn *pg, PGresult *r, pg_result *pr, lb__db_rs *out, uint64_t *affected,
                          lb_db_error *err)
 {
@@ -212,7 +222,7 @@ int lb__db_pg_result_out(PGconn *pg, PGresult *r, pg_result *pr, lb__db_rs *out,
         return 0;
     case PGRES_COMMAND_OK:
     case PGRES_EMPTY_QUERY:
-        *affected = strtoull(PQcmdTuples(r), NULL, 10);
+        *affected = digits_value(PQcmdTuples(r));
         PQclear(r);
         return 0;
     default:
