@@ -393,10 +393,17 @@ end
 -- that is not retried) aborts alone, as in pgbench: its line on stderr
 -- now, the failed transaction left out of every count, and its event
 -- loop left (event() returning true); the others go on, and the run's
--- status says it was aborted (done()).  Any other error goes on up.
+-- status says it was aborted (done()).  A script that ended inside a
+-- transaction block (err.counted) ran to its end: pgbench counts and logs
+-- that transaction, then aborts.  Any other error goes on up.
 local function client_aborted(err)
   if type(err) ~= "table" or not err.pgbench_abort then error(err, 0) end
-  C.lb_worker_ev_skip(W)
+  if not err.counted then
+    C.lb_worker_ev_skip(W)
+  elseif logw then
+    ntx = ntx + 1
+    txlog.txn(logw, client_no, ntx, pending - 1, t_sched, t_begin, C.lb_clock_ns(), tries)
+  end
   io.stderr:write((opt.pgbench_compat and "pgbench: error: " or "lbench: ") .. err.lbench_message .. "\n")
   lbench.counter.add(ABORTED)
   pending = nil

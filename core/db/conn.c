@@ -288,6 +288,13 @@ const char *lb_db_server_version(lb_db_conn *c)
     return v ? v : "";
 }
 
+int lb_db_in_transaction(lb_db_conn *c)
+{
+    if (!c || !c->drv)
+        return -1;
+    return c->ops->in_transaction ? c->ops->in_transaction(c->drv) : -1;
+}
+
 uint64_t lb_db_affected_rows(lb_db_conn *c)
 {
     if (!c || !c->drv || !c->ops->affected_rows)

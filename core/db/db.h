@@ -276,6 +276,11 @@ const char *lb_db_driver_name(lb_db_conn *c);
 /* Server version string ("10.11.19-MariaDB-..."); "" when not connected. */
 const char *lb_db_server_version(lb_db_conn *c);
 
+/* Is the connection inside a transaction block the client opened (1), or
+ * idle (0)?  -1: the driver cannot tell, or the connection is gone.
+ * (pgbench aborts a client whose script ends inside one.) */
+int lb_db_in_transaction(lb_db_conn *c);
+
 /* Rows affected and AUTO_INCREMENT id of the last query or execute on the
  * connection (client library semantics; 0 when unknown). */
 uint64_t lb_db_affected_rows(lb_db_conn *c);
@@ -591,6 +596,10 @@ struct lb_db_driver_ops {
      * an executed statement's (h as for stmt_fetch); NULL when unknown. */
     const char *(*field_name)(void *h, int i);
     const char *(*stmt_field_name)(void *h, int i);
+
+    /* Transaction state, optional (lb_db_in_transaction): 1 inside a
+     * block (failed or not), 0 idle, -1 unknown. */
+    int  (*in_transaction)(void *dc);
 };
 
 /* Fill an error record (message truncated to fit; sqlstate NULL = "HY000"). */

@@ -333,10 +333,16 @@ local function compound_step(st, cmd, mode)
   end
 end
 
-local function check_pipeline_closed(st)
+-- The end of a script: its pipeline ended and its transaction block
+-- closed, or the client aborts (as pgbench's does).
+local function check_script_end(st)
   if st.pipeline then
     error({ pgbench_abort = true, lbench_message = string.format(
       "client %d aborted: end of script reached with pipeline open", st.client_id) }, 0)
+  end
+  if st.con:in_transaction() then
+    error({ pgbench_abort = true, counted = true, lbench_message = string.format(
+      "client %d aborted: end of script reached without completing the last transaction", st.client_id) }, 0)
   end
 end
 
@@ -354,7 +360,7 @@ local function run_loop(st, steps, hs, i)
     elseif hs then hs[i]:record(C.lb_clock_ns() - t0) end
     i = to or i + 1
   end
-  check_pipeline_closed(st)
+  check_script_end(st)
 end
 
 -- The same steps as one straight line of calls, generated once per
@@ -365,13 +371,13 @@ end
 -- The first step that names where to go next (a branch, a rebind) hands
 -- over to the loop.
 local function straight_runner(st, steps)
-  local src = { "local st, steps, run_loop, check_pipeline_closed = ...\nreturn function()\n" }
+  local src = { "local st, steps, run_loop, check_script_end = ...\nreturn function()\n" }
   for k = 1, #steps do
     src[#src + 1] = string.format("do st.command = %d local to, again = steps[%d]() "
       .. "if to or again then return run_loop(st, steps, nil, again and %d or to) end end\n", k, k, k)
   end
-  src[#src + 1] = "check_pipeline_closed(st)\nend\n"
-  return assert(load(table.concat(src), "=pgbench steps"))(st, steps, run_loop, check_pipeline_closed)
+  src[#src + 1] = "check_script_end(st)\nend\n"
+  return assert(load(table.concat(src), "=pgbench steps"))(st, steps, run_loop, check_script_end)
 end
 
 function M.compile(cmds, st, mode)

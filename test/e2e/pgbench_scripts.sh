@@ -168,6 +168,21 @@ where() { grep -o 'client [0-9]* aborted in command [0-9]* ([a-z]*) of script [0
 [ -n "$(where "$T/pg_abort.err")" ] && [ "$(where "$T/pg_abort.err")" = "$(where "$T/abort_one_threads.err")" ] \
   && pass abort_one_as_pgbench || fail abort_one_as_pgbench "pgbench: $(where "$T/pg_abort.err"); lbench: $(where "$T/abort_one_threads.err")"
 
+# A script that ends inside a transaction block: each client runs it once,
+# that transaction counted, then aborts (as pgbench, whose figures must match).
+printf 'BEGIN;\nSELECT 1;\n' >"$T/open_tx.sql"
+"${PGB[@]}" -f "$T/open_tx.sql" -c 2 -j 2 -t 3 >"$T/pg_open_tx.out" 2>"$T/pg_open_tx.err"
+pg_rc=$?
+aborted open_tx "^lbench: client [01] aborted: end of script reached without completing the last transaction$" \
+  $B --file="$T/open_tx.sql" --threads=2 --events=6 --result-file="$T/open_tx.json" run
+json_assert open_tx_counted "$T/open_tx.json" 'r.pgbench.aborted_clients == 2 and r.totals.events == 2'
+[ "$pg_rc" = 2 ] && grep -q 'actually processed: 2/6' "$T/pg_open_tx.out" \
+  && [ "$(grep -c 'end of script reached without completing the last transaction' "$T/pg_open_tx.err")" = 2 ] \
+  && pass open_tx_as_pgbench || fail open_tx_as_pgbench "pgbench: exit $pg_rc, $(grep processed "$T/pg_open_tx.out")"
+# Closed, the same script runs to the end.
+printf 'BEGIN;\nSELECT 1;\nCOMMIT;\n' >"$T/closed_tx.sql"
+expect_ok closed_tx 'transactions: +6 ' $B --file="$T/closed_tx.sql" --threads=2 --events=6 run
+
 # ---- logs: pgbench's files, read by one parser -------------------------------------------
 # logcheck KIND FILE...: what a parser of pgbench's logs reads (KIND txn:
 # 6 fields, lag: 7 with the schedule lag, sampled: 6 with gaps in the
@@ -264,3 +279,7 @@ for ps in auto disable extended; do
   [ "$rc" -eq 0 ] && pass "mysql_portable_${ps}_run" || fail "mysql_portable_${ps}_run" "exit $rc: $(grep -v '^debug' "$T/mysql_portable_$ps.err" | head -3)"
   same "mysql_portable_$ps" "$T/pg_portable.err" "$T/mysql_portable_$ps.err"
 done
+# MariaDB's server status says when a script left its transaction open.
+aborted mysql_open_tx "^lbench: client 0 aborted: end of script reached without completing the last transaction$" \
+  $LB pgbench $M --file="$T/open_tx.sql" --threads=1 --events=3 --vacuum=off run
+expect_ok mysql_closed_tx 'transactions: +3 ' $LB pgbench $M --file="$T/closed_tx.sql" --threads=1 --events=3 --vacuum=off run

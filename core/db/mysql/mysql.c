@@ -160,6 +160,12 @@ const char *lb__db_my_server_version(void *dc)
     return mysql_get_server_info(&((my_conn *)dc)->m);
 }
 
+/* The server's status flags of the last reply, statements' included. */
+static int my_in_transaction(void *dc)
+{
+    return (((my_conn *)dc)->m.server_status & SERVER_STATUS_IN_TRANS) != 0;
+}
+
 void lb__db_my_result_out(MYSQL_RES *r, lb__db_rs *out)
 {
     out->h = r;
@@ -236,6 +242,7 @@ const lb_db_driver_ops lb__db_mysql_ops = {
     .query_start = lb__db_my_query_start,
     .prepare_start = lb__db_my_prepare_start,
     .stmt_execute_start = lb__db_my_stmt_execute_start,
+    .in_transaction = my_in_transaction,
     .stmt_execute_blocking = lb__db_my_stmt_execute_blocking,
     .cont = lb__db_my_cont,
     .fd = lb__db_my_fd,

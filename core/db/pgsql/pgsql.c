@@ -146,6 +146,19 @@ static const char *pg_server_version(void *dc)
     return v ? v : "";
 }
 
+static int pg_in_transaction(void *dc)
+{
+    switch (PQtransactionStatus(((pg_conn *)dc)->pg)) {
+    case PQTRANS_IDLE:
+        return 0;
+    case PQTRANS_INTRANS:
+    case PQTRANS_INERROR:
+        return 1;
+    default:   /* a command in flight, or the connection gone */
+        return -1;
+    }
+}
+
 static long pg_escape(void *dc, char *to, const char *from, size_t len)
 {
     int error = 0;
@@ -414,6 +427,7 @@ const lb_db_driver_ops lb__db_pgsql_ops = {
     .disconnect = pg_disconnect,
     .abort = pg_abort,
     .server_version = pg_server_version,
+    .in_transaction = pg_in_transaction,
     .query_start = lb__db_pg_query_start,
     .next_result_start = lb__db_pg_next_result_start,
     .fetch = pg_fetch,

@@ -400,6 +400,12 @@ local function build_connections(E, finish, reconnect, wrap_rs, conn_result)
   function Con:insert_id() return tonumber(C.lb_db_insert_id(self.c)) end
   function Con:affected_rows() return tonumber(C.lb_db_affected_rows(self.c)) end
   function Con:server_version() return ffi.string(C.lb_db_server_version(self.c)) end
+  -- true inside a transaction block, false idle, nil when the driver cannot tell
+  function Con:in_transaction()
+    local r = C.lb_db_in_transaction(self.c)
+    if r < 0 then return nil end
+    return r == 1
+  end
   return Con, connect, raise
 end
 
