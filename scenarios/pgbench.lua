@@ -126,6 +126,9 @@ lbench.cmdline.options = {
     .. "(pgbench --failures-detailed)", false },
   verbose_errors = { "a line on stderr for each serialization failure or deadlock, and whether the "
     .. "transaction is tried again (pgbench --verbose-errors)", false },
+  pgbench_debug = { "a trace of each client on stderr, as pgbench -d/--debug prints it: the scripts it executes, "
+    .. "the statements it prepares and sends, the results it waits for, its meta-commands (runs every script "
+    .. "through the script language)", false },
   pgbench_per_client = { "the transactions per client of pgbench -t, for its report under the name pgbench "
     .. "(--events holds their total)", 0, min = 0 },
 }
@@ -133,6 +136,19 @@ lbench.cmdline.options = {
 local opt = lbench.opt
 
 local function connect() return lbench.sql.driver():connect() end
+
+-- pgbench -d's first line: where it connects (from the conninfo the
+-- pgbench command line became, else the environment and libpq's
+-- defaults), the clients, and the transactions or the duration.
+local function debug_header()
+  local ci = {}
+  for k, v in tostring(opt.pgsql_conninfo or ""):gmatch("(%w+)='((\\?.-))'") do ci[k] = v:gsub("\\(.)", "%1") end
+  local n = (opt.connections or 0) > 0 and opt.connections or opt.threads
+  io.stderr:write(string.format("pgbench: pghost: %s pgport: %s nclients: %d %s: %d dbName: %s\n",
+    ci.host or os.getenv("PGHOST") or "/var/run/postgresql", ci.port or os.getenv("PGPORT") or "5432", n,
+    opt.time > 0 and "duration" or "nxacts", opt.time > 0 and opt.time or opt.pgbench_per_client,
+    ci.dbname or os.getenv("PGDATABASE") or os.getenv("PGUSER") or ci.user or ""))
+end
 
 -- ---- prepare -----------------------------------------------------------------
 local load = require("pgbench.load")
@@ -259,7 +275,7 @@ local function script_list()
   local files = #custom.files(argv, opt)
   -- (a transaction that may end failed runs in the script language, which
   -- knows the command that failed)
-  scripted = files > 0 or opt.report_per_command or opt.connect_per_transaction or max_tries() > 0
+  scripted = files > 0 or opt.report_per_command or opt.connect_per_transaction or max_tries() > 0 or opt.pgbench_debug
   commit = schema.pg(opt) and "END" or "COMMIT"
   if scripted then
     return custom.load(opt, argv, commit, (opt.builtin == "" and files == 0) and "tpcb-like" or opt.builtin)
@@ -329,6 +345,7 @@ function init()
       opt.pgbench_compat and "pgbench: warning" or "note", scale))
   end
   if opt.pgbench_compat then print(compat.VERSION_LINE) end
+  if opt.pgbench_debug and opt.pgbench_compat then debug_header() end
   -- (pgbench's words: on stderr under its name, in lbench's text report otherwise)
   local say = opt.pgbench_compat and function(s) io.stderr:write(s, "\n") end
     or opt.output == "text" and print or function() end
@@ -369,7 +386,8 @@ function thread_init()
   if scripted then
     runner = custom.client(con, { list = list, total = total, seed = opt.random_seed, nclients = n,
       id = lbench.vu or lbench.tid, scale = scale, defines = custom.defines(argv, opt),
-      mode = QUERY_MODE[opt.db_ps_mode], cmd_hists = cmd_hists })
+      mode = QUERY_MODE[opt.db_ps_mode], cmd_hists = cmd_hists,
+      debug = opt.pgbench_debug and (opt.pgbench_compat and "pgbench: " or "lbench: debug: ") })
     -- -C: this connection served the scale alone; each transaction opens its own.
     if opt.connect_per_transaction then
       con:disconnect()

@@ -194,6 +194,7 @@ local function text_sql(st, cmd)
   end
   return function()
     local sql = has_vars and template:gsub("%z([^%z]*)%z", subst) or cmd.sql
+    if st.debug then io.stderr:write(string.format("%sclient %d sending %s\n", st.debug, st.client_id, sql)) end
     local con = st.con
     local rs = con:query(sql)
     if wants_rows then
@@ -335,6 +336,39 @@ end
 
 -- The end of a script: its pipeline ended and its transaction block
 -- closed, or the client aborts (as pgbench's does).
+-- pgbench -d's trace around the compiled steps of `cmds`: what a client
+-- sends (simple mode: the text, its variables replaced, printed by the
+-- step itself; extended: the text with $n; prepared: the statement's
+-- name, P_n in the order pgbench numbers them, and "preparing" the first
+-- time), "receiving" when it has the result, and its meta-commands.
+local function trace_steps(st, cmds, steps, mode)
+  local function say(fmt, ...)
+    io.stderr:write(string.format("%sclient %d " .. fmt .. "\n", st.debug, st.client_id, ...))
+  end
+  for i, cmd in ipairs(cmds) do
+    local step, shown = steps[i], nil
+    if cmd.kind ~= "sql" then
+      local words = "\\" .. table.concat(cmd.words, " ")
+      steps[i] = function() say("executing %s", words) return step() end
+    else
+      if mode == "prepared" then
+        shown = "P_" .. st.prepnum
+        st.prepnum = st.prepnum + 1
+      elseif mode ~= "simple" then
+        shown = select(2, script.variables(cmd.sql, function(k) return "$" .. k end))
+      end
+      local prepared = mode ~= "prepared"
+      steps[i] = function()
+        if not prepared then say("preparing %s", shown) prepared = true end
+        if shown then say("sending %s", shown) end
+        local to, again = step()
+        say("receiving")
+        return to, again
+      end
+    end
+  end
+end
+
 local function check_script_end(st)
   if st.pipeline then
     error({ pgbench_abort = true, lbench_message = string.format(
@@ -428,6 +462,7 @@ function M.compile(cmds, st, mode)
       steps[i] = setshell_step(st, cmd)
     end
   end
+  if st.debug then trace_steps(st, cmds, steps, mode) end
   steps.straight = straight_runner(st, steps)
   return steps
 end

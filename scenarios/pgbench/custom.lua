@@ -151,7 +151,8 @@ end
 
 -- A client: its variables, random states and compiled scripts.
 -- `info` = { list, total, seed (text), nclients, id, scale, defines, mode (simple, extended or prepared),
--- cmd_hists (per-command histograms, pgbench/stats.lua, or nil) }.
+-- cmd_hists (per-command histograms, pgbench/stats.lua, or nil), debug (the
+-- prefix of pgbench -d's trace lines, or nil) }.
 function M.client(con, info)
   local seeds = ffi.new("lb_pg_seeds")
   local vars, defined = {}, {}
@@ -168,7 +169,7 @@ function M.client(con, info)
   builtin_var("default_seed", seeds.default_seed)
   builtin_var("random_seed", ffi.cast("int64_t", seed[0]))
   local st = { vars = vars, rs = seeds.func, client_id = info.id, con = con, script = 0, command = 0,
-    cmd_hists = info.cmd_hists }
+    cmd_hists = info.cmd_hists, debug = info.debug, prepnum = 0 }
   local steps, cum = {}, {}
   local acc = 0
   for i, e in ipairs(info.list) do
@@ -191,6 +192,9 @@ function M.client(con, info)
   function R.exec(i, retry)
     if retry then ffi.copy(seeds.func, saved, ffi.sizeof(saved)) else ffi.copy(saved, seeds.func, ffi.sizeof(saved)) end
     local e = info.list[i]
+    if st.debug then
+      io.stderr:write(string.format("%sclient %d executing script \"%s\"\n", st.debug, st.client_id, e.builtin.desc))
+    end
     client.run(st, steps[i], i - 1, e.cmds, e.source)
   end
   return R

@@ -181,6 +181,11 @@ local function meta_command(text, i, source)
   -- pgbench keeps a command's words in a fixed array of 256
   if #ws > 256 then err(source, line, "too many arguments in command \"%s\"", name) end
   local cmd = { kind = lname, line = line, first_line = first_line }
+  -- What pgbench -d prints of it: its words, but for \set the variable
+  -- alone and for \if and \elif none (not their expressions).
+  local shown = lname == "set" and 2 or (lname == "if" or lname == "elif") and 1 or #ws
+  cmd.words = {}
+  for k = 1, math.min(shown, #ws) do cmd.words[k] = ws[k].w end
   local function expression(after)
     local etext = body:sub(after)
     local tree, msg, col = expr.parse(etext)

@@ -338,3 +338,23 @@ for _ in 1 2 3 4 5 6 7 8 9 10; do [ "$(vacs)" -gt "$v0" ] && break; sleep 0.5; d
 [ "$rc" = 0 ] && [ "$(vacs)" -gt "$v0" ] && pass vacuum_all || fail vacuum_all "exit $rc, vacuum_count $v0 -> $(vacs)"
 grep -qE '^pgbench: warning: scale option ignored, using count from pgbench_branches table \([0-9]+\)$' "$T/vacuum_all.err" &&
   pass scale_ignored_warning || fail scale_ignored_warning "$(head -3 "$T/vacuum_all.err")"
+
+# ---- -d/--debug: pgbench's trace, line for line with one client -------------------
+# (the random values are not in it; \set shows its variable alone; pgbench
+# says "receiving" again each time it wakes up for the same result, so
+# repeated lines count once)
+for mode in prepared extended simple; do
+  "$REAL" "${C[@]}" -n -t 3 -M $mode -f contrib/pgscript/tpcb-like.sql -d sbtest >/dev/null 2>"$T/debug_$mode.pge"
+  run "debug_$mode" "$PGB" "${C[@]}" -n -t 3 -M $mode -f contrib/pgscript/tpcb-like.sql -d sbtest
+  # simple mode sends the values themselves: compare without them
+  tr_vals() { grep '^pgbench: client' "$1" | sed -E 's/-?[0-9]+/N/g' | uniq; }
+  if [ "$rc" = 0 ] && [ "$(grep -c 'client 0 sending' "$T/debug_$mode.err")" = 21 ] &&
+     diff <(tr_vals "$T/debug_$mode.pge") <(tr_vals "$T/debug_$mode.err") >"$T/debug_$mode.diff"; then
+    pass "debug_$mode"
+  else fail "debug_$mode" "exit $rc: $(head -6 "$T/debug_$mode.diff" | tr '\n' '|')"; fi
+done
+grep -qE "^pgbench: pghost: 127\.0\.0\.1 pgport: $LB_PG_PORT nclients: 1 nxacts: 3 dbName: sbtest$" "$T/debug_simple.err" \
+  && pass debug_header || fail debug_header "$(grep -m1 pghost "$T/debug_simple.err")"
+# Without -d, none of it.
+run no_debug "$PGB" "${C[@]}" -n -t 3 -f contrib/pgscript/tpcb-like.sql sbtest
+[ "$rc" = 0 ] && ! grep -q 'client 0 sending' "$T/no_debug.err" && pass no_debug || fail no_debug "exit $rc"

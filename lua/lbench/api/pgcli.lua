@@ -325,6 +325,7 @@ local function run_args(c, a)
   if o["max-tries"] then a[#a + 1] = "--max-tries=" .. o["max-tries"] end
   if o["failures-detailed"] then a[#a + 1] = "--failures-detailed=on" end
   if o["verbose-errors"] then a[#a + 1] = "--verbose-errors=on" end
+  if o.d then a[#a + 1] = "--pgbench-debug=on" end
   if o.n then a[#a + 1] = "--vacuum=off" end
   if o.v then a[#a + 1] = "--vacuum-all=on" end
   if o["progress-timestamp"] then a[#a + 1] = "--progress-timestamp=on" end
@@ -394,7 +395,7 @@ local HELP = {
   "  --show-script=NAME       print the built-in script NAME, then exit",
   "",
   "Common options:",
-  "  -d, --debug              accepted, no effect",
+  "  -d, --debug              print debugging output (each client's scripts, statements and meta-commands)",
   "  -h, --host=HOSTNAME      server host or socket directory",
   "  -p, --port=PORT          server port",
   "  -U, --username=USERNAME  user name",
