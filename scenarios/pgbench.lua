@@ -387,7 +387,8 @@ function thread_init()
     runner = custom.client(con, { list = list, total = total, seed = opt.random_seed, nclients = n,
       id = lbench.vu or lbench.tid, scale = scale, defines = custom.defines(argv, opt),
       mode = QUERY_MODE[opt.db_ps_mode], cmd_hists = cmd_hists,
-      debug = opt.pgbench_debug and (opt.pgbench_compat and "pgbench: " or "lbench: debug: ") })
+      debug = opt.pgbench_debug and (opt.pgbench_compat and "pgbench: " or "lbench: debug: "),
+      compat = opt.pgbench_compat })
     -- -C: this connection served the scale alone; each transaction opens its own.
     if opt.connect_per_transaction then
       con:disconnect()
@@ -483,7 +484,7 @@ end
 local function verbose_error(err, limit, again)
   local st = runner.st
   local who = string.format("%sclient %d", opt.pgbench_compat and "pgbench: " or "lbench: ", st.client_id)
-  local msg = tostring(err.sql_errmsg or err.lbench_message or ""):gsub("%s+$", "")
+  local msg = tostring(err.sql_report or err.sql_errmsg or err.lbench_message or ""):gsub("%s+$", "")
   if not msg:match("^ERROR:") then msg = "ERROR:  " .. msg end
   local try = limit > 0 and string.format("%d/%d", tries, limit) or tostring(tries)
   io.stderr:write(string.format("%s got an error in command %d (SQL) of script %d; %s\n", who, st.command - 1,

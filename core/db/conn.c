@@ -271,7 +271,7 @@ const lb_handle_ops lb_db_conn_handle = { handle_abort, handle_close, handle_wai
 
 const lb_db_error *lb_db_conn_error(lb_db_conn *c)
 {
-    static const lb_db_error none = { LB_DB_E_INVALID, "HY000", "no connection", "" };
+    static const lb_db_error none = { LB_DB_E_INVALID, "HY000", "no connection", "", "" };
     return c ? &c->err : &none;
 }
 

@@ -120,6 +120,10 @@ typedef struct lb_db_error {
     char sqlstate[6];
     char message[512];
     char query[256];
+    /* The server's whole report as its client library words it
+     * (PostgreSQL: "ERROR:  msg", then its DETAIL, HINT, CONTEXT and LINE
+     * lines); "" where the library has none. */
+    char report[768];
 } lb_db_error;
 
 /* True (1) when `code` means the connection is unusable and only a

@@ -16,6 +16,7 @@ void lb__db_error_set(lb_db_error *err, int code, const char *sqlstate, const ch
     snprintf(err->sqlstate, sizeof err->sqlstate, "%s", sqlstate && *sqlstate ? sqlstate : "HY000");
     snprintf(err->message, sizeof err->message, "%s", msg ? msg : "");
     err->query[0] = '\0';
+    err->report[0] = '\0';
 }
 
 /* SQLSTATE characters are digits and upper-case letters: base 36. */

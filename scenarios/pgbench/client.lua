@@ -486,6 +486,15 @@ function M.run(st, steps, index, cmds, source)
       and err.errcode ~= lbench.error.RESTART_EVENT then
     err.pgbench_abort = true
     local cmd = cmds[st.command]
+    if st.compat then
+      -- pgbench's words, with the server's whole report as libpq gives it
+      -- (a COPY FROM STDIN, which lbench ends at once: pgbench's refusal)
+      err.lbench_message = tostring(err.sql_errmsg):find("COPY FROM STDIN is not supported", 1, true)
+        and "COPY is not supported in pgbench, aborting"
+        or string.format("client %d script %d aborted in command %d query 0: %s", st.client_id, st.script,
+          st.command - 1, err.sql_report or ("ERROR:  " .. err.sql_errmsg))
+      error(err, 0)
+    end
     -- (a pipeline's statements fail at its \endpipeline)
     err.lbench_message = string.format("client %d aborted in command %d (%s) of script %d (%s:%d); %s",
       st.client_id, st.command - 1, cmd.kind == "sql" and "SQL" or cmd.kind, st.script, st.source, cmd.line,

@@ -90,11 +90,21 @@ end
 -- in pgbench's order (the command line's) and their total
 -- weight; a script that does not parse fails here, in one line.
 -- `builtin`: the --builtin value to use (default opt.builtin).
+-- Under the name pgbench, a syntax error at a column in pgbench's three
+-- lines: where and what, the command, a caret under the place (raised as
+-- it is: util.fail() would make them one line).
+local function pgbench_syntax_error(why)
+  local head, col, line = why:match('^(.-:%d+: syntax error in command "[^"]*"): .- at column (%d+): (.*)$')
+  if not head then return why end
+  return string.format("%s\n%s\n%s^ error found here", head, line, string.rep(" ", tonumber(col) - 1))
+end
+
 function M.load(opt, argv, commit, builtin)
   builtin = builtin or opt.builtin
   local list, total, names = {}, 0, {}
   local function add(name, desc, weight, text, source)
     local cmds, why = script.parse(text, source)
+    if not cmds and opt.pgbench_compat then error({ lbench_message = pgbench_syntax_error(why) }, 0) end
     if not cmds then util.fail("%s", why) end
     for _, c in ipairs(cmds) do
       if c.kind == "set" and not c.name:match("^[%a_\128-\255][%w_\128-\255]*$") then
@@ -152,7 +162,8 @@ end
 -- A client: its variables, random states and compiled scripts.
 -- `info` = { list, total, seed (text), nclients, id, scale, defines, mode (simple, extended or prepared),
 -- cmd_hists (per-command histograms, pgbench/stats.lua, or nil), debug (the
--- prefix of pgbench -d's trace lines, or nil) }.
+-- prefix of pgbench -d's trace lines, or nil), compat (run as pgbench: its
+-- words for a server's error) }.
 function M.client(con, info)
   local seeds = ffi.new("lb_pg_seeds")
   local vars, defined = {}, {}
@@ -169,7 +180,7 @@ function M.client(con, info)
   builtin_var("default_seed", seeds.default_seed)
   builtin_var("random_seed", ffi.cast("int64_t", seed[0]))
   local st = { vars = vars, rs = seeds.func, client_id = info.id, con = con, script = 0, command = 0,
-    cmd_hists = info.cmd_hists, debug = info.debug, prepnum = 0 }
+    cmd_hists = info.cmd_hists, debug = info.debug, prepnum = 0, compat = info.compat }
   local steps, cum = {}, {}
   local acc = 0
   for i, e in ipairs(info.list) do

@@ -358,3 +358,31 @@ grep -qE "^pgbench: pghost: 127\.0\.0\.1 pgport: $LB_PG_PORT nclients: 1 nxacts:
 # Without -d, none of it.
 run no_debug "$PGB" "${C[@]}" -n -t 3 -f contrib/pgscript/tpcb-like.sql sbtest
 [ "$rc" = 0 ] && ! grep -q 'client 0 sending' "$T/no_debug.err" && pass no_debug || fail no_debug "exit $rc"
+
+# ---- a server's error in pgbench's words: libpq's whole report ------------------------
+# errsame NAME SCRIPT_TEXT [ARGS...]: the same exit status and the same error lines.
+errsame() {
+  local name=$1 text=$2; shift 2
+  printf '%b' "$text" >"$T/$name.sql"
+  "$REAL" "${C[@]}" -n -t 1 "$@" -f "$T/$name.sql" sbtest >/dev/null 2>"$T/$name.pge"; local rc_pg=$?
+  run "$name" "$PGB" "${C[@]}" -n -t 1 "$@" -f "$T/$name.sql" sbtest
+  if [ "$rc" = "$rc_pg" ] && [ -s "$T/$name.err" ] && diff <(grep -v '^pgbench: error: Run was aborted' "$T/$name.pge") \
+       <(grep -v '^pgbench: error: Run was aborted' "$T/$name.err") >"$T/$name.diff"; then pass "$name"
+  else fail "$name" "exit $rc (pgbench $rc_pg): $(head -6 "$T/$name.diff" | tr '\n' '|')"; fi
+}
+errsame sqlerr_extended 'select 1;\nselect 1 / 0;\n' -M extended
+errsame sqlerr_prepared 'select 1;\nselect 1 / 0;\n' -M prepared
+errsame sqlerr_detail 'do $$ begin raise exception $q$no %$q$, 1 using detail = $q$why$q$, hint = $q$how$q$; end $$;\n' -M simple
+errsame copy_in_script 'copy pgbench_branches from stdin;\n'
+# A connection that fails: libpq's line, as pgbench prints it.
+run no_database "$PGB" "${C[@]}" -n -t 1 no-such-database
+[ "$rc" = 1 ] && grep -qx "pgbench: error: connection to server at \"127.0.0.1\", port $LB_PG_PORT failed: FATAL:  database \"no-such-database\" does not exist" "$T/no_database.err" \
+  && pass no_database || fail no_database "exit $rc: $(head -2 "$T/no_database.err")"
+# A script's syntax error: pgbench's three lines (where, the line, a caret).
+for e in '\\set i 1 +' '\\set i (1 +' '\\set x 1 * * 2'; do
+  n=syntax_$((${n_syn:-0} + 1)); n_syn=${n#syntax_}
+  printf '%b\n' "$e" >"$T/$n.sql"
+  "$REAL" -n -t 1 -f "$T/$n.sql" >/dev/null 2>"$T/$n.pge"; rc_pg=$?
+  run "$n" "$PGB" -n -t 1 -f "$T/$n.sql"
+  [ "$rc" = "$rc_pg" ] && cmp -s "$T/$n.pge" "$T/$n.err" && pass "$n" || fail "$n" "exit $rc (pgbench $rc_pg): $(diff "$T/$n.pge" "$T/$n.err" | tr '\n' '|')"
+done

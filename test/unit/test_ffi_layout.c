@@ -90,6 +90,7 @@ int main(void)
     SIZE(lb_db_error);
     OFF(lb_db_error, message);
     OFF(lb_db_error, query);
+    OFF(lb_db_error, report);
     SIZE(lb_db_conn_opts);
     OFF(lb_db_conn_opts, port);
     OFF(lb_db_conn_opts, bulk_max);

@@ -44,6 +44,15 @@ void lb__db_pg_error(lb_db_error *err, PGconn *pg, const PGresult *r)
     char line[sizeof err->message];
     first_line(line, sizeof line, msg && *msg ? msg : "unknown error");
     lb__db_error_set(err, lb_db_sqlstate_code(state), state, line);
+    /* libpq's whole text of a server's error (pgbench prints it so),
+     * without its last newline */
+    const char *report = r ? PQresultErrorMessage(r) : NULL;
+    if (report && *report) {
+        snprintf(err->report, sizeof err->report, "%s", report);
+        size_t n = strlen(err->report);
+        while (n > 0 && err->report[n - 1] == '\n')
+            err->report[--n] = '\0';
+    }
 }
 
 /* ---- connection set-up ------------------------------------------------- */

@@ -180,6 +180,8 @@ int lb__db_pg_connect_start(const lb_db_conn_opts *o, void **dc, lb_db_error *er
 static void connect_error(pg_conn *pc, lb_db_error *err)
 {
     lb__db_pg_error(err, pc->pg, NULL);
+    /* libpq's words whole, for pgbench's (one line: they end with a newline) */
+    snprintf(err->report, sizeof err->report, "%s", err->message);
     /* 'connection to server at "h", port p failed: FATAL:  why': the
      * caller names the server; keep the why. */
     char *m = err->message;

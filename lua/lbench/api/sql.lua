@@ -229,6 +229,8 @@ local function build_connect(E, finish, Con)
       lb.sleep(10 * 2 ^ (attempt - 1) * (0.5 + (rand ~= nil and C.lb_rand_double(rand) or math.random())))
     end
     if c == nil then
+      -- As pgbench: libpq's own words ("connection to server at ... failed: ...").
+      if ctx.opt and ctx.opt.pgbench_compat and err.report[0] ~= 0 then util.fail("%s", ffi.string(err.report)) end
       local where = o.conninfo ~= nil and "the --pgsql-conninfo server" or o.socket ~= nil and ffi.string(o.socket)
         or (ffi.string(o.host) .. ":" .. o.port)
       util.fail("cannot connect to %s as '%s' (%s): error %s: %s%s", driver_name == "null" and driver_name or where,
@@ -331,7 +333,7 @@ local function build_connections(E, finish, reconnect, wrap_rs, conn_result)
     local e = C.lb_db_conn_error(con.c)
     local err = setmetatable({ sql_errno = e.code, sql_state = ffi.string(e.sqlstate),
       sql_errmsg = ffi.string(e.message), query = query and query:sub(1, 512) or ffi.string(e.query),
-      connection = con }, sql_error_mt)
+      sql_report = e.report[0] ~= 0 and ffi.string(e.report) or nil, connection = con }, sql_error_mt)
     -- Kept for callers that catch a fatal error (raised as a string) and
     -- explain it: a stock scenario turns 1146 into "run prepare".
     con.last_error = err
@@ -346,7 +348,8 @@ local function build_connections(E, finish, reconnect, wrap_rs, conn_result)
     -- A fatal server error is the server's answer, not a script bug: one
     -- line, with the script's file:line, and no traceback.
     error(setmetatable({ lbench_message = caller_position() .. tostring(err), sql_errno = err.sql_errno,
-      sql_state = err.sql_state, sql_errmsg = err.sql_errmsg, query = err.query }, fatal_mt), 0)
+      sql_state = err.sql_state, sql_errmsg = err.sql_errmsg, sql_report = err.sql_report, query = err.query },
+      fatal_mt), 0)
   end
 
   local connect = build_connect(E, finish, Con)
