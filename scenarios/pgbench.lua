@@ -142,12 +142,13 @@ local function connect() return lbench.sql.driver():connect() end
 -- defaults), the clients, and the transactions or the duration.
 local function debug_header()
   local ci = {}
-  for k, v in tostring(opt.pgsql_conninfo or ""):gmatch("(%w+)='((\\?.-))'") do ci[k] = v:gsub("\\(.)", "%1") end
+  -- (pgcli quotes every value: key='value', a quote inside escaped)
+  for k, v in tostring(opt.pgsql_conninfo or ""):gmatch("(%w+)='(.-)'") do ci[k] = v:gsub("\\(.)", "%1") end
   local n = (opt.connections or 0) > 0 and opt.connections or opt.threads
   io.stderr:write(string.format("pgbench: pghost: %s pgport: %s nclients: %d %s: %d dbName: %s\n",
     ci.host or os.getenv("PGHOST") or "/var/run/postgresql", ci.port or os.getenv("PGPORT") or "5432", n,
     opt.time > 0 and "duration" or "nxacts", opt.time > 0 and opt.time or opt.pgbench_per_client,
-    ci.dbname or os.getenv("PGDATABASE") or os.getenv("PGUSER") or ci.user or ""))
+    ci.dbname or os.getenv("PGDATABASE") or ci.user or os.getenv("PGUSER") or ""))
 end
 
 -- ---- prepare -----------------------------------------------------------------

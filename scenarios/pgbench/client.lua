@@ -334,8 +334,6 @@ local function compound_step(st, cmd, mode)
   end
 end
 
--- The end of a script: its pipeline ended and its transaction block
--- closed, or the client aborts (as pgbench's does).
 -- pgbench -d's trace around the compiled steps of `cmds`: what a client
 -- sends (simple mode: the text, its variables replaced, printed by the
 -- step itself; extended: the text with $n; prepared: the statement's
@@ -369,6 +367,9 @@ local function trace_steps(st, cmds, steps, mode)
   end
 end
 
+-- The end of a script: its pipeline ended and its transaction block
+-- closed, or the client aborts (as pgbench's does; a transaction left
+-- open is counted first, err.counted).
 local function check_script_end(st)
   if st.pipeline then
     error({ pgbench_abort = true, lbench_message = string.format(
