@@ -142,6 +142,19 @@ describe("lbench.report final text", function()
       "    tpmC: 1" })), report.final_text(v))
   end)
 
+  it("widens the per-type column to its longest name, so a script's path keeps the columns aligned", function()
+    local v = sql_view()
+    local name = "/home/someone/benchmarks/pgbench/select-only.sql"
+    v.types = { [name] = { events = 25000, restarts = 0, rollbacks = 0,
+                           latency_ms = { avg = 0.12, max = 28.54, pct_list = { { key = "95", ms = 0.15 } } } } }
+    v.type_order = { name }
+    local text = report.final_text(v)
+    local hdr = text:match("\n(    type [^\n]*)")
+    local row = text:match("\n(    /home[^\n]*)")
+    assert.are.equal(#hdr, #row)
+    assert.are.equal(hdr:find("events", 1, true) + #"events", row:find("25000", 1, true) + #"25000")
+  end)
+
   it("writes a fileio run's operations and throughput, its events per second, and an interruption", function()
     local v = { duration_s = 2, warmup_s = 0, status = "interrupted", stop_reason = "signal", type_order = {},
       totals = { events = 5000, events_per_sec = 2500 },

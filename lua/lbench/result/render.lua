@@ -183,7 +183,12 @@ end
 -- header and every type's row line up.
 local function types_section(out, r)
   line(out, "Per-type statistics:")
-  local hdr = string.format("    %-16s %10s %10s %10s %9s %9s", "type", "events", "restarts", "rollbacks", "avg ms", "max ms")
+  -- (the type column as wide as its longest name: a script's path can be long)
+  local w = 16
+  for _, name in ipairs(r.type_order) do w = math.max(w, #name) end
+  local name_col = "    %-" .. w .. "s"
+  local hdr = string.format(name_col .. " %10s %10s %10s %9s %9s", "type", "events", "restarts", "rollbacks", "avg ms",
+    "max ms")
   local pl = {}
   for _, p in ipairs(r.latency_ms.pct_list) do pl[#pl + 1] = string.format("%9s", p.key .. "%") end
   line(out, "%s %s", hdr, table.concat(pl, " "))
@@ -191,7 +196,7 @@ local function types_section(out, r)
     local ty = r.types[name]
     local vals = {}
     for _, p in ipairs(ty.latency_ms.pct_list) do vals[#vals + 1] = string.format("%9s", fmt_ms(p.ms)) end
-    line(out, "    %-16s %10d %10d %10d %9.2f %9.2f %s", name, ty.events, ty.restarts, ty.rollbacks,
+    line(out, name_col .. " %10d %10d %10d %9.2f %9.2f %s", name, ty.events, ty.restarts, ty.rollbacks,
       ty.latency_ms.avg, ty.latency_ms.max, table.concat(vals, " "))
   end
   line(out, "")
