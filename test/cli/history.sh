@@ -94,7 +94,8 @@ P=$T/par.db
 $LB history import "$T"/par/p[1-8].json --history="$P" >"$T/par1.out" 2>&1 & pid1=$!
 $LB history import "$T"/par/p9.json "$T"/par/p1[0-6].json --history="$P" >"$T/par2.out" 2>&1 & pid2=$!
 wait $pid1; rc1=$?; wait $pid2; rc2=$?
-check parallel_imports_succeed test "$rc1$rc2" = 00
+[ "$rc1$rc2" = 00 ] && pass parallel_imports_succeed ||
+  fail parallel_imports_succeed "exits $rc1$rc2: $(grep -v '^added' "$T/par1.out" "$T/par2.out" | head -4 | tr '\n' '|')"
 check parallel_imports_all_rows test "$(rows "$P")" = 16
 $LB "${NULLRUN[@]}" --time=0.5 --history="$P" run >/dev/null 2>&1 & pid1=$!
 $LB "${NULLRUN[@]}" --time=0.5 --threads=2 --history="$P" run >/dev/null 2>&1 & pid2=$!

@@ -17,6 +17,7 @@ local util = require("lbench.util")
 local result = require("lbench.result.document")
 local catalogue = require("lbench.result.catalogue")
 local sqlite = require("lbench.result.sqlite")
+local C = require("lbench.ffi").C
 
 local M = {}
 
@@ -221,7 +222,17 @@ function M.open(path, create)
   local db, e = sqlite.open(path, create, busy_ms())
   if not db then return nil, e end
   local self = setmetatable({ db = db, path = path }, Store)
-  local ok, err = self:setup(create)
+  -- Two processes creating the same new file: while one holds its write
+  -- lock for the schema, SQLite refuses the other's switch to WAL at once
+  -- ("database is locked"), without the busy handler (it would deadlock
+  -- waiting), so the setup is tried again for up to the busy timeout.
+  local ok, err
+  local deadline = C.lb_clock_ns() + busy_ms() * 1e6
+  repeat
+    ok, err = self:setup(create)
+    if ok or not tostring(err):find("database is locked", 1, true) then break end
+    C.lb_clock_sleep_ns(20e6)
+  until C.lb_clock_ns() > deadline
   if not ok then db:close() return nil, err end
   return self
 end
