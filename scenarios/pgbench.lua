@@ -135,7 +135,7 @@ lbench.cmdline.options = {
 
 local opt = lbench.opt
 
-local function connect() return lbench.sql.driver():connect() end
+local function connect() return schema.connect(opt) end
 
 -- pgbench -d's first line: where it connects (from the conninfo the
 -- pgbench command line became, else the environment and libpq's

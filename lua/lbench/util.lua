@@ -6,14 +6,25 @@ local M = {}
 -- catch it and pass it on as text).
 local FAIL_MT = { __tostring = function(e) return e.lbench_message end }
 
-function M.fail(fmt, ...)
+local function one_line(fmt, ...)
   local msg = select("#", ...) > 0 and string.format(fmt, ...) or fmt
   -- One line whatever the user typed: control characters in an echoed
   -- value (a newline inside an argument or a config line) are escaped, and
   -- an echoed value of megabytes is cut.
   msg = msg:gsub("%c", function(c) return string.format("\\x%02x", c:byte()) end)
   if #msg > 2000 then msg = msg:sub(1, 2000) .. "..." end
-  error(setmetatable({ lbench_message = msg }, FAIL_MT), 0)
+  return msg
+end
+
+function M.fail(fmt, ...)
+  error(setmetatable({ lbench_message = one_line(fmt, ...) }, FAIL_MT), 0)
+end
+
+-- M.fail carrying `fields` too, for a caller that catches the error and
+-- words it its own way (a server's own report, for pgbench's words).
+function M.fail_with(fields, fmt, ...)
+  fields.lbench_message = one_line(fmt, ...)
+  error(setmetatable(fields, FAIL_MT), 0)
 end
 
 function M.is_usage_error(e)

@@ -153,7 +153,7 @@ end
 -- each in its own transaction.  A stop rolls the unit in progress back
 -- (the caller then says what is left).
 function M.load_thread(opt, scale, tid, threads)
-  local con = lbench.sql.driver():connect()
+  local con = schema.connect(opt)
   local big = schema.big(scale)
   local copy = opt.load_method == "bulk" and con:can_load()
   local pg = schema.pg(opt)

@@ -22,6 +22,16 @@ M.SCALE_32BIT_THRESHOLD = 20000
 M.ACCOUNTS, M.TELLERS, M.BRANCHES = 100000, 10, 1
 
 function M.pg(opt) return opt.db_driver == "pgsql" end
+
+-- A connection of the run's driver.  Under the name pgbench a failure is
+-- libpq's own line, as pgbench prints it ("connection to server at ...
+-- failed: FATAL:  ..."), not lbench's.
+function M.connect(opt)
+  local ok, con = pcall(function() return lbench.sql.driver():connect() end)
+  if ok then return con end
+  if opt.pgbench_compat and type(con) == "table" and con.sql_report then util.fail("%s", con.sql_report) end
+  error(con, 0)
+end
 function M.big(scale) return scale >= M.SCALE_32BIT_THRESHOLD end
 
 -- name -> columns (pgbench's own lists; `%s` is aid's type) and the key

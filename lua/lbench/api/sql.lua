@@ -229,11 +229,11 @@ local function build_connect(E, finish, Con)
       lb.sleep(10 * 2 ^ (attempt - 1) * (0.5 + (rand ~= nil and C.lb_rand_double(rand) or math.random())))
     end
     if c == nil then
-      -- As pgbench: libpq's own words ("connection to server at ... failed: ...").
-      if ctx.opt and ctx.opt.pgbench_compat and err.report[0] ~= 0 then util.fail("%s", ffi.string(err.report)) end
       local where = o.conninfo ~= nil and "the --pgsql-conninfo server" or o.socket ~= nil and ffi.string(o.socket)
         or (ffi.string(o.host) .. ":" .. o.port)
-      util.fail("cannot connect to %s as '%s' (%s): error %s: %s%s", driver_name == "null" and driver_name or where,
+      -- (with the client library's own words, sql_report, for a caller that rewords it)
+      util.fail_with({ sql_report = err.report[0] ~= 0 and ffi.string(err.report) or nil },
+        "cannot connect to %s as '%s' (%s): error %s: %s%s", driver_name == "null" and driver_name or where,
         o.user ~= nil and ffi.string(o.user) or "", driver_name, code_text(err.code), ffi.string(err.message),
         too_many(err) and " (the server's connection limit: raise max_connections, or use fewer --connections)" or "")
     end
