@@ -175,25 +175,42 @@ double lb_rand_gaussian(lb_rand *r, double a, double b, int iter)
     return at(g, q);
 }
 
-double lb_rand_special(lb_rand *r, double a, double b, double pct, double res)
+/* sysbench 1.0's law (sb_rand_special), with t = b - a: one uniform u
+ * both chooses and places the draw.  u < 1 - res/100 gives sysbench's
+ * gaussian (a fresh mean of `iter` uniforms, scaled to t); otherwise the
+ * value is u * (d + 1) + (t - d) / 2 with d = t * pct / 100, a window of
+ * d + 1 values centred in the range, of which only the part u can still
+ * reach is hit.  The same arithmetic as sysbench, so the same rows are hot
+ * and a table is touched in the same places as by sysbench. */
+double lb_rand_special(lb_rand *r, double a, double b, double pct, double res, int iter)
 {
     range g = mkrange(a, b);
-    if (!(pct > 0.0) || !(res > 0.0))
-        return at(g, below(r, g.n));
+    if (iter < 1)
+        iter = LB_RAND_GAUSSIAN_ITER;
+    if (!(pct >= 0.0))
+        pct = 0.0;          /* NaN too */
     if (pct > 100.0)
         pct = 100.0;
+    if (!(res >= 0.0))
+        res = 0.0;
     if (res > 100.0)
         res = 100.0;
-    /* (double)n is exact up to 2^53 and the product stays below 2^54+1, so
-     * the conversion back is defined */
-    uint64_t hot = (uint64_t)((double)g.n * (pct / 100.0));
-    if (hot < 1)
-        hot = 1;
-    if (hot > g.n)
-        hot = g.n;
-    if (next_double(r) * 100.0 < res)
-        return at(g, below(r, hot));
-    return at(g, below(r, g.n));
+    double t = (double)(g.n - 1);
+    double u = next_double(r), off;
+    if (u < 1.0 - res / 100.0) {
+        double sum = 0.0;
+        for (int i = 0; i < iter; i++)
+            sum += next_double(r);
+        off = sum * t / iter;
+    } else {
+        double d = t * pct / 100.0;
+        off = u * (d + 1.0) + t / 2.0 - d / 2.0;
+    }
+    /* both forms stay below t + 1 in exact arithmetic; rounding of a huge
+     * t can reach it */
+    if (!(off < t))
+        return at(g, g.n - 1);
+    return at(g, (uint64_t)off);
 }
 
 double lb_rand_pareto(lb_rand *r, double a, double b, double h)
@@ -479,7 +496,7 @@ double lb_rand_dist_draw(lb_rand *r, const lb_rand_dist *d, double a, double b)
     case LB_RAND_DIST_GAUSSIAN:
         return lb_rand_gaussian(r, a, b, d->iter);
     case LB_RAND_DIST_SPECIAL:
-        return lb_rand_special(r, a, b, d->pct, d->res);
+        return lb_rand_special(r, a, b, d->pct, d->res, d->iter);
     case LB_RAND_DIST_PARETO:
         return lb_rand_pareto(r, a, b, d->h);
     case LB_RAND_DIST_ZIPFIAN:

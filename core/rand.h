@@ -99,15 +99,18 @@ double lb_rand_uniform(lb_rand *r, double a, double b);
  * (12).  Costs iter raw draws per call. */
 double lb_rand_gaussian(lb_rand *r, double a, double b, int iter);
 
-/* sysbench "special" (hot-set) distribution over [a, b]: with probability
- * res% the value is uniform over the hot set, otherwise uniform over the
- * whole range (so it may land in the hot set too).  The hot set is the
- * first max(1, floor(n * pct / 100)) values of the range, n = b - a + 1:
- * it starts at a (sysbench centres it; only the location differs).
- * pct and res are clamped to [0, 100]; pct <= 0, res <= 0 or NaN give plain
- * uniform.  Defaults: pct = LB_RAND_SPECIAL_PCT (1), res =
+/* sysbench "special" over [a, b], sysbench 1.0.20's law (t = b - a):
+ * with probability 1 - res/100 sysbench's gaussian (the mean of `iter`
+ * uniforms scaled to t, as lb_rand_gaussian); otherwise a value of the
+ * window of t * pct / 100 + 1 values centred in the range, placed by the
+ * same uniform that chose the branch (so, as in sysbench, only the upper
+ * res% of the window is reached).  With the defaults (pct 1, res 75,
+ * iter 12) 75% of the draws fall on about 0.75% of the range around its
+ * middle and the rest cluster around it with a standard deviation of
+ * t / 12.  pct and res are clamped to [0, 100] (NaN: 0); iter < 1 means
+ * LB_RAND_GAUSSIAN_ITER.  Defaults: pct = LB_RAND_SPECIAL_PCT (1), res =
  * LB_RAND_SPECIAL_RES (75). */
-double lb_rand_special(lb_rand *r, double a, double b, double pct, double res);
+double lb_rand_special(lb_rand *r, double a, double b, double pct, double res, int iter);
 
 /* sysbench "pareto": a + floor((b-a+1) * u^(log(h)/log(1-h))), u uniform in
  * [0,1), clamped into [a, b].  Small values are hot: h = 0.2 sends about

@@ -157,8 +157,10 @@ uint32_t sb_rand_gaussian(uint32_t a, uint32_t b)
 uint32_t sb_rand_special(uint32_t a, uint32_t b)
 {
     if (!tls.rand)
-        return (uint32_t)lb_rand_special(stream(), a, b, LB_RAND_SPECIAL_PCT, LB_RAND_SPECIAL_RES);
-    return (uint32_t)lb_rand_special(stream(), a, b, tls.cfg.special_pct, tls.cfg.special_res);
+        return (uint32_t)lb_rand_special(stream(), a, b, LB_RAND_SPECIAL_PCT, LB_RAND_SPECIAL_RES,
+                                         LB_RAND_GAUSSIAN_ITER);
+    return (uint32_t)lb_rand_special(stream(), a, b, tls.cfg.special_pct, tls.cfg.special_res,
+                                     tls.cfg.gaussian_iter);
 }
 
 uint32_t sb_rand_pareto(uint32_t a, uint32_t b)

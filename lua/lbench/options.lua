@@ -115,9 +115,11 @@ M.core = {
   { "rand-type", "enum", "special", "default distribution of lbench.rand.default()",
     choices = { "uniform", "gaussian", "special", "pareto", "zipfian" } },
   { "rand-seed", "int", 0, "seed for random numbers (0: from the clock); same seed => same sequence per thread", min = 0 },
-  { "rand-spec-iter", "int", 12, "iterations of the gaussian distribution", min = 1 },
-  { "rand-spec-pct", "double", 1, "percentage of the range treated as hot by the special distribution", min = 0, max = 100 },
-  { "rand-spec-res", "double", 75, "percentage of draws that hit the hot range of the special distribution", min = 0, max = 100 },
+  { "rand-spec-iter", "int", 12, "iterations of the gaussian distribution (and of special's gaussian part)", min = 1 },
+  { "rand-spec-pct", "double", 1, "special distribution: the hot window, as a percentage of the range, centred in "
+    .. "it (as sysbench)", min = 0, max = 100 },
+  { "rand-spec-res", "double", 75, "special distribution: percentage of draws in the hot window; the rest are "
+    .. "gaussian (as sysbench)", min = 0, max = 100 },
   { "rand-pareto-h", "double", 0.2, "shape parameter of the pareto distribution", min = 0, max = 1 },
   { "rand-zipfian-exp", "double", 0.8, "exponent of the zipfian distribution", min = 0 },
   -- Database options are global, as in sysbench: any script may open a connection.

@@ -8,6 +8,7 @@
  * ranges, wrong exponent, wrong hot-set size) give statistics many times the
  * critical value. */
 #include "check.h"
+#include "chi2_support.h"
 #include "rand.h"
 
 #include <errno.h>
@@ -17,78 +18,6 @@
 #include <string.h>
 
 #define SEED 0x1b3c5d7e9f2a4c6eULL
-
-/* ---- statistics helpers ------------------------------------------------- */
-
-/* Standard normal quantile by bisection on the CDF 0.5*erfc(-z/sqrt2):
- * slow but exact to double precision, and only called a few times. */
-static double norm_quantile(double p)
-{
-    double lo = -40.0, hi = 40.0;
-    for (int i = 0; i < 200; i++) {
-        double mid = 0.5 * (lo + hi);
-        if (0.5 * erfc(-mid / sqrt(2.0)) < p)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return 0.5 * (lo + hi);
-}
-
-/* Chi-square critical value by Wilson-Hilferty: (X/df)^(1/3) is nearly
- * normal with mean 1 - 2/(9df) and variance 2/(9df).  Good to a fraction of
- * a percent for df >= 3, which is all we use. */
-static double chi2_crit(double df, double p)
-{
-    double v = 2.0 / (9.0 * df);
-    double c = 1.0 - v + norm_quantile(p) * sqrt(v);
-    return df * c * c * c;
-}
-
-/* Chi-square statistic of observed counts against cell probabilities, after
- * merging consecutive cells until each group expects at least `min_exp`
- * draws (a short final group is folded into the previous one).  Cells are
- * ordered so that merging neighbours is meaningful (values or ranks).
- * Returns the statistic; *df gets groups - 1. */
-static double chi2_merged(const double *prob, const uint64_t *obs, size_t cells,
-                          uint64_t total, double min_exp, int *df)
-{
-    double stat = 0, e = 0, o = 0; /* open group */
-    double ge = 0, go = 0;         /* last closed group, not yet added */
-    int groups = 0;
-    for (size_t i = 0; i < cells; i++) {
-        e += prob[i] * (double)total;
-        o += (double)obs[i];
-        if (e >= min_exp) {
-            if (groups > 0)
-                stat += (go - ge) * (go - ge) / ge;
-            ge = e;
-            go = o;
-            groups++;
-            e = o = 0;
-        }
-    }
-    /* a short tail joins the last closed group */
-    ge += e;
-    go += o;
-    if (ge > 0)
-        stat += (go - ge) * (go - ge) / ge;
-    *df = groups > 0 ? groups - 1 : 0;
-    return stat;
-}
-
-/* Run a chi-square test and report it as one named check. */
-static void check_chi2(const char *name, const double *prob, const uint64_t *obs,
-                       size_t cells, uint64_t total)
-{
-    int df;
-    double stat = chi2_merged(prob, obs, cells, total, 20.0, &df);
-    double crit = df > 0 ? chi2_crit(df, 0.999) : 0;
-    check(df > 0 && stat < crit, name, "chi2 = %.1f, df = %d, 0.999 critical = %.1f",
-          stat, df, crit);
-}
-
-static int is_int(double v) { return v == floor(v); }
 
 /* ---- determinism -------------------------------------------------------- */
 
@@ -332,9 +261,10 @@ static void test_gaussian(void)
     check(ok, "rand gaussian: default iter, a==b, 2^54-wide range", "value outside");
 }
 
-/* ---- pareto & special --------------------------------------------------- */
+/* ---- pareto ------------------------------------------------------------- */
 
-static void test_pareto_special(void)
+
+static void test_pareto(void)
 {
     enum { NV = 1000, N = 1000000 };
     static uint64_t obs[NV];
@@ -377,43 +307,6 @@ static void test_pareto_special(void)
         ok &= v == 7;
     }
     check(ok, "rand pareto: 2^53 range, bad h, a==b stay inside", "value outside");
-
-    /* special: hot set = first max(1, floor(n*pct/100)) values */
-    const double cases[][2] = { { 1, 75 }, { 5, 50 }, { 0.01, 90 } };
-    for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
-        double pct = cases[t][0], res = cases[t][1];
-        int hot = (int)(NV * pct / 100);
-        if (hot < 1)
-            hot = 1;
-        for (int k = 0; k < NV; k++)
-            prob[k] = (1 - res / 100) / NV + (k < hot ? res / 100 / hot : 0);
-        memset(obs, 0, sizeof obs);
-        int inside = 1;
-        for (int i = 0; i < N; i++) {
-            double v = lb_rand_special(&r, -500, -500 + NV - 1, pct, res);
-            if (!(v >= -500 && v <= -500 + NV - 1 && is_int(v))) {
-                inside = 0;
-                continue;
-            }
-            obs[(int)v + 500]++;
-        }
-        char name[96];
-        snprintf(name, sizeof name, "rand special: inside [a,b] (pct=%g res=%g)", pct, res);
-        check(inside, name, "value outside");
-        snprintf(name, sizeof name, "rand special: chi2 vs exact law (pct=%g res=%g)", pct, res);
-        check_chi2(name, prob, obs, NV, N);
-    }
-
-    ok = 1;
-    for (int i = 0; i < 100000; i++) {
-        double v = lb_rand_special(&r, 0, t53, 1, 75);
-        ok &= v >= 0 && v <= t53 && is_int(v);
-        v = lb_rand_special(&r, 1, 10, 0, 75); /* pct 0 -> uniform */
-        ok &= v >= 1 && v <= 10;
-        v = lb_rand_special(&r, 1, 10, 200, 200); /* clamped */
-        ok &= v >= 1 && v <= 10;
-    }
-    check(ok, "rand special: 2^53 range and clamped params stay inside", "value outside");
 }
 
 /* ---- zipf --------------------------------------------------------------- */
@@ -789,7 +682,7 @@ int main(void)
     test_determinism();
     test_uniform();
     test_gaussian();
-    test_pareto_special();
+    test_pareto();
     test_zipf();
     test_nurand();
     test_unique();

@@ -102,7 +102,7 @@ static void test_dist(void)
             double x = lb_rand_dist_draw(&a, &d, 1, 1000), y;
             switch (kinds[i].kind) {
             case LB_RAND_DIST_GAUSSIAN: y = lb_rand_gaussian(&b, 1, 1000, 12); break;
-            case LB_RAND_DIST_SPECIAL: y = lb_rand_special(&b, 1, 1000, 1, 75); break;
+            case LB_RAND_DIST_SPECIAL: y = lb_rand_special(&b, 1, 1000, 1, 75, 12); break;
             case LB_RAND_DIST_PARETO: y = lb_rand_pareto(&b, 1, 1000, 0.2); break;
             case LB_RAND_DIST_ZIPFIAN: y = lb_rand_zipfian(&b, 1, 1000, 0.8); break;
             default: y = lb_rand_uniform(&b, 1, 1000); break;
