@@ -149,8 +149,9 @@ end
 -- prepared on this connection at its first run, and the function that
 -- prepares it (\startpipeline calls it ahead).
 local function prepared_sql(st, cmd)
+  -- the text as written, ';' included: what pgbench sends (and what the
+  -- server's error LINE and its statement statistics show)
   local names, text = script.variables(cmd.sql, function() return "?" end)
-  text = text:gsub(";%s*$", "")
   local n, stmt, params, cap = #names, nil, nil, 64
   local vars = st.vars
   local function bind(need)

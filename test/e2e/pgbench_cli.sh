@@ -372,6 +372,8 @@ errsame() {
 }
 errsame sqlerr_extended 'select 1;\nselect 1 / 0;\n' -M extended
 errsame sqlerr_prepared 'select 1;\nselect 1 / 0;\n' -M prepared
+# The statement as written, ';' included, is what the server reports in LINE.
+errsame sqlerr_line_extended '\\set aid 5\nselect :aid, nosuchcol from pgbench_branches;\n' -M extended
 errsame sqlerr_detail 'do $$ begin raise exception $q$no %$q$, 1 using detail = $q$why$q$, hint = $q$how$q$; end $$;\n' -M simple
 errsame copy_in_script 'copy pgbench_branches from stdin;\n'
 # A connection that fails: libpq's line, as pgbench prints it.
