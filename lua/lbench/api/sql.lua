@@ -79,8 +79,8 @@ local function build_wait()
   end
   local function finish(c, rc)
     if rc <= 0 then return rc end
-    if async.active() then return yield_until_done(c, rc) end
-    return C.lb_db_wait(c, rc)
+    if async.active() then return (yield_until_done(c, rc)) end
+    return (C.lb_db_wait(c, rc))
   end
   local function reconnect(c)
     -- The socket is replaced: the event loop must stop watching it.
@@ -357,7 +357,15 @@ local function build_connections(E, finish, reconnect, wrap_rs, conn_result)
   function Con:query(q)
     local c = self.c
     if finish(c, C.lb_db_query_start(c, q, #q)) < 0 then return raise(self, q) end
-    return wrap_rs(C.lb_db_conn_result(c) ~= nil, self, conn_result)
+    return (wrap_rs(C.lb_db_conn_result(c) ~= nil, self, conn_result))
+  end
+
+  -- A query read from `len` bytes at `p`, a buffer the caller keeps
+  -- until the query completes: no Lua string is made per execution.
+  function Con:query_buf(p, len)
+    local c = self.c
+    if finish(c, C.lb_db_query_start(c, p, len)) < 0 then return raise(self, ffi.string(p, len)) end
+    return (wrap_rs(C.lb_db_conn_result(c) ~= nil, self, conn_result))
   end
 
   function Con:query_row(q)
@@ -428,7 +436,7 @@ local function build_begun(Con, finish, raise, wrap_rs, conn_result)
     self.begun = nil
     local c = self.c
     if finish(c, b[1]) < 0 then return raise(self, b[2]) end
-    return wrap_rs(C.lb_db_conn_result(c) ~= nil, self, conn_result)
+    return (wrap_rs(C.lb_db_conn_result(c) ~= nil, self, conn_result))
   end
 
 end
@@ -550,7 +558,7 @@ local function build_statements(E, Con, finish, raise, wrap_rs, stmt_result)
     local rc
     if async.active() then rc = finish(self.con.c, C.lb_db_stmt_execute_start(s)) else rc = C.lb_db_stmt_execute(s) end
     if rc < 0 then return raise(self.con, self.sql) end
-    return wrap_rs(C.lb_db_stmt_result(s) ~= nil, self, stmt_result)
+    return (wrap_rs(C.lb_db_stmt_result(s) ~= nil, self, stmt_result))
   end
 
   function Stmt:close()
