@@ -632,7 +632,7 @@ pg_pgbench_load() {
 # connection per thread), lbench pgbench vs pgbench -M prepared.
 pg_pgbench() {
   echo "== pgbench workloads, ${SECS}s runs, median of $ROUNDS alternating rounds"
-  printf '%-12s %4s %12s %12s %7s %12s %12s %9s\n' builtin clients "lbench tps" "pgbench tps" ratio "lb us/tx" "pgb us/tx" "lb/pgb"
+  printf '%-18s %4s %12s %12s %7s %12s %12s %9s\n' builtin clients "lbench tps" "pgbench tps" ratio "lb us/tx" "pgb us/tx" "lb/pgb"
   local b t
   for b in select-only tpcb-like; do
     for t in 1 2 8; do
@@ -665,7 +665,7 @@ pg_pgbench_row() {
     rc=$(paste -d' ' "$W/l" "$W/g" | awk '$1 > 0 && $4 > 0 && $5 > 0 {print ($2 / $1) / ($5 / $4)}' | median)
     rt=$(printf %.2f "$rt"); rc=$(printf %.2f "$rc")
   fi
-  printf '%-12s %4s %12s %12.0f %7s %12s %12.2f %9s\n' "$1" "$2" "$lt" "$gt" "$rt" "$lc" "$gc" "$rc"
+  printf '%-18s %4s %12s %12.0f %7s %12s %12.2f %9s\n' "$1" "$2" "$lt" "$gt" "$rt" "$lc" "$gc" "$rc"
 }
 
 bench_pgsql() {
