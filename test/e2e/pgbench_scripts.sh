@@ -54,6 +54,15 @@ run values_other $B --file=$S/values.sql --threads=1 --events=3 --random-seed=12
 ! diff -q <(grep '^debug' "$T/values_prepared.err") <(grep '^debug' "$T/values_other.err") >/dev/null \
   && pass values_other_seed || fail values_other_seed "seed 12346 drew what 12345 drew"
 
+# Simple mode's text: a value longer than the first buffer, an integer, an
+# undefined variable left as written; the same as pgbench.
+long=$(printf '%0700d' 0)
+"${PGB[@]}" -f $S/text.sql -t 2 -M simple -Dlong="$long" >/dev/null 2>"$T/pg_text.err"
+run text_simple $B --file=$S/text.sql --events=2 --protocol=simple --define=long="$long" run
+same text_simple "$T/pg_text.err" "$T/text_simple.err"
+grep -q '^debug(script=0,command=[0-9]*): int 700$' "$T/text_simple.err" && pass text_simple_long \
+  || fail text_simple_long "$(grep -m3 debug "$T/text_simple.err" | tr '\n' ' ')"
+
 # ---- query modes (--protocol, pgbench's -M): what the server sees -----------------------
 # Prepared statements on the server (prepared mode only), the type of a
 # variable (a literal in simple mode; an untyped parameter in extended and
