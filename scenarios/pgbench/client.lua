@@ -205,7 +205,7 @@ end
 -- buf, its length (nil when cap is too small).  Generated once per
 -- statement as one straight line of puts, like param_filler: the gsub()
 -- with a callback it replaces ran in the interpreter at every execution
--- (3.7 times pgbench's client CPU per tpcb-like transaction).
+-- (3.7 times pgbench's instructions per tpcb-like transaction).
 local function text_builder(vars, sql)
   local names, template = script.variables(sql, function() return "\0" end)
   local lits, i = {}, 1
