@@ -275,6 +275,24 @@ int lb_pg_format_int(int64_t v, char *buf, int32_t cap)
     return n;
 }
 
+int32_t lb_pg_text_ints(const char *lits, const int32_t *ends, int32_t n, const int64_t *vals, char *buf,
+                        int32_t cap)
+{
+    int32_t len = 0, from = 0;
+    for (int32_t k = 0; k <= n; k++) {
+        int32_t piece = ends[k] - from;
+        /* 21: the longest integer, "-9223372036854775808" and one spare */
+        if (piece > cap - len - (k < n ? 21 : 0))
+            return -1;
+        memcpy(buf + len, lits + from, (size_t)piece);
+        len += piece;
+        from = ends[k];
+        if (k < n)
+            len += lb_pg_format_int(vals[k], buf + len, cap - len);
+    }
+    return len;
+}
+
 /* ---- text to numbers ------------------------------------------------------- */
 
 int lb_pg_parse_int(const char *s, int64_t *out)

@@ -93,6 +93,14 @@ int lb_pg_format_double(double d, char *buf, int32_t cap);
 /* v in decimal, as pgbench prints an integer: the length written into buf
  * (cap >= 21; no NUL). */
 int lb_pg_format_int(int64_t v, char *buf, int32_t cap);
+/* A statement's text with n integers written in: the literal pieces
+ * lits[ends[k-1]..ends[k]) (ends[-1] taken as 0) before vals[k], for k in
+ * 0..n, then the last piece; the length written into buf (no NUL), or
+ * -1 when cap is too small (each integer counted at the 21 bytes the
+ * longest takes; buf's content is then undefined).  One call per statement in
+ * pgbench's simple mode, in place of one per piece. */
+int32_t lb_pg_text_ints(const char *lits, const int32_t *ends, int32_t n, const int64_t *vals, char *buf,
+                        int32_t cap);
 /* Text to numbers as pgbench reads variables and constants: 0 with *out
  * set, 1 out of range, 2 not a number.  An integer: blanks around,
  * an optional sign, decimal digits; a double: what strtod takes, whole. */

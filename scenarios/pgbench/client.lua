@@ -203,9 +203,15 @@ end
 
 -- build(buf, cap): the statement's text with its variables' values into
 -- buf, its length (nil when cap is too small).  Generated once per
--- statement as one straight line of puts, like param_filler: the gsub()
--- with a callback it replaces ran in the interpreter at every execution
--- (3.7 times pgbench's instructions per tpcb-like transaction).
+-- statement: the gsub() with a callback it replaces ran in the
+-- interpreter at every execution (3.7 times pgbench's instructions per
+-- tpcb-like transaction).  When every variable holds an integer (what
+-- \set gives), their values go into an int64 array and one C call writes
+-- the text; otherwise one put per piece.  One call rather than a put per
+-- piece keeps a transaction's trace small: each value live across a C
+-- call takes one of the trace's spill slots, and a tpcb-like transaction
+-- ran out of them (LuaJIT's "too many spill slots": the transaction then
+-- ran in the interpreter).
 local function text_builder(vars, sql)
   local names, template = script.variables(sql, function() return "\0" end)
   local lits, i = {}, 1
@@ -226,7 +232,24 @@ local function text_builder(vars, sql)
     end
   end
   src[#src + 1] = "return n\nend\n"
-  return assert(load(table.concat(src), "=pgbench text"))(vars, lits, put_text, put_value), #names > 0
+  local by_piece = assert(load(table.concat(src), "=pgbench text"))(vars, lits, put_text, put_value)
+  local joined = table.concat(lits)
+  local chars = ffi.new("char[?]", #joined + 1, joined)
+  local ends = ffi.new("int32_t[?]", #lits)
+  local at = 0
+  for k = 1, #lits do
+    at = at + #lits[k]
+    ends[k - 1] = at
+  end
+  local ints = ffi.new("int64_t[?]", #names + 1)
+  src = { "local vars, by_piece, C, chars, ends, ints = ...\nreturn function(buf, cap)\nlocal v\n" }
+  for k, name in ipairs(names) do
+    src[#src + 1] = string.format("v = vars[%q] if type(v) ~= 'cdata' then return by_piece(buf, cap) end ints[%d] = v\n",
+      name, k - 1)
+  end
+  src[#src + 1] = string.format("local n = C.lb_pg_text_ints(chars, ends, %d, ints, buf, cap)\n", #names)
+  src[#src + 1] = "if n < 0 then return nil end\nreturn n\nend\n"
+  return assert(load(table.concat(src), "=pgbench text"))(vars, by_piece, C, chars, ends, ints), #names > 0
 end
 
 -- A step sending `cmd` as text, its variables replaced by their values.
@@ -473,7 +496,44 @@ local function straight_runner(st, steps)
   return assert(load(table.concat(src), "=pgbench steps"))(st, steps, run_loop, check_script_end)
 end
 
+-- The VM settings of a state that runs clients, set by the first one.
+-- A transaction runs as one trace of the worker's event loop (see
+-- straight_runner).  A long script's trace passes LuaJIT's default limit
+-- on a trace's constants (maxirconst: 500; "trace too long"), then, with
+-- its loop optimisation, the assembler's spill slots (each value the
+-- optimisation hoists out of the loop and keeps across a C call takes
+-- one; "too many spill slots"), and the transaction runs in the
+-- interpreter.  So: a higher limit on constants, and once the event
+-- loop's trace has aborted twice, no loop optimisation in this state (it
+-- saves 1.2k instructions per transaction of a one-statement script,
+-- where it fits).  And a collection when the heap has grown to 4 times
+-- what the last one left, not 2: a transaction allocates little (144
+-- bytes for tpcb-like, its \set integers), but each collection walks the
+-- whole state (1 MB), about 1k instructions per transaction at the
+-- default.  tpcb-like in prepared mode, instructions per transaction:
+-- 36k before, 32k after; pgbench 31k.
+local vm_tuned = false
+local function tune_vm()
+  if vm_tuned then return end
+  vm_tuned = true
+  collectgarbage("setpause", 400)
+  if not jit then return end
+  jit.opt.start("maxirconst=4000")
+  local util = require("jit.util")
+  local started_in_loop, aborts = {}, 0
+  jit.attach(function(what, tr, func, _, parent)
+    if what == "start" then
+      local info = util.funcinfo(func)
+      started_in_loop[tr] = parent == nil and (info.source or ""):find("run/worker%.lua$") ~= nil
+    elseif what == "abort" and started_in_loop[tr] then
+      aborts = aborts + 1
+      if aborts == 2 then jit.opt.start("-loop") end
+    end
+  end, "trace")
+end
+
 function M.compile(cmds, st, mode)
+  tune_vm()
   local simple = mode == "simple"
   local steps, tests, preps = {}, {}, {}
   local nxt, endif = branches(cmds)

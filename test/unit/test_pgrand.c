@@ -113,6 +113,31 @@ static void arithmetic(void)
     check(ints_ok, "pgrand_format_int", "decimal, the int64 ends, 0 when it does not fit");
 }
 
+/* A statement's text with integers written in, as simple mode sends it:
+ * the pieces around each value, values at the int64 ends, a statement
+ * without values, and -1 (nothing promised in buf) when it does not fit. */
+static void text_with_ints(void)
+{
+    /* "UPDATE t SET v = v + " | " WHERE id = " | ";" */
+    const char lits[] = "UPDATE t SET v = v +  WHERE id = ;";
+    const int32_t ends[] = { 21, 33, 34 };
+    const int64_t vals[] = { -5000, INT64_MIN };
+    const char *want = "UPDATE t SET v = v + -5000 WHERE id = -9223372036854775808;";
+    char buf[128];
+    int32_t n = lb_pg_text_ints(lits, ends, 2, vals, buf, sizeof buf);
+    int ok = n == (int32_t)strlen(want) && memcmp(buf, want, (size_t)n) == 0;
+    const int32_t whole[] = { 5 };
+    n = lb_pg_text_ints("BEGIN", whole, 0, NULL, buf, sizeof buf);
+    ok &= n == 5 && memcmp(buf, "BEGIN", 5) == 0;
+    /* room for each piece and the 21 bytes the longest integer takes */
+    const int64_t small[] = { 7, 8 };
+    n = lb_pg_text_ints(lits, ends, 2, small, buf, 21 + 21 + 12 + 21);
+    ok &= n == 21 + 1 + 12 + 1 + 1 && memcmp(buf, "UPDATE t SET v = v + 7 WHERE id = 8;", (size_t)n) == 0;
+    ok &= lb_pg_text_ints(lits, ends, 2, small, buf, 21 + 20) == -1;
+    ok &= lb_pg_text_ints("BEGIN", whole, 0, NULL, buf, 4) == -1;
+    check(ok, "pgrand_text_ints", "literal pieces and integers in order, the int64 ends, -1 when it does not fit");
+}
+
 static void seeds(void)
 {
     uint64_t v = 0;
@@ -127,6 +152,7 @@ int main(void)
     pgbench_values();
     permute_is_a_bijection();
     arithmetic();
+    text_with_ints();
     seeds();
     return check_exit();
 }
