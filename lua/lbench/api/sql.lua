@@ -376,25 +376,6 @@ local function build_connections(E, finish, reconnect, wrap_rs, conn_result)
     return unpack(row, 1, rs.nfields)
   end
 
-  -- A pipeline step (pgbench's \startpipeline, \syncpipeline,
-  -- \endpipeline): "start", "sync" or "end"; the end raises the first
-  -- error of the pipeline's statements as a query does.
-  local PIPE = { start = C.LB_DB_PIPE_ENTER, sync = C.LB_DB_PIPE_SYNC, ["end"] = C.LB_DB_PIPE_END }
-  function Con:pipeline(what)
-    local c = self.c
-    if finish(c, C.lb_db_pipeline_start(c, PIPE[what])) < 0 then return raise(self, nil) end
-    return true
-  end
-
-  function Con:pipeline_supported() return C.lb_db_pipeline_supported(self.c) ~= 0 end
-
-  function Con:next_result()
-    local c = self.c
-    if finish(c, C.lb_db_next_result_start(c)) < 0 then return raise(self, nil) end
-    if C.lb_db_next_result_found(c) == 0 then return nil end
-    return wrap_rs(C.lb_db_conn_result(c) ~= nil, self, conn_result) or true
-  end
-
   function Con:reconnect()
     if reconnect(self.c) < 0 then raise(self, nil) end
   end
@@ -418,6 +399,29 @@ local function build_connections(E, finish, reconnect, wrap_rs, conn_result)
     return r == 1
   end
   return Con, connect, raise
+end
+
+-- Pipelines (pgbench's) and the further results of a multi-statement
+-- query, on a connection.
+local function build_pipeline(Con, finish, raise, wrap_rs, conn_result)
+  -- A pipeline step (pgbench's \startpipeline, \syncpipeline,
+  -- \endpipeline): "start", "sync" or "end"; the end raises the first
+  -- error of the pipeline's statements as a query does.
+  local PIPE = { start = C.LB_DB_PIPE_ENTER, sync = C.LB_DB_PIPE_SYNC, ["end"] = C.LB_DB_PIPE_END }
+  function Con:pipeline(what)
+    local c = self.c
+    if finish(c, C.lb_db_pipeline_start(c, PIPE[what])) < 0 then return raise(self, nil) end
+    return true
+  end
+
+  function Con:pipeline_supported() return C.lb_db_pipeline_supported(self.c) ~= 0 end
+
+  function Con:next_result()
+    local c = self.c
+    if finish(c, C.lb_db_next_result_start(c)) < 0 then return raise(self, nil) end
+    if C.lb_db_next_result_found(c) == 0 then return nil end
+    return wrap_rs(C.lb_db_conn_result(c) ~= nil, self, conn_result) or true
+  end
 end
 
 -- Queries whose answer is collected later (con:query_begin / query_end).
@@ -720,6 +724,7 @@ function M.new(ctx, lb)
   local finish, reconnect = build_wait()
   local wrap_rs, stmt_result, conn_result = build_results()
   local Con, connect, raise = build_connections(E, finish, reconnect, wrap_rs, conn_result)
+  build_pipeline(Con, finish, raise, wrap_rs, conn_result)
   build_begun(Con, finish, raise, wrap_rs, conn_result)
   build_bulk(Con, finish, raise, E.driver_name)
   build_statements(E, Con, finish, raise, wrap_rs, stmt_result)

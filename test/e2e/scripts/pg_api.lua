@@ -46,6 +46,12 @@ function check_cmd()
   ui:set(2)
   up:execute()
   check(con:affected_rows() == 4, "affected rows of a prepared update: " .. con:affected_rows())
+  -- the count is the command tag's last number; a tag without one is 0
+  con:query("BEGIN")
+  check(con:affected_rows() == 0, "affected rows of BEGIN: " .. con:affected_rows())
+  con:query("DELETE FROM lb_pgapi WHERE id > 2")
+  check(con:affected_rows() == 4, "affected rows of a delete (rolled back): " .. con:affected_rows())
+  con:query("ROLLBACK")
   -- errors carry the SQLSTATE
   local ok, e = pcall(con.query, con, "SELECT * FROM lb_no_such_table")
   check(not ok and tostring(e):find("42P01", 1, true) and tostring(e):find("lb_no_such_table", 1, true), "undefined table: " .. tostring(e))
