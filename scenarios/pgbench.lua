@@ -25,6 +25,7 @@ local custom = require("pgbench.custom")
 local txlog = require("pgbench.log")
 local compat = require("pgbench.compat")
 local stats = require("pgbench.stats")
+local ffi = require("ffi")
 local C = require("lbench.ffi").C
 local util = require("lbench.util")
 local json = require("lbench.json")
@@ -248,7 +249,11 @@ local ABORTED = stats.ABORTED
 -- --report-per-command: this client's per-statement histograms, and each
 -- script's first statement slot (pgbench/stats.lua).
 local cmd_hists, cmd_off
-local logw, client_no, ntx, t_sched, t_begin, tries = nil, 0, 0, 0, 0, 0
+local logw, client_no, ntx, tries = nil, 0, 0, 0
+-- The transaction's scheduled start and its begin (ns), in a C array: an
+-- int64 kept in a Lua upvalue is a fresh heap object per transaction, and
+-- this garbage alone made the collector run every few thousand of them.
+local tx_ns = ffi.new("int64_t[2]")
 local list, TYPES = nil, {}
 local values = {}
 
@@ -422,7 +427,7 @@ local function client_aborted(err)
     C.lb_worker_ev_skip(W)
   elseif logw then
     ntx = ntx + 1
-    txlog.txn(logw, client_no, ntx, pending - 1, t_sched, t_begin, C.lb_clock_ns(), tries)
+    txlog.txn(logw, client_no, ntx, pending - 1, tx_ns[0], tx_ns[1], C.lb_clock_ns(), tries)
   end
   io.stderr:write((opt.pgbench_compat and "pgbench: error: " or "lbench: ") .. err.lbench_message .. "\n")
   lbench.counter.add(ABORTED)
@@ -459,7 +464,7 @@ end
 
 -- -L: a transaction that ended later than the limit after its scheduled start.
 local function count_late(i)
-  if opt.latency_limit > 0 and C.lb_clock_ns() - t_sched > opt.latency_limit * 1e6 then
+  if opt.latency_limit > 0 and C.lb_clock_ns() - tx_ns[0] > opt.latency_limit * 1e6 then
     lbench.counter.add(stats.LATE)
     lbench.counter.add(stats.script(i, stats.S_LATE))
   end
@@ -513,7 +518,7 @@ local function failure(err)
   end
   if logw then
     ntx = ntx + 1
-    txlog.txn(logw, client_no, ntx, pending - 1, t_sched, t_begin, C.lb_clock_ns(), tries,
+    txlog.txn(logw, client_no, ntx, pending - 1, tx_ns[0], tx_ns[1], C.lb_clock_ns(), tries,
       dead and "deadlock" or "serialization")
   end
   if opt.connect_per_transaction and con then close_per_tx() end
@@ -531,7 +536,7 @@ function event()
     pending = runner.pick()
     if not scripted then runner.draw(values) end
     tries = 0
-    t_sched, t_begin = C.lb_worker_ev_intended(W), C.lb_clock_ns()
+    tx_ns[0], tx_ns[1] = C.lb_worker_ev_intended(W), C.lb_clock_ns()
   end
   tries = tries + 1
   if retry then
@@ -549,7 +554,7 @@ function event()
   end
   if logw then
     ntx = ntx + 1
-    txlog.txn(logw, client_no, ntx, pending - 1, t_sched, t_begin, C.lb_clock_ns(), tries)
+    txlog.txn(logw, client_no, ntx, pending - 1, tx_ns[0], tx_ns[1], C.lb_clock_ns(), tries)
   end
   if opt.connect_per_transaction then close_per_tx() end
   count_late(pending)

@@ -38,7 +38,7 @@ local script = require("pgbench.script")
 
 local M = {}
 
-local text_of, truth = eval.text, eval.truth
+local text_of, truth, unbox, IntBox = eval.text, eval.truth, eval.unbox, eval.IntBox
 
 -- "client C aborted in command N (WHAT) of script S (FILE:LINE); why",
 -- N counted from 0 as pgbench counts it there.
@@ -123,7 +123,7 @@ local function put_param(p, v, cap)
     -- string, and no tostring() of a cdata, which the JIT cannot compile.
     local b = p.b
     b.is_null = 0
-    b.len = C.lb_pg_format_int(v, b.buf, b.cap)
+    b.len = C.lb_pg_format_int(unbox(v), b.buf, b.cap)
   else
     local s = text_of(v)
     if #s > cap then return #s end
@@ -196,7 +196,7 @@ local function put_value(buf, n, cap, v, missing)
   if v == nil then return put_text(buf, n, cap, missing) end
   if type(v) == "cdata" then
     if cap - n < 21 then return nil end
-    return n + C.lb_pg_format_int(v, buf + n, cap - n)
+    return n + C.lb_pg_format_int(unbox(v), buf + n, cap - n)
   end
   return put_text(buf, n, cap, text_of(v))
 end
@@ -242,14 +242,14 @@ local function text_builder(vars, sql)
     ends[k - 1] = at
   end
   local ints = ffi.new("int64_t[?]", #names + 1)
-  src = { "local vars, by_piece, C, chars, ends, ints = ...\nreturn function(buf, cap)\nlocal v\n" }
+  src = { "local vars, by_piece, C, chars, ends, ints, unbox = ...\nreturn function(buf, cap)\nlocal v\n" }
   for k, name in ipairs(names) do
-    src[#src + 1] = string.format("v = vars[%q] if type(v) ~= 'cdata' then return by_piece(buf, cap) end ints[%d] = v\n",
+    src[#src + 1] = string.format("v = vars[%q] if type(v) ~= 'cdata' then return by_piece(buf, cap) end ints[%d] = unbox(v)\n",
       name, k - 1)
   end
   src[#src + 1] = string.format("local n = C.lb_pg_text_ints(chars, ends, %d, ints, buf, cap)\n", #names)
   src[#src + 1] = "if n < 0 then return nil end\nreturn n\nend\n"
-  return assert(load(table.concat(src), "=pgbench text"))(vars, by_piece, C, chars, ends, ints), #names > 0
+  return assert(load(table.concat(src), "=pgbench text"))(vars, by_piece, C, chars, ends, ints, unbox), #names > 0
 end
 
 -- A step sending `cmd` as text, its variables replaced by their values.
@@ -532,6 +532,17 @@ local function tune_vm()
   end, "trace")
 end
 
+-- The box of client `st`'s integer variable `name` (see eval.IntBox).
+local function int_box(st, name)
+  st.int_boxes = st.int_boxes or {}
+  local box = st.int_boxes[name]
+  if not box then
+    box = IntBox()
+    st.int_boxes[name] = box
+  end
+  return box
+end
+
 function M.compile(cmds, st, mode)
   tune_vm()
   local simple = mode == "simple"
@@ -554,8 +565,15 @@ function M.compile(cmds, st, mode)
       steps[i] = pipeline_step(st, cmd, "end")
     elseif k == "set" then
       local f, name = eval.compile(cmd.expr), cmd.name
-      local vars = st.vars
-      steps[i] = function() vars[name] = f(st) end
+      local vars, box = st.vars, int_box(st, name)
+      steps[i] = function()
+        local v = f(st)
+        if type(v) == "cdata" then
+          box[0] = v
+          v = box
+        end
+        vars[name] = v
+      end
     elseif k == "if" or k == "elif" then
       local f, after, done = eval.compile(cmd.expr), nxt[i], endif[i]
       -- Taken when reached by a false condition before it: test it.

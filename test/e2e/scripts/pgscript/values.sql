@@ -96,3 +96,19 @@ SELECT v AS six FROM generate_series(1, 3) AS v \aset
 \set d debug(:sh + 1)
 \shell true
 \set d debug(random(1, 1000))
+-- A copy keeps its value when the variable it was copied from changes;
+-- an integer variable that becomes a double, a boolean and text and then
+-- an integer again reads as each in turn (in every query mode).
+\set c :a
+\set a :a + 1000
+\set d debug(:c * 10000 + :a)
+\set c :c * 0.5
+\set d debug(:c)
+\set c :c > 0
+\set d debug(:c)
+SELECT :a + 1 AS c \gset
+\set d debug(:c + 1)
+\set c :a - 1
+\set d debug(:c)
+\set d debug(:a)
+SELECT :c AS e, :a AS f
