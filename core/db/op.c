@@ -49,6 +49,18 @@ static int begun(lb_db_conn *c, int rc, lb__db_async *out)
     return rc > 0 ? rc : op_done(c, rc, out);
 }
 
+/* The end of statement `s`'s execute, which returned `rc`: the failure
+ * recorded, or the result published and counted.  The operation is over. */
+static int execute_done(lb_db_conn *c, lb_db_stmt *s, int rc, lb__db_async *out)
+{
+    c->aop = LB__DB_AOP_NONE;
+    c->astmt = NULL;
+    if (rc < 0)
+        return lb__db_fail(c, s->sql, s->len, 1);
+    lb__db_exec_done(s, &out->rs);
+    return 0;
+}
+
 /* Operation `op` (on statement `s`) is in progress from now on. */
 static void in_progress(lb_db_conn *c, int op, lb_db_stmt *s)
 {
@@ -166,18 +178,73 @@ lb_db_stmt *lb_db_prepared(lb_db_conn *c)
     return c ? c->aprepared : NULL;
 }
 
+/* Parameters come from the caller before every execute (blocking or not):
+ * check that they are bound and that text lengths fit their buffers,
+ * rather than trusting them blindly. */
+static int check_params(lb_db_stmt *s)
+{
+    lb_db_conn *c = s->c;
+    if (s->nparams == 0)
+        return 0;
+    if (!s->nbound)
+        return lb__db_fail_code(c, LB_DB_E_INVALID, "parameters not bound", s->sql, s->len, 1);
+    const lb_db_bind *p = s->params;
+    for (int i = 0; i < s->nparams; i++)
+        if (!p[i].is_null && (!lb__db_bind_type_valid(p[i].type) ||
+                              (lb__db_bind_is_text(p[i].type) && (p[i].len > p[i].cap || (!p[i].buf && p[i].len)))))
+            return lb__db_fail_code(c, LB_DB_E_INVALID, "invalid parameter (type, or len > cap)", s->sql, s->len, 1);
+    return 0;
+}
+
+/* What an execute does first: release the live result, check the
+ * parameters and the connection, and for an emulated statement build its
+ * SQL text (in s->ebuf, *emu_len bytes).  0: go on with the server-side
+ * statement; 1: run the text; -code: failed (recorded).  Here rather than
+ * in stmt.c so that it inlines into the execute: it runs once per
+ * statement. */
+static int exec_prologue(lb_db_stmt *s, size_t *emu_len)
+{
+    lb_db_conn *c = s->c;
+    if (c->cur)
+        lb__db_release(c);
+    int rc = check_params(s);
+    if (rc != 0)
+        return rc;
+    if (!c->drv)
+        return lb__db_fail_code(c, LB_DB_E_NOTCONN, "not connected", s->sql, s->len, 1);
+    if (!s->emulated)
+        return 0;
+    rc = lb__db_emu_build(s, emu_len);
+    return rc != 0 ? rc : 1;
+}
+
+/* Just before the driver's execute: log, clear the error. */
+static void exec_log(lb_db_stmt *s)
+{
+    lb_db_conn *c = s->c;
+    if (c->opts.debug)
+        lb__db_debugf(c, "execute: %.*s", lb__db_dlen(s->len), s->sql);
+    lb__db_clear_error(c);
+}
+
 /* `may_block`: the caller waits in lb_db_wait anyway (a thread), so the
  * driver's blocking form runs when it has one. */
 static int exec_begin(lb_db_stmt *s, int may_block)
 {
     lb_db_conn *c = s->c;
-    lb__db_exec_begin(s);
+    exec_log(s);
     c->aop = LB__DB_AOP_EXECUTE;
     c->astmt = s;
     lb__db_async out;
     memset(&out, 0, sizeof out);
-    if (may_block && c->ops->stmt_execute_blocking)
-        return begun(c, c->ops->stmt_execute_blocking(s->drv, &out, &c->err), &out);
+    if (may_block && c->ops->stmt_execute_blocking) {
+        /* Completed in the call (what the blocking form does unless cut):
+         * op_done's execute case, without its dispatch. */
+        int rc = c->ops->stmt_execute_blocking(s->drv, &out, &c->err);
+        if (rc > 0)
+            return rc;
+        return execute_done(c, s, rc, &out);
+    }
     return begun(c, c->ops->stmt_execute_start(s->drv, &out, &c->err), &out);
 }
 
@@ -189,7 +256,7 @@ static int execute_begin(lb_db_stmt *s, int may_block)
     if (c->aop)
         return busy(c);
     size_t n;
-    int rc = lb__db_exec_prologue(s, &n);
+    int rc = exec_prologue(s, &n);
     if (rc < 0)
         return rc;
     if (rc > 0)
@@ -373,10 +440,7 @@ static int op_done(lb_db_conn *c, int rc, lb__db_async *out)
             return lb_db_stmt_execute_start(s);
         return exec_begin(s, 0);
     case LB__DB_AOP_EXECUTE:
-        if (rc < 0)
-            return lb__db_fail(c, s->sql, s->len, 1);
-        lb__db_exec_done(s, &out->rs);
-        return 0;
+        return execute_done(c, s, rc, out);
     case LB__DB_AOP_LOAD_START:
         return rc < 0 ? lb__db_fail(c, c->asql, c->alen, 1) : 0;
     case LB__DB_AOP_LOAD_DATA:

@@ -143,48 +143,6 @@ int lb_db_stmt_bind_param(lb_db_stmt *s, lb_db_bind *params, int n)
     return 0;
 }
 
-/* Parameters come from the caller before every execute (blocking or not):
- * check that they are bound and that text lengths fit their buffers,
- * rather than trusting them blindly. */
-static int check_params(lb_db_stmt *s)
-{
-    lb_db_conn *c = s->c;
-    if (s->nparams == 0)
-        return 0;
-    if (!s->nbound)
-        return lb__db_fail_code(c, LB_DB_E_INVALID, "parameters not bound", s->sql, s->len, 1);
-    const lb_db_bind *p = s->params;
-    for (int i = 0; i < s->nparams; i++)
-        if (!p[i].is_null && (!lb__db_bind_type_valid(p[i].type) ||
-                              (lb__db_bind_is_text(p[i].type) && (p[i].len > p[i].cap || (!p[i].buf && p[i].len)))))
-            return lb__db_fail_code(c, LB_DB_E_INVALID, "invalid parameter (type, or len > cap)", s->sql, s->len, 1);
-    return 0;
-}
-
-int lb__db_exec_prologue(lb_db_stmt *s, size_t *emu_len)
-{
-    lb_db_conn *c = s->c;
-    if (c->cur)
-        lb__db_release(c);
-    int rc = check_params(s);
-    if (rc != 0)
-        return rc;
-    if (!c->drv)
-        return lb__db_fail_code(c, LB_DB_E_NOTCONN, "not connected", s->sql, s->len, 1);
-    if (!s->emulated)
-        return 0;
-    rc = lb__db_emu_build(s, emu_len);
-    return rc != 0 ? rc : 1;
-}
-
-void lb__db_exec_begin(lb_db_stmt *s)
-{
-    lb_db_conn *c = s->c;
-    if (c->opts.debug)
-        lb__db_debugf(c, "execute: %.*s", lb__db_dlen(s->len), s->sql);
-    lb__db_clear_error(c);
-}
-
 lb_db_result *lb_db_stmt_result(lb_db_stmt *s)
 {
     return s && s->c->cur == &s->result ? &s->result : NULL;

@@ -1,7 +1,7 @@
 /* Prepared statements of the database layer: the statement object, its
  * parameter binds, server-side (re-)prepare with the fallback to
- * emulation, and the halves of the prepare and execute operations
- * (op.c). */
+ * emulation, and the second half of the prepare operation (op.c, which
+ * also holds the execute's checks: they run once per statement). */
 #ifndef LB_DB_STMT_H
 #define LB_DB_STMT_H
 
@@ -26,14 +26,5 @@ void lb__db_stmt_free(lb_db_stmt *s);
  * statement; re-binds the parameters the caller had bound.  0 or -code
  * (error in c->err, not yet recorded). */
 int lb__db_stmt_after_prepare(lb_db_stmt *s, void *ds, int np);
-
-/* What an execute does first: release the live result,
- * check the parameters and the connection, and for an emulated statement
- * build its SQL text (in s->ebuf, *emu_len bytes).  0: go on with the
- * server-side statement; 1: run the text; -code: failed (recorded). */
-int lb__db_exec_prologue(lb_db_stmt *s, size_t *emu_len);
-
-/* Just before the driver's execute: log, clear the error. */
-void lb__db_exec_begin(lb_db_stmt *s);
 
 #endif
