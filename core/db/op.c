@@ -238,12 +238,9 @@ static int exec_begin(lb_db_stmt *s, int may_block)
     lb__db_async out;
     memset(&out, 0, sizeof out);
     if (may_block && c->ops->stmt_execute_blocking) {
-        /* Completed in the call (what the blocking form does unless cut):
-         * op_done's execute case, without its dispatch. */
+        /* Completed in the call unless cut: op_done's execute case directly. */
         int rc = c->ops->stmt_execute_blocking(s->drv, &out, &c->err);
-        if (rc > 0)
-            return rc;
-        return execute_done(c, s, rc, &out);
+        return rc > 0 ? rc : execute_done(c, s, rc, &out);
     }
     return begun(c, c->ops->stmt_execute_start(s->drv, &out, &c->err), &out);
 }

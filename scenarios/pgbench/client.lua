@@ -534,12 +534,8 @@ end
 
 -- The box of client `st`'s integer variable `name` (see eval.IntBox).
 local function int_box(st, name)
-  st.int_boxes = st.int_boxes or {}
-  local box = st.int_boxes[name]
-  if not box then
-    box = IntBox()
-    st.int_boxes[name] = box
-  end
+  local box = st.int_boxes[name] or IntBox()
+  st.int_boxes[name] = box
   return box
 end
 

@@ -179,8 +179,9 @@ function M.client(con, info)
   builtin_var("client_id", ffi.new("int64_t", info.id))
   builtin_var("default_seed", seeds.default_seed)
   builtin_var("random_seed", ffi.cast("int64_t", seed[0]))
-  local st = { vars = vars, rs = seeds.func, client_id = info.id, con = con, script = 0, command = 0,
-    cmd_hists = info.cmd_hists, debug = info.debug, prepnum = 0, compat = info.compat }
+  -- int_boxes: the boxes of the integers that \set stores (client.lua)
+  local st = { vars = vars, int_boxes = {}, rs = seeds.func, client_id = info.id, con = con, script = 0,
+    command = 0, cmd_hists = info.cmd_hists, debug = info.debug, prepnum = 0, compat = info.compat }
   local steps, cum = {}, {}
   local acc = 0
   for i, e in ipairs(info.list) do
