@@ -110,13 +110,11 @@ static inline uint64_t below(lb_rand *r, uint64_t n)
  * +-2^53, NaN -> 0.  Clamping first keeps the conversion defined. */
 static inline int64_t to_int(double v)
 {
+    if (fabs(v) <= TWO53) /* the common case in one test: false for NaN too */
+        return (int64_t)v;
     if (v != v)
         return 0;
-    if (v < -TWO53)
-        v = -TWO53;
-    else if (v > TWO53)
-        v = TWO53;
-    return (int64_t)v;
+    return v < 0 ? -(int64_t)TWO53 : (int64_t)TWO53;
 }
 
 /* Normalised integer range: lo <= hi and n = hi - lo + 1 (at most 2^54+1,
@@ -182,28 +180,36 @@ double lb_rand_gaussian(lb_rand *r, double a, double b, int iter)
  * d + 1 values centred in the range, of which only the part u can still
  * reach is hit.  The same arithmetic as sysbench, so the same rows are hot
  * and a table is touched in the same places as by sysbench. */
-double lb_rand_special(lb_rand *r, double a, double b, double pct, double res, int iter)
+void lb_rand_special_law_init(lb_rand_special_law *law, double pct, double res, int iter)
 {
-    range g = mkrange(a, b);
     if (iter < 1)
         iter = LB_RAND_GAUSSIAN_ITER;
     if (!(pct >= 0.0))
-        pct = 0.0;          /* NaN too */
+        pct = 0.0; /* NaN too */
     if (pct > 100.0)
         pct = 100.0;
     if (!(res >= 0.0))
         res = 0.0;
     if (res > 100.0)
         res = 100.0;
+    law->cold = 1.0 - res / 100.0;
+    law->pct = pct;
+    law->iter = iter;
+}
+
+double lb_rand_special_by(lb_rand *r, double a, double b, const lb_rand_special_law *law)
+{
+    range g = mkrange(a, b);
     double t = (double)(g.n - 1);
     double u = next_double(r), off;
-    if (u < 1.0 - res / 100.0) {
+    if (u < law->cold) {
+        int iter = law->iter;
         double sum = 0.0;
         for (int i = 0; i < iter; i++)
             sum += next_double(r);
         off = sum * t / iter;
     } else {
-        double d = t * pct / 100.0;
+        double d = t * law->pct / 100.0;
         off = u * (d + 1.0) + t / 2.0 - d / 2.0;
     }
     /* both forms stay below t + 1 in exact arithmetic; rounding of a huge
@@ -211,6 +217,13 @@ double lb_rand_special(lb_rand *r, double a, double b, double pct, double res, i
     if (!(off < t))
         return at(g, g.n - 1);
     return at(g, (uint64_t)off);
+}
+
+double lb_rand_special(lb_rand *r, double a, double b, double pct, double res, int iter)
+{
+    lb_rand_special_law law;
+    lb_rand_special_law_init(&law, pct, res, iter);
+    return lb_rand_special_by(r, a, b, &law);
 }
 
 double lb_rand_pareto(lb_rand *r, double a, double b, double h)

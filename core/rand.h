@@ -112,6 +112,19 @@ double lb_rand_gaussian(lb_rand *r, double a, double b, int iter);
  * LB_RAND_SPECIAL_RES (75). */
 double lb_rand_special(lb_rand *r, double a, double b, double pct, double res, int iter);
 
+/* The same law with its parameters checked once: lb_rand_special_law_init
+ * clamps pct, res and iter as lb_rand_special does, and lb_rand_special_by
+ * then draws exactly what lb_rand_special would with them.  For a caller
+ * drawing many values with the same parameters (a script's
+ * lbench.rand.special), which then pays only for the draw. */
+typedef struct lb_rand_special_law {
+    double cold; /* 1 - res/100: u below it takes the gaussian branch */
+    double pct;  /* clamped to [0, 100] */
+    int iter;    /* >= 1 */
+} lb_rand_special_law;
+void lb_rand_special_law_init(lb_rand_special_law *law, double pct, double res, int iter);
+double lb_rand_special_by(lb_rand *r, double a, double b, const lb_rand_special_law *law);
+
 /* sysbench "pareto": a + floor((b-a+1) * u^(log(h)/log(1-h))), u uniform in
  * [0,1), clamped into [a, b].  Small values are hot: h = 0.2 sends about
  * 80% of draws to the first 20% of the range.  h outside (0, 1) (or NaN)

@@ -137,11 +137,13 @@ judge() { # judge CATEGORY NOISE(0/1) CMD...
     fi
   fi
   # And the message is one line (three for a missing scenario: the line and
-  # a two-line hint).
+  # a two-line hint; two under pgbench's command line, which follows a bad
+  # option with its "Try pgbench --help" hint, as pgbench 15 does).
   if [ -z "$why" ] && [ $rc -ne 0 ]; then
     local n max=1
     n=$(wc -l < "$D/err")
     head -1 "$D/err" | grep -q '^lbench: missing scenario' && max=3
+    sed -n 2p "$D/err" | grep -q '^pgbench: hint: Try "pgbench --help"' && max=2
     if [ "$n" -gt $max ]; then why="$n lines on stderr: $(head -c 300 "$D/err" | tr '\n' ' ')"; multiline=$((multiline + 1)); fi
   fi
   if [ -n "$why" ]; then

@@ -64,6 +64,26 @@ static int poll_fd(struct pollfd *p, nfds_t n, int timeout_ms)
  * notes what it was waiting for, once, for the watchdog's report
  * (lb_db_conn_waiting).  Only on the failure path: a wait costs nothing
  * more than its poll.  `sql` is the operation's text (alive for the call). */
+static void note_cut_wait(lb_db_conn *c, int aop, const char *sql, size_t len);
+
+/* The operation in progress on `c` (aop, its statement or query text). */
+static void op_text(const lb_db_conn *c, const char **sql, size_t *len)
+{
+    int aop = c->aop;
+    /* A statement whose first prepare fails is freed with it: no text then. */
+    const lb_db_stmt *s = aop == LB__DB_AOP_PREPARE ? NULL : c->astmt;
+    *sql = aop == LB__DB_AOP_QUERY ? c->asql : s ? s->sql : NULL;
+    *len = aop == LB__DB_AOP_QUERY ? c->alen : s ? s->len : 0;
+}
+
+void lb__db_note_cut(lb_db_conn *c)
+{
+    const char *sql;
+    size_t len;
+    op_text(c, &sql, &len);
+    note_cut_wait(c, c->aop, sql, len);
+}
+
 static void note_cut_wait(lb_db_conn *c, int aop, const char *sql, size_t len)
 {
     static const char *const what[] = { "nothing", "connect", "reconnect", "query", "next result", "prepare",
@@ -81,10 +101,9 @@ int lb_db_wait(lb_db_conn *c, int rc)
     if (rc <= 0)
         return rc;
     int aop = c->aop;
-    /* A statement whose first prepare fails is freed with it: no text then. */
-    const lb_db_stmt *s = aop == LB__DB_AOP_PREPARE ? NULL : c->astmt;
-    const char *sql = aop == LB__DB_AOP_QUERY ? c->asql : s ? s->sql : NULL;
-    size_t len = aop == LB__DB_AOP_QUERY ? c->alen : s ? s->len : 0;
+    const char *sql;
+    size_t len;
+    op_text(c, &sql, &len);
     while (rc > 0) {
         struct pollfd p = { lb_db_conn_fd(c), poll_events(rc), 0 };
         int timeout = (rc & LB_DB_WAIT_TIMEOUT) ? lb_db_conn_timeout_ms(c) : -1;
@@ -161,12 +180,13 @@ int lb_db_stmt_execute(lb_db_stmt *s)
 {
     if (!s)
         return -LB_DB_E_INVALID;
-    int rc = lb__db_stmt_execute_begin(s);
-    /* A blocking execute cut off by lb_db_conn_abort never reached the
-     * poll loop: note what it was doing here. */
-    if (rc < 0)
-        note_cut_wait(s->c, LB__DB_AOP_EXECUTE, s->sql, s->len);
-    return lb_db_wait(s->c, rc);
+    return lb_db_wait(s->c, lb__db_stmt_execute_begin(s));
+}
+
+int lb_db_stmt_run(lb_db_stmt *s)
+{
+    int rc = lb_db_stmt_execute(s);
+    return rc < 0 ? rc : s->c->cur == &s->result;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -213,7 +213,8 @@ typedef struct lb_db_conn_opts {
     int32_t read_timeout;      /* seconds, 0 = library default */
     int32_t write_timeout;     /* seconds, 0 = library default */
     int32_t ps_mode;           /* LB_DB_PS_AUTO, LB_DB_PS_DISABLE (client-side emulation) or LB_DB_PS_EXTENDED */
-    int32_t pad;
+    int32_t blocking;          /* bool: the connection's owner is a thread that waits for each operation
+                                * (not a virtual user): a driver may then run its library's blocking calls */
     uint64_t bulk_max;         /* bulk-insert flush threshold in bytes, 0 = 512 KiB */
     lb_db_debug_fn debug;      /* NULL = no query log */
     void *debug_ud;
@@ -374,6 +375,11 @@ int lb_db_stmt_bind_param(lb_db_stmt *s, lb_db_bind *params, int n);
  * counted, and exposed through lb_db_stmt_result(s) with values as text.
  * Frees the connection's previous result.  0 ok, -code on error. */
 int lb_db_stmt_execute(lb_db_stmt *s);
+
+/* lb_db_stmt_execute and then whether a result set came back, in one call
+ * (a script's execute, the OLTP hot path): 1 when lb_db_stmt_result(s) now
+ * returns it, 0 when the statement returned none, -code on error. */
+int lb_db_stmt_run(lb_db_stmt *s);
 
 /* Result of the last execute, or NULL if it had none or it was freed or
  * superseded by another query/execute on the connection. */

@@ -46,7 +46,11 @@ static int not_idle(lb_db_conn *c)
  * the caller; completion (0 or <0) finishes the operation. */
 static int begun(lb_db_conn *c, int rc, lb__db_async *out)
 {
-    return rc > 0 ? rc : op_done(c, rc, out);
+    if (rc > 0)
+        return rc;
+    if (rc < 0 && c->opts.blocking)
+        lb__db_note_cut(c);
+    return op_done(c, rc, out);
 }
 
 /* The end of statement `s`'s execute, which returned `rc`: the failure
@@ -240,6 +244,8 @@ static int exec_begin(lb_db_stmt *s, int may_block)
     if (may_block && c->ops->stmt_execute_blocking) {
         /* Completed in the call unless cut: op_done's execute case directly. */
         int rc = c->ops->stmt_execute_blocking(s->drv, &out, &c->err);
+        if (rc < 0)
+            lb__db_note_cut(c);
         return rc > 0 ? rc : execute_done(c, s, rc, &out);
     }
     return begun(c, c->ops->stmt_execute_start(s->drv, &out, &c->err), &out);

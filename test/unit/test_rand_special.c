@@ -104,8 +104,36 @@ static void test_special(void)
     check(ok, "rand special: 2^53 range and clamped params stay inside", "value outside");
 }
 
+/* The law prepared once draws exactly what the per-call form draws, from
+ * the same stream, for ordinary, clamped and out-of-range parameters and
+ * bounds (the range conversion's fast path included). */
+static void test_special_by(void)
+{
+    static const struct { double pct, res; int iter; } P[] = {
+        { 1, 75, 12 }, { 0, 75, 12 }, { 50, 10, 3 }, { 200, 200, 0 }, { NAN, NAN, -3 }, { -1, -1, 1 },
+    };
+    static const double B[][2] = { { 1, 10000 }, { 10, 1 }, { -5.7, 5.7 }, { 0, 1e300 }, { NAN, 7 }, { -1e20, 3 } };
+    int same = 1;
+    for (size_t p = 0; p < sizeof P / sizeof P[0]; p++) {
+        lb_rand_special_law law;
+        lb_rand_special_law_init(&law, P[p].pct, P[p].res, P[p].iter);
+        for (size_t b = 0; b < sizeof B / sizeof B[0]; b++) {
+            lb_rand r1, r2;
+            lb_rand_seed(&r1, SEED, 40 + p);
+            lb_rand_seed(&r2, SEED, 40 + p);
+            for (int i = 0; i < 2000; i++) {
+                double x = lb_rand_special(&r1, B[b][0], B[b][1], P[p].pct, P[p].res, P[p].iter);
+                double y = lb_rand_special_by(&r2, B[b][0], B[b][1], &law);
+                same &= x == y;
+            }
+        }
+    }
+    check(same, "rand special: the prepared law draws what the per-call form draws", "a value differs");
+}
+
 int main(void)
 {
     test_special();
+    test_special_by();
     return check_exit();
 }

@@ -30,6 +30,7 @@ typedef struct my_conn {
     int step;           /* ST_*: the step to run, or the call waited for */
     int pending;        /* the call of `step` returned a wait status: continue it */
     int ssl_required;
+    int blocking;       /* opened for a thread: every operation with the blocking calls */
     const char *sql;
     unsigned long len;
     my_stmt *ast;       /* prepare / execute */

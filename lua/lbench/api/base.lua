@@ -42,7 +42,10 @@ local function add_rand(lb, ctx)
   local rand = {}
   function rand.uniform(a, b) return C.lb_rand_uniform(R, a, b) end
   function rand.gaussian(a, b) return C.lb_rand_gaussian(R, a, b, iter) end
-  function rand.special(a, b) return C.lb_rand_special(R, a, b, spct, sres, iter) end
+  -- The special law's options are checked once, not per draw.
+  local special_law = ffi.new("lb_rand_special_law")
+  C.lb_rand_special_law_init(special_law, spct, sres, iter)
+  function rand.special(a, b) return C.lb_rand_special_by(R, a, b, special_law) end
   function rand.pareto(a, b) return C.lb_rand_pareto(R, a, b, ph) end
   function rand.zipfian(a, b) return C.lb_rand_zipfian(R, a, b, zexp) end
   function rand.uniform_double() return C.lb_rand_double(R) end

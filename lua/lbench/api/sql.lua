@@ -185,6 +185,10 @@ local function build_connect(E, finish, Con)
   -- connection is tracked from the start, so that a stop can abort it
   -- even while it connects.
   local function connect_once(o, err)
+    -- A worker thread's own connection (not a virtual user's: their worker
+    -- runs --connections) waits in each call, so the driver may use its
+    -- library's blocking calls.
+    o.blocking = (W ~= nil and (opt.connections or 0) == 0 and not async.active()) and 1 or 0
     local c = C.lb_db_conn_new(ops, o, stats, err)
     if c == nil then return nil end
     if W ~= nil and C.lb_worker_track(W, c, C.lb_db_conn_handle) ~= 0 then
@@ -554,15 +558,21 @@ local function build_statements(E, Con, finish, raise, wrap_rs, stmt_result)
     if C.lb_db_stmt_bind_param(self.s, arr, n) < 0 then return raise(self.con, self.sql) end
   end
 
-  -- A thread executes in one call (lb_db_stmt_execute: the driver's
-  -- blocking form where it has one, the hot path of the OLTP scenarios); a
-  -- virtual user starts the operation and yields while it waits.
+  -- A thread executes in one call (lb_db_stmt_run: the driver's blocking
+  -- form where it has one, and whether a result came back; the hot path of
+  -- the OLTP scenarios); a virtual user starts the operation and yields
+  -- while it waits.
   function Stmt:execute()
     local s = self.s
     local rc
-    if async.active() then rc = finish(self.con.c, C.lb_db_stmt_execute_start(s)) else rc = C.lb_db_stmt_execute(s) end
+    if async.active() then
+      rc = finish(self.con.c, C.lb_db_stmt_execute_start(s))
+      if rc == 0 and C.lb_db_stmt_result(s) ~= nil then rc = 1 end
+    else
+      rc = C.lb_db_stmt_run(s)
+    end
     if rc < 0 then return raise(self.con, self.sql) end
-    return (wrap_rs(C.lb_db_stmt_result(s) ~= nil, self, stmt_result))
+    return (wrap_rs(rc > 0, self, stmt_result))
   end
 
   function Stmt:close()
