@@ -512,6 +512,15 @@ end
 -- whole state (1 MB), about 1k instructions per transaction at the
 -- default.  tpcb-like in prepared mode, instructions per transaction:
 -- 36k before, 32k after; pgbench 31k.
+-- A script of LONG_SCRIPT or more SQL commands turns loop optimisation off
+-- from the start: its trace would abort anyway, and the recordings that
+-- abort, with the side traces built under the optimisation before them,
+-- cost each client's state about 25M instructions (8 ms) in its first
+-- hundred transactions (tpcb-like, callgrind: 135-144M for a worker's
+-- first 300 transactions, 98-120M without them; the same 28-31k per
+-- transaction after).  With 8 clients in a 5-second run that was a tenth
+-- of lbench's CPU per transaction.
+local LONG_SCRIPT = 3
 local vm_tuned = false
 local function tune_vm()
   if vm_tuned then return end
@@ -541,6 +550,11 @@ end
 
 function M.compile(cmds, st, mode)
   tune_vm()
+  local nsql = 0
+  for _, cmd in ipairs(cmds) do
+    if cmd.kind == "sql" then nsql = nsql + 1 end
+  end
+  if nsql >= LONG_SCRIPT and jit then jit.opt.start("-loop") end
   local simple = mode == "simple"
   local steps, tests, preps = {}, {}, {}
   local nxt, endif = branches(cmds)
