@@ -16,10 +16,10 @@ int lb__db_stmt_execute_begin(lb_db_stmt *s);
 
 /* An operation of `c` that failed in its start call, which blocks on a
  * blocking connection (lb_db_conn_opts.blocking), or in a thread's
- * blocking execute: if a watchdog's
- * lb_db_conn_abort cut it, note what it was doing (lb_db_conn_waiting), as
- * lb_db_wait does for an operation cut while it waits.  Call while the
- * operation is still in progress (c->aop set). */
+ * blocking execute: if a watchdog's lb_db_conn_abort cut it, note what it
+ * was doing (lb_db_conn_waiting), as lb_db_wait does for an operation cut
+ * while it waits.  Call while the operation is still in progress (c->aop
+ * set). */
 void lb__db_note_cut(lb_db_conn *c);
 
 #endif

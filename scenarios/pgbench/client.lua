@@ -518,8 +518,8 @@ end
 -- cost each client's state about 25M instructions (8 ms) in its first
 -- hundred transactions (tpcb-like, callgrind: 135-144M for a worker's
 -- first 300 transactions, 98-120M without them; the same 28-31k per
--- transaction after).  With 8 clients in a 5-second run that was a tenth
--- of lbench's CPU per transaction.
+-- transaction after).  With 8 clients in a 5-second run that was about
+-- 7 µs of lbench's 130-180 µs of CPU per tpcb-like transaction.
 local LONG_SCRIPT = 3
 local vm_tuned = false
 local function tune_vm()

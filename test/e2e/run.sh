@@ -8,8 +8,10 @@ sandbox_start e2e
 SQL() { mariadb -h127.0.0.1 -P"$LB_MYSQL_PORT" -usbtest -psbtest sbtest -N -e "$1" 2>&1; }
 E=test/e2e/scripts
 
-# the DB layer in C
+# the DB layer in C, on a non-blocking connection (a virtual user's) and
+# on a blocking one (a worker thread's: lb_db_conn_opts.blocking)
 build/e2e/test_db_mysql
+LB_DB_BLOCKING=1 build/e2e/test_db_mysql | sed -E 's/^(PASS|FAIL) /\1 blocking./'
 
 # the Lua SQL API
 expect_ok sql_api '^API OK$' $LB $E/api.lua check $M

@@ -624,6 +624,9 @@ int main(void)
     base.password = getenv("LB_MYSQL_PASSWORD") ? getenv("LB_MYSQL_PASSWORD") : "";
     base.db = getenv("LB_MYSQL_DB") ? getenv("LB_MYSQL_DB") : "sbtest";
     base.connect_timeout = 5;
+    /* LB_DB_BLOCKING=1: every case again on a thread's blocking connection
+     * (the driver's blocking calls; test/e2e/run.sh runs both). */
+    base.blocking = getenv("LB_DB_BLOCKING") && atoi(getenv("LB_DB_BLOCKING")) != 0;
 
     if (lb_db_global_init() != 0) {
         check(0, "global_init", "failed");
