@@ -510,6 +510,43 @@ local function build_bulk(Con, finish, raise, driver_name)
   end
 end
 
+-- A statement parameter's setters (Param, from build_statements).
+local function add_param_methods(E, Param)
+  local lb, rand = E.lb, E.rand
+  function Param:set(v)
+    local b = self.b
+    if v == nil then b.is_null = 1 return end
+    b.is_null = 0
+    local ty = self.type
+    if is_string[ty] then
+      v = tostring(v)
+      local n = #v
+      if n > b.cap then error(string.format("param:set: value of %d bytes exceeds the parameter's %d", n, tonumber(b.cap)), 2) end
+      ffi.copy(b.buf, v, n)
+      b.len = n
+    elseif is_float[ty] then
+      b.d = v
+    else
+      b.i = v
+    end
+  end
+
+  -- Fill a string parameter from a template ('#' digit, '@' letter)
+  -- without creating a Lua string.
+  function Param:set_rand_str(tmpl)
+    local b = self.b
+    local n = #tmpl
+    if n > b.cap then error("param:set_rand_str: template longer than the parameter", 2) end
+    b.is_null = 0
+    if rand ~= nil then
+      C.lb_rand_string(rand, tmpl, n, b.buf)
+    else
+      ffi.copy(b.buf, lb.rand.string(tmpl), n)
+    end
+    b.len = n
+  end
+end
+
 -- Prepared statements and their parameters.
 local function build_statements(E, Con, finish, raise, wrap_rs, stmt_result)
   local ctx, lb, opt, W, RESTART, rand, stats = E.ctx, E.lb, E.opt, E.W, E.RESTART, E.rand, E.stats
@@ -580,39 +617,7 @@ local function build_statements(E, Con, finish, raise, wrap_rs, stmt_result)
     self.con.stmts[self] = nil
     self.s = nil
   end
-
-  function Param:set(v)
-    local b = self.b
-    if v == nil then b.is_null = 1 return end
-    b.is_null = 0
-    local ty = self.type
-    if is_string[ty] then
-      v = tostring(v)
-      local n = #v
-      if n > b.cap then error(string.format("param:set: value of %d bytes exceeds the parameter's %d", n, tonumber(b.cap)), 2) end
-      ffi.copy(b.buf, v, n)
-      b.len = n
-    elseif is_float[ty] then
-      b.d = v
-    else
-      b.i = v
-    end
-  end
-
-  -- Fill a string parameter from a template ('#' digit, '@' letter)
-  -- without creating a Lua string.
-  function Param:set_rand_str(tmpl)
-    local b = self.b
-    local n = #tmpl
-    if n > b.cap then error("param:set_rand_str: template longer than the parameter", 2) end
-    b.is_null = 0
-    if rand ~= nil then
-      C.lb_rand_string(rand, tmpl, n, b.buf)
-    else
-      ffi.copy(b.buf, lb.rand.string(tmpl), n)
-    end
-    b.len = n
-  end
+  add_param_methods(E, Param)
 end
 
 -- lbench.sql.driver(): the run's one driver.
