@@ -563,6 +563,7 @@ function event()
     lbench.counter.add(stats.script(pending, stats.S_RETRIED))
   end
   pending = nil
+  if scripted then custom.transaction_done() end   -- last: it may ask for the event loop's trace
 end
 
 lbench.hooks.result = function(r)

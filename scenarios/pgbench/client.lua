@@ -520,7 +520,29 @@ end
 -- first 300 transactions, 98-120M without them; the same 28-31k per
 -- transaction after).  With 8 clients in a 5-second run that was about
 -- 7 µs of lbench's 130-180 µs of CPU per tpcb-like transaction.
+--
+-- The event loop's trace first.  LuaJIT starts a trace where code gets
+-- hot: a loop after 56 iterations, a function after 112 calls, counted in
+-- 64 counters shared by address.  The event loop turns once per
+-- transaction while the functions a transaction calls run several times
+-- in it, so one of those usually got hot first: its trace ran on through
+-- the rest of the transaction, aborted at the pcalls on the way out (and
+-- after 15 tail calls), side traces recorded into the next transaction,
+-- and the loop's trace came last.  Which of them won depended on where the
+-- bytecode lay: per worker, 7-145M instructions of compiling in the first
+-- 300 tpcb-like transactions (callgrind, 25-35M typical), where a steady
+-- transaction costs 30k.  So after WARM_TRANSACTIONS, which take the
+-- first-time paths (the prepares) in the interpreter, every counter is set
+-- to fire at once (hotloop=1): the event loop's next turn is the first
+-- trace, with the whole transaction inlined, and as it starts the
+-- counters go back to LuaJIT's default (HOTLOOP).  Compiling then costs
+-- 3.5-3.9M per worker, every time: a worker's first 300 tpcb-like
+-- transactions 93-94M instructions, where they were 127-258M (80M of
+-- them the start-up and the login, before the first transaction).
 local LONG_SCRIPT = 3
+local WARM_TRANSACTIONS, HOTLOOP = 2, 56
+local warm_left   -- transactions before the loop's trace is asked for (nil: asked, or no JIT)
+local asked = false   -- the counters fire at once until the next trace starts
 local vm_tuned = false
 local function tune_vm()
   if vm_tuned then return end
@@ -528,10 +550,15 @@ local function tune_vm()
   collectgarbage("setpause", 400)
   if not jit then return end
   jit.opt.start("maxirconst=4000")
+  warm_left = WARM_TRANSACTIONS
   local util = require("jit.util")
   local started_in_loop, aborts = {}, 0
   jit.attach(function(what, tr, func, _, parent)
     if what == "start" then
+      if asked then
+        asked = false
+        jit.opt.start("hotloop=" .. HOTLOOP)
+      end
       local info = util.funcinfo(func)
       started_in_loop[tr] = parent == nil and (info.source or ""):find("run/worker%.lua$") ~= nil
     elseif what == "abort" and started_in_loop[tr] then
@@ -539,6 +566,18 @@ local function tune_vm()
       if aborts == 2 then jit.opt.start("-loop") end
     end
   end, "trace")
+end
+
+-- Called at the end of each transaction of the worker's clients that
+-- completed (not one that failed or aborted the client): after the first
+-- WARM_TRANSACTIONS, the event loop's trace is asked for (see tune_vm).
+-- Once asked, one test of an upvalue in the loop's trace.
+function M.transaction_done()
+  if warm_left == nil then return end
+  warm_left = warm_left - 1
+  if warm_left > 0 then return end
+  warm_left, asked = nil, true
+  jit.opt.start("hotloop=1")
 end
 
 -- The box of client `st`'s integer variable `name` (see eval.IntBox).

@@ -212,4 +212,7 @@ function M.client(con, info)
   return R
 end
 
+-- The end of a transaction of any of this worker's clients (client.lua).
+M.transaction_done = client.transaction_done
+
 return M
