@@ -68,3 +68,70 @@ pgscript_down() {
   rm -rf "$PG_TMP"
   trap 'rm -rf "$W"' EXIT
 }
+
+# make bench, section pgscript_ir: the same scripts as pgscript, counted
+# in instructions rather than seconds (callgrind), which the VM's ±10 %
+# wall-clock spread does not blur.  One client, N1 and N2 transactions
+# each; the slope between them is the steady cost of a transaction, the
+# rest the cost of a run's start-up (whole processes, all threads).  The
+# slope is pgbench's whole process (one thread does everything) against
+# lbench's worker thread: lbench's main thread works per second, not per
+# transaction (its interval cuts, about 2.5M instructions a second; the
+# server's samples, off here: docs/observing.md), and under valgrind a
+# second holds some 50 times fewer transactions than it does at full
+# speed, which would count that work 50 times over.
+bench_pgscript_ir() {
+  local c
+  for c in psql pgbench valgrind; do
+    command -v $c >/dev/null || { echo "(pgscript_ir: $c not installed)"; return; }
+  done
+  local n1=${IR_N1:-1000} n2=${IR_N2:-4000}
+  echo "== PostgreSQL: one custom script file, instructions per transaction (callgrind), 1 client, $n1 and $n2 transactions"
+  pg_start
+  local P="--db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-port=$LB_PG_PORT --pgsql-user=sbtest --pgsql-password=sbtest --pgsql-db=sbtest"
+  local G="-h 127.0.0.1 -p $LB_PG_PORT -U sbtest" PGB
+  PGB=$(dirname "$(readlink "/proc/$LB_PG_SANDBOX_PID/exe")")/pgbench
+  [ -x "$PGB" ] || PGB=$(command -v pgbench)
+  env PGPASSWORD=sbtest "$PGB" $G -i -q -s 10 sbtest > "$W/cmd.out" 2>&1 ||
+    { echo "   (pgbench -i failed: $(tail -1 "$W/cmd.out"))"; pgscript_down; return; }
+  pg_settle
+  printf '%-18s %12s %12s %8s %14s %14s\n' script:mode "lbench ins/tx" "pgbench ins/tx" lb/pgb "lbench start" "pgbench start"
+  local s mode f l1 l2 g1 g2
+  for mode in prepared simple; do
+    for s in select-only tpcb-like; do
+      f=contrib/pgscript/$s.sql
+      read -r l1 w1 < <(ir_count $LB pgbench $P --file="$f" --protocol="$mode" --scale=10 --vacuum=off \
+        --server-stats=off --threads=1 --events="$n1" run)
+      read -r g1 _ < <(PGPASSWORD=sbtest ir_count "$PGB" $G -f "$f" -M "$mode" -s 10 -n -c 1 -j 1 -t "$n1" sbtest)
+      read -r l2 w2 < <(ir_count $LB pgbench $P --file="$f" --protocol="$mode" --scale=10 --vacuum=off \
+        --server-stats=off --threads=1 --events="$n2" run)
+      read -r g2 _ < <(PGPASSWORD=sbtest ir_count "$PGB" $G -f "$f" -M "$mode" -s 10 -n -c 1 -j 1 -t "$n2" sbtest)
+      awk -v s="$s:${mode:0:4}" -v l1="$l1" -v w1="$w1" -v w2="$w2" -v g1="$g1" -v g2="$g2" -v n1="$n1" -v n2="$n2" 'BEGIN {
+        if (l1 <= 0 || w1 <= 0 || w2 <= 0 || g1 <= 0 || g2 <= 0) { printf "%-18s (a run failed)\n", s; exit }
+        lt = (w2 - w1) / (n2 - n1); gt = (g2 - g1) / (n2 - n1)
+        printf "%-18s %12.0f %12.0f %8.2f %13.0fM %13.0fM\n", s, lt, gt, lt / gt, (l1 - n1 * lt) / 1e6, (g1 - n1 * gt) / 1e6 }'
+    done
+  done
+  echo "   ins/tx: user-space instructions per transaction, the slope between $n1 and $n2 transactions (lbench: its worker thread,"
+  echo "   pgbench: its process); start: the rest of the $n1-transaction run, all threads (start-up, logins, exit)"
+  echo "   commands: valgrind --tool=callgrind lbench pgbench $P --file=contrib/pgscript/S.sql --protocol=MODE --scale=10 --vacuum=off --server-stats=off --threads=1 --events=N run"
+  echo "             valgrind --tool=callgrind $PGB $G -f contrib/pgscript/S.sql -M MODE -s 10 -n -c 1 -j 1 -t N sbtest   (with PGPASSWORD=sbtest)"
+  pgscript_down
+}
+
+# ir_count CMD...: "ALL REST": the user-space instructions CMD executes,
+# all threads, and those of its threads but the first (callgrind; CMD
+# itself, not a wrapper that execs it: valgrind does not follow an exec);
+# "0 0" when it fails.
+ir_count() {
+  local d="$W/ir"
+  rm -rf "$d"; mkdir -p "$d"
+  valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$d/out" "$@" >/dev/null 2>&1 || { echo 0 0; return 0; }
+  local f all=0 rest=0 n
+  for f in "$d"/out-*; do
+    n=$(awk '/^summary:/ {print $2}' "$f")
+    all=$((all + ${n:-0}))
+    case $f in *-01) ;; *) rest=$((rest + ${n:-0})) ;; esac
+  done
+  echo "$all $rest"
+}
