@@ -21,11 +21,46 @@ local function slurp(p)
   return s
 end
 
+-- A block without its comments: every Lua state parses the declarations
+-- (ffi.cdef), and two thirds of their text is comment, which the FFI's
+-- lexer reads character by character.  A comment's newlines stay, so a
+-- declaration keeps its line number within the block; string literals
+-- (the symbol names of __asm__) are copied as they are.
+local function without_comments(block)
+  local out, i = {}, 1
+  while true do
+    local a = block:find('[/"]', i)
+    if not a then break end
+    local c2, stop = block:sub(a + 1, a + 1), nil
+    if block:sub(a, a) == '"' then
+      stop = select(2, block:find('^"[^"\\\n]*"', a))   -- no escapes in a symbol name
+      assert(stop, "unterminated string in an FFI block")
+      out[#out + 1] = block:sub(i, stop)
+    elseif c2 == "*" or c2 == "/" then
+      out[#out + 1] = block:sub(i, a - 1)
+      if c2 == "*" then
+        stop = select(2, block:find("*/", a + 2, true))
+        assert(stop, "unterminated comment in an FFI block")
+      else
+        stop = (block:find("\n", a + 2, true) or #block + 1) - 1
+      end
+      local _, newlines = block:sub(a, stop):gsub("\n", "")
+      out[#out + 1] = newlines > 0 and string.rep("\n", newlines) or " "
+    else
+      stop = a
+      out[#out + 1] = block:sub(i, stop)
+    end
+    i = stop + 1
+  end
+  out[#out + 1] = block:sub(i)
+  return table.concat(out)
+end
+
 local cdef = {}
 for _, h in ipairs(headers) do
   local src = slurp(h)
   for block in src:gmatch("/%* FFI BEGIN %*/(.-)/%* FFI END %*/") do
-    cdef[#cdef + 1] = "/* " .. h .. " */" .. block
+    cdef[#cdef + 1] = "/* " .. h .. " */" .. without_comments(block)
   end
 end
 
