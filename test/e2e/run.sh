@@ -9,9 +9,16 @@ SQL() { mariadb -h127.0.0.1 -P"$LB_MYSQL_PORT" -usbtest -psbtest sbtest -N -e "$
 E=test/e2e/scripts
 
 # the DB layer in C, on a non-blocking connection (a virtual user's) and
-# on a blocking one (a worker thread's: lb_db_conn_opts.blocking)
-build/e2e/test_db_mysql
-LB_DB_BLOCKING=1 build/e2e/test_db_mysql | sed -E 's/^(PASS|FAIL) /\1 blocking./'
+# on a blocking one (a worker thread's: lb_db_conn_opts.blocking).  Its
+# failed checks print FAIL lines and exit 1; any other status is a crash,
+# which would leave the cases after it unrun and unseen.
+db_suite() {   # db_suite PREFIX: the cases' names prefixed
+  build/e2e/test_db_mysql | sed -E "s/^(PASS|FAIL) /\\1 $1/"
+  local rc=${PIPESTATUS[0]}
+  [ "$rc" -le 1 ] || fail "${1}test_db_mysql_exit" "exited with status $rc"
+}
+db_suite ""
+LB_DB_BLOCKING=1 db_suite blocking.
 
 # the Lua SQL API
 expect_ok sql_api '^API OK$' $LB $E/api.lua check $M
