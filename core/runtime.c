@@ -40,6 +40,7 @@ struct lb_runtime {
     _Atomic uint64_t connect_retries; /* transient connect failures retried, from every worker */
     _Atomic uint64_t counters[LB_RUNTIME_COUNTERS]; /* a scenario's own run-wide counts */
     _Atomic int sql_used;             /* some state of this runtime loaded the SQL API */
+    _Atomic(lb_db_conn *) parked;     /* the main state's idle connection kept for its server probe */
     pthread_mutex_t types_mu;     /* event types are registered from every worker state */
     pthread_mutex_t out_mu;       /* workers and the reporter write output */
     int bar_shown;                /* a progress line without its newline is on screen (under out_mu) */
@@ -216,7 +217,25 @@ void lb_runtime_hists_clear(lb_runtime *rt)
 }
 
 void lb_runtime_mark_sql(lb_runtime *rt) { atomic_store(&rt->sql_used, 1); }
+
 int lb_runtime_sql_used(lb_runtime *rt) { return atomic_load(&rt->sql_used); }
+
+int lb_runtime_park_conn(lb_runtime *rt, lb_db_conn *c)
+{
+    lb_db_conn *none = NULL;
+    return atomic_compare_exchange_strong(&rt->parked, &none, c) ? 1 : 0;
+}
+
+lb_db_conn *lb_runtime_take_parked(lb_runtime *rt) { return atomic_exchange(&rt->parked, NULL); }
+
+int lb_runtime_drop_parked(lb_runtime *rt)
+{
+    lb_db_conn *c = atomic_exchange(&rt->parked, NULL);
+    if (!c)
+        return 0;
+    lb_db_disconnect(c);
+    return 1;
+}
 
 int lb_runtime_files_limit(uint64_t need, uint64_t *soft, uint64_t *hard)
 {
@@ -355,6 +374,8 @@ void lb_runtime_free(lb_runtime *rt)
 {
     if (!rt)
         return;
+    /* before the main state, which owns the connection's stats block */
+    lb_runtime_drop_parked(rt);
     lb__luart_close(rt->L);
     for (int i = 0; i < rt->ntypes; i++)
         free(rt->types[i]);

@@ -9,6 +9,8 @@
 
 #include "lbench.h"
 
+#include "db/db.h"
+
 #include "metrics.h"
 #include "run.h"
 
@@ -69,6 +71,15 @@ void lb_runtime_hists_clear(lb_runtime *rt);
  * qps, SQL statistics) in every interval, also one without a query. */
 void lb_runtime_mark_sql(lb_runtime *rt);
 int lb_runtime_sql_used(lb_runtime *rt);
+/* One idle connection of the main state, parked by api/sql.lua for the
+ * run's server probe to take over (one login fewer per run) instead of
+ * being closed.  Park: 1, or 0 when one is parked already (the caller
+ * closes its own).  Take: the connection, now the caller's, or NULL.
+ * Drop (any thread: a worker that found the server full of connections
+ * frees the slot the parked one holds): 1 if one was closed, else 0. */
+int lb_runtime_park_conn(lb_runtime *rt, lb_db_conn *c);
+lb_db_conn *lb_runtime_take_parked(lb_runtime *rt);
+int lb_runtime_drop_parked(lb_runtime *rt);
 /* Raise this process's open-files limit to `need` as far as the hard limit
  * allows: 0 when the limit is now at least `need`, else -1; the limits
  * are in *soft and *hard either way. */

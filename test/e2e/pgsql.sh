@@ -40,6 +40,26 @@ json_assert pg_observe_settings "$T/pg_oltp_read_write.json" 'r.server.product =
   and r.server.settings.shared_buffers == "'"$sb"'" and r.server.version:match("^%d+")'
 json_assert pg_observe_stats "$T/pg_oltp_read_write.json" 'r.server.stats.window_s > 0 and r.server.stats.buffer_hit_pct > 0
   and r.server.stats.buffer_hit_pct <= 100 and r.server.stats.commits_per_sec > 0 and r.server.stats.tuples_updated_per_sec > 0'
+# The probe takes over the connection init() closes (one login fewer per
+# run) with nothing of init()'s session: its SET, advisory lock and
+# temporary table are gone (pg_parked.lua checks them from the workers).
+wm=$("${PSQL[@]}" -c "SHOW work_mem" 2>&1)
+expect_ok pg_probe_takes_init_connection "^init backend's last statement: SELECT .* FROM pg_stat_" \
+  $LB $E/pg_parked.lua $P --threads=2 --events=4 --result-file="$T/pg_parked.json" run
+json_assert pg_probe_session_reset "$T/pg_parked.json" 'r.server.settings.work_mem == "'"$wm"'"
+  and r.server.stats.commits_per_sec > 0 and r.server.notice == nil'
+# A role's connection limit that the parked connection would exceed: a
+# worker closes it and connects; the probe, finding the limit, is a notice.
+"${PSQL[@]}" -c "DROP ROLE IF EXISTS lbparked; CREATE ROLE lbparked LOGIN PASSWORD 'lbparked' CONNECTION LIMIT 2;
+  GRANT CONNECT, TEMPORARY ON DATABASE sbtest TO lbparked" >/dev/null 2>&1
+run pg_parked_limit $LB $E/pg_parked.lua $P --pgsql-user=lbparked --pgsql-password=lbparked --threads=2 --events=4 \
+  --check-probe=off --result-file="$T/pg_parked_limit.json" run
+[ "$rc" -eq 0 ] && pass pg_parked_limit || fail pg_parked_limit "exit $rc: $(head -3 "$T/pg_parked_limit.err")"
+json_assert pg_parked_limit_notice "$T/pg_parked_limit.json" 'r.status == "ok" and r.totals.events == 4
+  and r.server.notice:match("^server statistics not recorded: .*error 53300: too many connections for role")'
+ALLOW_STDOUT=1 one_line pg_role_limit_error "error 53300: too many connections for role .*CONNECTION LIMIT" \
+  $LB $E/pg_parked.lua $P --pgsql-user=lbparked --pgsql-password=lbparked --threads=3 --events=4 --check-probe=off run
+"${PSQL[@]}" -c "DROP OWNED BY lbparked; DROP ROLE lbparked" >/dev/null 2>&1
 json_assert pg_oltp_default_retry_list "$T/pg_oltp_read_write.json" 'table.concat(r.options.db_ignore_errors, ",") == "40P01,40001,23505"'
 json_assert pg_oltp_rw_query_mix "$T/pg_oltp_read_write.json" '(r.totals.ignored_errors == 0 and r.totals.queries.read == 14 * r.totals.events and r.totals.queries.write == 4 * r.totals.events and r.totals.queries.other == 2 * r.totals.events) or (r.totals.ignored_errors > 0 and r.totals.queries.read >= 14 * r.totals.events)'
 # oltp_insert's server-assigned ids follow the loaded ones

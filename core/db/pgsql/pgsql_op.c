@@ -199,6 +199,8 @@ static void connect_error(pg_conn *pc, lb_db_error *err)
         state = "3D000";
     else if (strstr(m, "role \"") && strstr(m, "does not exist"))
         state = "28000";
+    else if (strstr(m, "too many clients already") || strstr(m, "too many connections for"))
+        state = "53300"; /* max_connections, or a role's or a database's CONNECTION LIMIT */
     err->code = lb_db_sqlstate_code(state);
     memcpy(err->sqlstate, state, 6);
 }

@@ -215,6 +215,12 @@ local function build_connect(E, finish, Con)
   local function too_many(err)
     return err.code == 1040 or (driver_name == "pgsql" and ffi.string(err.sqlstate) == "53300")
   end
+  local function limit_hint(msg)
+    if msg:find("for role", 1, true) or msg:find("for database", 1, true) then
+      return " (the role's or the database's CONNECTION LIMIT: raise it, or use fewer connections)"
+    end
+    return " (the server's connection limit: raise max_connections, or use fewer --connections)"
+  end
 
   local function connect(over)
     over = over or {}
@@ -226,6 +232,11 @@ local function build_connect(E, finish, Con)
     local c
     for attempt = 1, CONNECT_TRIES do
       c = connect_once(o, err)
+      -- The main state's connection parked for the server probe may hold
+      -- the server's last slot: it goes first (the probe logs in anew).
+      if c == nil and too_many(err) and ctx.rt ~= nil and C.lb_runtime_drop_parked(ctx.rt) == 1 then
+        c = connect_once(o, err)
+      end
       if c ~= nil or attempt == CONNECT_TRIES or not transient(err) or lb.should_stop() then break end
       -- A full listen backlog or a handshake cut short: try again after a
       -- short, growing, jittered pause (counted, reported with the run).
@@ -239,7 +250,7 @@ local function build_connect(E, finish, Con)
       util.fail_with({ sql_report = err.report[0] ~= 0 and ffi.string(err.report) or nil },
         "cannot connect to %s as '%s' (%s): error %s: %s%s", driver_name == "null" and driver_name or where,
         o.user ~= nil and ffi.string(o.user) or "", driver_name, code_text(err.code), ffi.string(err.message),
-        too_many(err) and " (the server's connection limit: raise max_connections, or use fewer --connections)" or "")
+        too_many(err) and limit_hint(ffi.string(err.message)) or "")
     end
     -- The main state's connections (prepare, commands) close when the
     -- collector finds them unused, as in sysbench; a worker's are closed
@@ -249,9 +260,30 @@ local function build_connect(E, finish, Con)
     -- (drv:connect(con.server)): a host list rotates otherwise.
     local server = { host = o.host ~= nil and ffi.string(o.host) or nil, port = o.port ~= 0 and o.port or nil,
                      socket = o.socket ~= nil and ffi.string(o.socket) or nil }
-    return setmetatable({ c = c, stmts = {}, server = server }, Con)
+    return setmetatable({ c = c, stmts = {}, server = server, own_options = next(over) == nil }, Con)
   end
   return connect
+end
+
+-- While the run's server probe is about to log in (ctx.park_for_probe,
+-- set by run/runner.lua from before init() until the probe has opened),
+-- the first PostgreSQL connection the main state closes that was opened
+-- with the run's own options and is idle is parked in the runtime
+-- instead, for the probe to take over (sql._take_parked): one login
+-- fewer per run, where a SCRAM login costs the client some 60M
+-- instructions, as much as 2 000 pgbench transactions.  DISCARD ALL first:
+-- nothing of the scenario's session (its settings, locks, temporary
+-- tables) outlives its close, as when the connection really closed.
+-- Returns true when `con`'s connection was parked.
+local function build_park(E, finish)
+  local ctx, driver_name = E.ctx, E.driver_name
+  local RESET = "DISCARD ALL"
+  return function(con)
+    if not (ctx.park_for_probe and driver_name == "pgsql" and con.own_options and ctx.rt ~= nil) then return false end
+    local c = con.c
+    if C.lb_db_in_transaction(c) ~= 0 or finish(c, C.lb_db_query_start(c, RESET, #RESET)) < 0 then return false end
+    return C.lb_runtime_park_conn(ctx.rt, ffi.gc(c, nil)) == 1 or (ffi.gc(c, C.lb_db_disconnect) and false)
+  end
 end
 
 -- Raise `err` as a restart of the event, counted here (as sysbench
@@ -357,6 +389,7 @@ local function build_connections(E, finish, reconnect, wrap_rs, conn_result)
   end
 
   local connect = build_connect(E, finish, Con)
+  local park = build_park(E, finish)
 
   function Con:query(q)
     local c = self.c
@@ -388,7 +421,8 @@ local function build_connections(E, finish, reconnect, wrap_rs, conn_result)
     if self.c == nil then return end
     for st in pairs(self.stmts) do st.s = nil end
     async.forget()
-    if W ~= nil then C.lb_worker_close(W, self.c) else C.lb_db_disconnect(ffi.gc(self.c, nil)) end
+    if W ~= nil then C.lb_worker_close(W, self.c)
+    elseif not park(self) then C.lb_db_disconnect(ffi.gc(self.c, nil)) end
     self.c = nil
   end
   Con.close = Con.disconnect
@@ -744,6 +778,13 @@ function M.new(ctx, lb)
   build_bulk(Con, finish, raise, E.driver_name)
   build_statements(E, Con, finish, raise, wrap_rs, stmt_result)
   build_driver(E, sql, connect)
+  -- The connection parked for the server probe (build_park), now the
+  -- caller's; or nil.
+  function sql._take_parked()
+    local c = ctx.rt ~= nil and C.lb_runtime_take_parked(ctx.rt) or nil
+    if c == nil then return nil end
+    return setmetatable({ c = ffi.gc(c, C.lb_db_disconnect), stmts = {}, server = {} }, Con)
+  end
   return sql
 end
 

@@ -226,7 +226,9 @@ function M.open(lb, driver, all)
   if driver ~= "mysql" and driver ~= "pgsql" then return nil end
   local self = setmetatable({ driver = driver }, Probe)
   local ok, e = pcall(function()
-    self.con = lb.sql.driver():connect()
+    -- the scenario's own connection when it closed one for us to take
+    -- over (api/sql.lua, PostgreSQL only), else a login of our own
+    self.con = lb.sql._take_parked() or lb.sql.driver():connect()
     self.ident = (driver == "mysql" and mysql_identity or pgsql_identity)(self.con, all)
     self:sample() -- refused here (no privilege, no view) rather than at the first interval
   end)

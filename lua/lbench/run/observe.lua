@@ -78,6 +78,12 @@ function M.new(opt, lb, sql_used, server_pid)
   return self
 end
 
+-- Will M.new open a probe of the server on a connection of its own (so
+-- that the main state may keep one of its closed connections for it)?
+function M.wants_probe(opt)
+  return opt.server_stats ~= "off" and (opt.db_driver == "mysql" or opt.db_driver == "pgsql")
+end
+
 -- Everything now, with the time of the sample; what sampling costs (the
 -- reporter's wall time in it, server round trips included) is kept.
 function Obs:sample(t_ns)

@@ -581,6 +581,10 @@ local function start_workers(ctx, lb, run, opt, keys, paced, server_pid)
     if obs then obs:begin() end
     ok = C.lb_run_go(run) == 0
   end
+  -- The probe has taken the connection init() left it, if any: no other
+  -- is kept.
+  ctx.park_for_probe = false
+  C.lb_runtime_drop_parked(ctx.rt)
   if not ok then
     if obs then obs:stop() end
     -- Nothing was measured (thread_init failed: no connection, no table):
@@ -619,6 +623,8 @@ function M.run_measured(ctx, lb, metrics)
   -- before the run is configured: a scenario may set the run's limits
   -- there (sysbench's memory test counts its events itself, --events 0).
   local init = rawget(_G, "init")
+  -- (a connection init() closes may be kept for the server probe: start_workers)
+  ctx.park_for_probe = (ctx.rank or 0) == 0 and observe.wants_probe(opt)
   if type(init) == "function" and (ctx.rank or 0) == 0 then init() end
   local paced = opt.rate > 0
   local boot = boot_chunk(ctx, "run")
