@@ -48,6 +48,7 @@ LDFLAGS  ?=
 LIB_SRC  := $(filter-out core/main.c core/cluster/cluster_mpi.c,$(wildcard core/*.c core/*/*.c core/*/*/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(O)/%.o) $(O)/embedded.o
 LUA_SRC  := $(wildcard lua/lbench/*.lua lua/lbench/*/*.lua)
+STOCK_SRC := $(wildcard scenarios/*.lua scenarios/*/*.lua)
 # Order matters: each header's FFI section may use types of the ones before.
 FFI_HDRS := core/clock.h core/httpget.h core/cluster/cluster.h core/hist.h core/rand.h core/kern.h core/rowgen.h core/handle.h core/stats.h core/db/db.h core/lbench.h core/pace.h core/run.h core/worker.h core/sbcompat/sbcompat.h core/sbcompat/sbsql.h \
             core/loop.h core/metrics.h core/runtime.h \
@@ -65,9 +66,9 @@ $(O)/%.o: %.c $(wildcard core/*.h core/*/*.h core/*/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-$(O)/embedded.c: contrib/embed.lua $(LUA_SRC) $(FFI_HDRS) Makefile
+$(O)/embedded.c: contrib/embed.lua $(LUA_SRC) $(STOCK_SRC) $(FFI_HDRS) Makefile
 	@mkdir -p $(O)
-	luajit contrib/embed.lua $@ $(FFI_HDRS) -- $(LUA_SRC)
+	luajit contrib/embed.lua $@ $(FFI_HDRS) -- $(LUA_SRC) --stock $(STOCK_SRC)
 
 $(O)/embedded.o: $(O)/embedded.c
 	$(CC) $(ALL_CFLAGS) -c $< -o $@

@@ -1,17 +1,20 @@
 -- Build helper: embeds the Lua half of the runtime into C.
 --
---   luajit contrib/embed.lua OUT.c HEADER... -- LUAFILE...
+--   luajit contrib/embed.lua OUT.c HEADER... -- LUAFILE... [--stock SCENARIO...]
 --
--- Each LUAFILE lua/lbench/x.lua becomes module "lbench.x".  The FFI
+-- Each LUAFILE lua/lbench/x.lua becomes module "lbench.x".  Each stock
+-- SCENARIO file goes in as bytecode with its source's size and hash: a
+-- scenario file found unchanged on disk is loaded from it (core/luart.c).  The FFI
 -- declarations are cut from the HEADERs between "/* FFI BEGIN */" and
 -- "/* FFI END */" (in the order given) and become module "lbench.cdef",
 -- so C and Lua share one source of truth for every FFI-visible type.
 local out_path = arg[1]
-local headers, luafiles, seen_sep = {}, {}, false
+local headers, luafiles, stock, list = {}, {}, {}, nil
+list = headers
 for i = 2, #arg do
-  if arg[i] == "--" then seen_sep = true
-  elseif seen_sep then luafiles[#luafiles + 1] = arg[i]
-  else headers[#headers + 1] = arg[i] end
+  if arg[i] == "--" then list = luafiles
+  elseif arg[i] == "--stock" then list = stock
+  else list[#list + 1] = arg[i] end
 end
 
 local function slurp(p)
@@ -105,6 +108,26 @@ for i, f in ipairs(files) do
   o[#o + 1] = ("  {%q, %q, f%d, %d, b%d, %d},\n"):format(f.name, f.chunk, i, #f.src, i, #f.bc)
 end
 o[#o + 1] = "};\nconst int lb__embedded_count = " .. #files .. ";\n"
+
+-- FNV-1a, 64 bits, of `s`: as core/luart.c computes it for a file on disk.
+local function fnv1a64(s)
+  local h = 0xcbf29ce484222325ULL
+  for i = 1, #s do h = bit.bxor(h, s:byte(i)) * 0x100000001b3ULL end
+  return h
+end
+
+o[#o + 1] = "#include <stdint.h>\n"
+local entries = {}
+for i, p in ipairs(stock) do
+  local src = slurp(p)
+  local bc = string.dump(assert(loadstring(src, "@" .. p)))
+  o[#o + 1] = ("static const char s%d[] = {\n%s,0};\n"):format(i, c_bytes(bc))
+  entries[#entries + 1] = ("  {%q, %d, 0x%sULL, s%d, %d},\n"):format(p, #src,
+    bit.tohex(fnv1a64(src), 16), i, #bc)
+end
+o[#o + 1] = "typedef struct { const char *rel; size_t len; uint64_t hash; const char *bc; size_t bclen; } lb__stock_chunk;\n"
+o[#o + 1] = "const lb__stock_chunk lb__stock_chunks[] = {\n" .. table.concat(entries) .. "  {0, 0, 0, 0, 0}\n};\n"
+o[#o + 1] = "const int lb__stock_count = " .. #stock .. ";\n"
 local fh = assert(io.open(out_path, "wb"))
 fh:write(table.concat(o))
 fh:close()
