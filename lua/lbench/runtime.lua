@@ -19,6 +19,15 @@ local sbhelp = require("lbench.api.sbhelp")
 
 local M = {}
 
+-- The main state runs each piece of its code about once per run (options,
+-- init(), the report, the result document): at LuaJIT's default threshold
+-- (a loop's 56th turn) it compiled short loops there and aborted some 40
+-- traces in the report alone: 6.5M instructions of the main thread's 131M
+-- in a short `lbench pgbench` run (callgrind).  Loops that turn a
+-- thousand times, a big document's, are still compiled.  Per state: the
+-- workers keep the default.
+jit.opt.start("hotloop=1000")
+
 -- Built-in tools dispatched by the first positional argument: name ->
 -- module with main(rt, argv) returning the exit status.
 M.tools = { compare = "lbench.report.compare", plot = "lbench.report.plot", sweep = "lbench.sweep.command", history = "lbench.history.command" }
