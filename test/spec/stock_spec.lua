@@ -5,6 +5,7 @@
 local jutil = require("jit.util")
 local loadfile_cached = require("lbench.loadfile")
 local stock_loads = require("lbench.stock_loads")
+local util = require("lbench.util")
 
 -- What a chunk is, function by function: where it is in the file, its
 -- instructions and the line of each (string.dump's bytes vary from state
@@ -25,13 +26,6 @@ local function shape(f, out)
   return out
 end
 
-local function slurp(p)
-  local f = assert(io.open(p, "rb"))
-  local s = f:read("*a")
-  f:close()
-  return s
-end
-
 local function spit(p, s)
   local f = assert(io.open(p, "wb"))
   f:write(s)
@@ -40,7 +34,7 @@ end
 
 describe("stock scenario bytecode", function()
   local dir = string.format("/tmp/lbench-stock-spec-%d", require("lbench.ffi").C.lb_runtime_pid())
-  local src = slurp("scenarios/pgbench/expr.lua")
+  local src = assert(util.read_file("scenarios/pgbench/expr.lua"))
   setup(function() assert(os.execute("mkdir -p " .. dir .. "/scenarios/pgbench " .. dir .. "/other")) end)
   teardown(function() os.execute("rm -rf " .. dir) end)
 
