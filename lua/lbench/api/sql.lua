@@ -230,14 +230,17 @@ local function build_connect(E, finish, Con)
     local o = conn_opts(ctx, conf, over, k, keep)
     local err = ffi.new("lb_db_error")
     local c
+    local freed = false
     for attempt = 1, CONNECT_TRIES do
       c = connect_once(o, err)
       -- The main state's connection parked for the server probe may hold
-      -- the server's last slot: it goes first (the probe logs in anew).
-      if c == nil and too_many(err) and ctx.rt ~= nil and C.lb_runtime_drop_parked(ctx.rt) == 1 then
-        c = connect_once(o, err)
+      -- the server's last slot: it goes first (the probe logs in anew),
+      -- and the slot is free once its server process has exited.
+      if c == nil and not freed and too_many(err) and ctx.rt ~= nil then
+        freed = C.lb_runtime_drop_parked(ctx.rt) == 1
       end
-      if c ~= nil or attempt == CONNECT_TRIES or not transient(err) or lb.should_stop() then break end
+      local again = transient(err) or (freed and too_many(err))
+      if c ~= nil or attempt == CONNECT_TRIES or not again or lb.should_stop() then break end
       -- A full listen backlog or a handshake cut short: try again after a
       -- short, growing, jittered pause (counted, reported with the run).
       C.lb_runtime_count_connect_retry(ctx.rt)

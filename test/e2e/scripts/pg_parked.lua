@@ -18,8 +18,9 @@ end
 
 function thread_init()
   con = lbench.sql.driver():connect()
-  if con:query_row("SELECT pg_try_advisory_lock(4242)") ~= "t" then error("init()'s advisory lock is still held") end
-  con:query("SELECT pg_advisory_unlock(4242)")
+  -- (shared: the workers' own attempts do not exclude one another)
+  if con:query_row("SELECT pg_try_advisory_lock_shared(4242)") ~= "t" then error("init()'s advisory lock is still held") end
+  con:query("SELECT pg_advisory_unlock_shared(4242)")
   if con:query_row("SELECT count(*) FROM pg_class WHERE relname = 'parked_tmp'") ~= "0" then
     error("init()'s temporary table is still there")
   end
