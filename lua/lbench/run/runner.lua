@@ -208,6 +208,9 @@ function M.run(ctx, lb)
     metrics = metrics_ep.start(ctx)
     return M.run_measured(ctx, lb, metrics)
   end)
+  -- A run that failed before its probe opened keeps no connection for it.
+  ctx.park_for_probe = false
+  C.lb_runtime_drop_parked(ctx.rt)
   -- The endpoint goes before the run it reads is freed.
   if metrics ~= nil then
     C.lb_metrics_attach(metrics, nil, 0, 0, 0)
