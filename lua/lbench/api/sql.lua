@@ -285,7 +285,9 @@ local function build_park(E, finish)
     if not (ctx.park_for_probe and driver_name == "pgsql" and con.own_options and ctx.rt ~= nil) then return false end
     local c = con.c
     if C.lb_db_in_transaction(c) ~= 0 or finish(c, C.lb_db_query_start(c, RESET, #RESET)) < 0 then return false end
-    return C.lb_runtime_park_conn(ctx.rt, ffi.gc(c, nil)) == 1 or (ffi.gc(c, C.lb_db_disconnect) and false)
+    if C.lb_runtime_park_conn(ctx.rt, ffi.gc(c, nil)) == 1 then return true end
+    ffi.gc(c, C.lb_db_disconnect) -- one is kept already: the caller closes this one
+    return false
   end
 end
 

@@ -192,6 +192,14 @@ local function check_connections(opt)
   return n > 0
 end
 
+-- No connection the main state closes is kept for the server probe any
+-- more (api/sql.lua), and the one kept, if the probe did not take it, is
+-- closed.
+local function stop_parking(ctx)
+  ctx.park_for_probe = false
+  C.lb_runtime_drop_parked(ctx.rt)
+end
+
 -- The "run" command.
 function M.run(ctx, lb)
   local metrics
@@ -209,8 +217,7 @@ function M.run(ctx, lb)
     return M.run_measured(ctx, lb, metrics)
   end)
   -- A run that failed before its probe opened keeps no connection for it.
-  ctx.park_for_probe = false
-  C.lb_runtime_drop_parked(ctx.rt)
+  stop_parking(ctx)
   -- The endpoint goes before the run it reads is freed.
   if metrics ~= nil then
     C.lb_metrics_attach(metrics, nil, 0, 0, 0)
@@ -586,8 +593,7 @@ local function start_workers(ctx, lb, run, opt, keys, paced, server_pid)
   end
   -- The probe has taken the connection init() left it, if any: no other
   -- is kept.
-  ctx.park_for_probe = false
-  C.lb_runtime_drop_parked(ctx.rt)
+  stop_parking(ctx)
   if not ok then
     if obs then obs:stop() end
     -- Nothing was measured (thread_init failed: no connection, no table):
@@ -619,16 +625,21 @@ local function start_workers(ctx, lb, run, opt, keys, paced, server_pid)
   return true, connect, nil, obs
 end
 
+-- The scenario's init(), in the main state, once for the job: on rank 0.
+-- It comes before the run is configured: a scenario may set the run's
+-- limits there (sysbench's memory test counts its events itself, --events
+-- 0).  A connection it closes may be kept for the server probe
+-- (start_workers).
+local function run_init(ctx, opt)
+  local init = rawget(_G, "init")
+  ctx.park_for_probe = (ctx.rank or 0) == 0 and observe.wants_probe(opt)
+  if type(init) == "function" and (ctx.rank or 0) == 0 then init() end
+end
+
 function M.run_measured(ctx, lb, metrics)
   local opt = ctx.opt
   local keys = M.percentile_keys(opt)
-  -- Main-state callbacks run once for the job: on rank 0.  init() comes
-  -- before the run is configured: a scenario may set the run's limits
-  -- there (sysbench's memory test counts its events itself, --events 0).
-  local init = rawget(_G, "init")
-  -- (a connection init() closes may be kept for the server probe: start_workers)
-  ctx.park_for_probe = (ctx.rank or 0) == 0 and observe.wants_probe(opt)
-  if type(init) == "function" and (ctx.rank or 0) == 0 then init() end
+  run_init(ctx, opt)
   local paced = opt.rate > 0
   local boot = boot_chunk(ctx, "run")
   local cfg = make_config(opt, C.LB_RUN_EVENTS, boot, ctx.cluster)
