@@ -181,7 +181,12 @@ void lb_kern_close(lb_kern *k)
     kern_free(k);
 }
 
-uint64_t lb_kern_primes(uint32_t max)
+/* Trial division of every c below `max`, as sysbench's cpu event does it.
+ * `count` is a constant at each call, so each caller gets its own copy:
+ * the event's copy keeps no count, as sysbench's compiled event keeps none
+ * (it never uses its count), so that both run the same instructions; the
+ * empty asm tells the compiler the divisions are wanted. */
+static inline uint64_t trial_divisions(uint32_t max, int count)
 {
     uint64_t n = 0;
     for (unsigned long long c = 3; c < max; c++) {
@@ -190,11 +195,17 @@ uint64_t lb_kern_primes(uint32_t max)
         for (l = 2; l <= t; l++)
             if (c % l == 0)
                 break;
-        if (l > t)
-            n++;
+        if (count)
+            n += l > t;
+        else
+            __asm__ __volatile__("" : : "r"(l));
     }
     return n;
 }
+
+uint64_t lb_kern_primes(uint32_t max) { return trial_divisions(max, 1); }
+
+void lb_kern_cpu_event(uint32_t max) { (void)trial_divisions(max, 0); }
 
 /* Word-wise accesses the compiler keeps one by one, as sysbench's
  * ck_pr_load/store do: the loop measures the memory, not the vectorizer. */

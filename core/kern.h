@@ -30,6 +30,8 @@ void lb_kern_close(lb_kern *k);
 /* sysbench cpu's event: count the primes below `max` by trial division up
  * to the square root, in 64-bit integers.  Returns the count. */
 uint64_t lb_kern_primes(uint32_t max);
+/* The same divisions without the count: the cpu scenario's event. */
+void lb_kern_cpu_event(uint32_t max);
 
 /* sysbench memory's event: one pass over block `buf` of k, word by word
  * (size_t), in order or at uniformly random words (rnd), reading, writing

@@ -232,18 +232,30 @@ int lb_run_start(lb_run *r)
     return lb_run_go(r);
 }
 
-/* How long the supervising thread sleeps at a time: a stop request is seen
- * within this, and it is how often the process wakes when it is otherwise
- * waiting for I/O.  10 ms, the period of fio's main loop, so that a side-by-
- * side run wakes the CPU as often as fio does: on a virtual machine a vCPU
- * that wakes more often completes queue-depth-1 I/O measurably faster
- * (docs/benchmarks.md), and at 50 ms lbench's QD1 writes ran 1-8 % behind
- * fio's.  The cost is 100 wake-ups a second. */
+/* How long the supervising thread sleeps at a time unless the run says
+ * otherwise (cfg.tick_ns): a stop request is seen within this, and it is
+ * how often the process wakes when it is otherwise waiting for I/O.  10 ms,
+ * the period of fio's main loop, so that a side-by-side run wakes the CPU as
+ * often as fio does: on a virtual machine a vCPU that wakes more often
+ * completes queue-depth-1 I/O measurably faster (docs/benchmarks.md), and
+ * at 50 ms lbench's QD1 writes ran 1-8 % behind fio's.  The cost is 100
+ * wake-ups a second, which sysbench's CPU tests do not pay (their scenarios
+ * ask for 250 ms). */
 #define SUPERVISOR_SLICE_NS 10000000LL
+#define SUPERVISOR_SLICE_MAX_NS 1000000000LL
+
+static int64_t supervisor_slice(const lb_run *r)
+{
+    int64_t t = r->cfg.tick_ns;
+    if (t <= 0)
+        return SUPERVISOR_SLICE_NS;
+    return t < SUPERVISOR_SLICE_MAX_NS ? t : SUPERVISOR_SLICE_MAX_NS;
+}
 
 int lb_run_wait(lb_run *r, int64_t until_ns)
 {
     struct timespec ts = {.tv_sec = until_ns / 1000000000LL, .tv_nsec = until_ns % 1000000000LL};
+    int64_t slice = supervisor_slice(r);
     pthread_mutex_lock(&r->mu);
     while (r->finished < r->cfg.threads && lb_clock_ns_inline() < until_ns) {
         /* The condvar uses CLOCK_REALTIME by default; wait in short slices
@@ -251,8 +263,8 @@ int lb_run_wait(lb_run *r, int64_t until_ns)
         struct timespec now;
         clock_gettime(CLOCK_REALTIME, &now);
         int64_t left = until_ns - lb_clock_ns_inline();
-        if (left > SUPERVISOR_SLICE_NS)
-            left = SUPERVISOR_SLICE_NS;
+        if (left > slice)
+            left = slice;
         int64_t abs_ns = now.tv_sec * 1000000000LL + now.tv_nsec + left;
         ts.tv_sec = abs_ns / 1000000000LL;
         ts.tv_nsec = abs_ns % 1000000000LL;

@@ -56,6 +56,9 @@ typedef struct lb_run_config {
      * any starts its events (NULL: nothing): sysbench's "Threads started!"
      * comes between what the scripts print as they load and as they run. */
     const char *start_note;
+    /* How long the supervising thread sleeps at a time (0: 10 ms, see
+     * lb_run_wait); a stop request is seen within it.  At most 1 s. */
+    int64_t tick_ns;
 } lb_run_config;
 
 /* What a run needs of its owner (the runtime: lb_runtime_run_host): where

@@ -57,6 +57,17 @@ bg=$!; sleep 1.5; pkill -INT -f "sleep.lua run --time=60" ; wait $bg
 if [ "$(cat "$T/sigint.rc")" = 130 ] && grep -q 'total number of events' "$T/sigint.out" && [ -s "$T/sigint.json" ]; then
   pass sigint_final_report; else fail sigint_final_report "rc=$(cat "$T/sigint.rc"): $(tail -5 "$T/sigint.out")"; fi
 json_assert sigint_status_interrupted "$T/sigint.json" 'r.status == "interrupted" and r.stop_reason == "signal" and r.duration_s > 1 and r.duration_s < 3'
+# The supervising thread wakes every 10 ms unless the scenario asks for
+# longer (sysbench's CPU tests: 250 ms); a stop is still seen within a tick.
+run tick_default $LB $S/tick.lua run --time=2
+run tick_250 $LB $S/tick.lua run --time=2 --tick=250
+w1=$(sed -n 's/^supervisor wake-ups: //p' "$T/tick_default.out"); w2=$(sed -n 's/^supervisor wake-ups: //p' "$T/tick_250.out")
+if [ "${w1:-0}" -gt 120 ] && [ -n "$w2" ] && [ "$w2" -lt 40 ]; then pass supervisor_tick; else fail supervisor_tick "wake-ups over 2 s: default ${w1:-none}, 250 ms ${w2:-none}"; fi
+expect_fail supervisor_tick_range 'lbench.supervisor_tick_ms: expected milliseconds from 1 to 1000, got 5000' \
+  $LB $S/tick.lua run --time=1 --tick=5000
+( $LB $S/tick.lua run --time=60 --tick=1000 --result-file="$T/sigtick.json" >/dev/null 2>&1 ) &
+bg=$!; sleep 1.5; pkill -INT -f "tick.lua run --time=60" ; wait $bg
+json_assert sigint_slow_tick "$T/sigtick.json" 'r.stop_reason == "signal" and r.duration_s > 1 and r.duration_s < 3'
 
 
 # measurement: known lower bounds, pacing arithmetic, warm-up exclusion

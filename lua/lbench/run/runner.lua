@@ -630,6 +630,17 @@ end
 -- limits there (sysbench's memory test counts its events itself, --events
 -- 0).  A connection it closes may be kept for the server probe
 -- (start_workers).
+-- How long the supervising thread sleeps at a time (lb_run_config.tick_ns):
+-- 10 ms unless the scenario sets lbench.supervisor_tick_ms (1..1000).
+local function supervisor_tick_ns(lb)
+  local ms = lb.supervisor_tick_ms
+  if ms == nil then return 0 end
+  if type(ms) ~= "number" or ms < 1 or ms > 1000 then
+    util.fail("lbench.supervisor_tick_ms: expected milliseconds from 1 to 1000, got %s", tostring(ms))
+  end
+  return math.floor(ms * 1e6)
+end
+
 local function run_init(ctx, opt)
   local init = rawget(_G, "init")
   ctx.park_for_probe = (ctx.rank or 0) == 0 and observe.wants_probe(opt)
@@ -644,6 +655,7 @@ function M.run_measured(ctx, lb, metrics)
   local boot = boot_chunk(ctx, "run")
   local cfg = make_config(opt, C.LB_RUN_EVENTS, boot, ctx.cluster)
   set_cuts(cfg, opt)
+  cfg.tick_ns = supervisor_tick_ns(lb)
   -- As sysbench, "Threads started!" between the scripts' loading and their
   -- first event (the engine prints it at the start barrier); the string
   -- stays referenced here until the run has started.
