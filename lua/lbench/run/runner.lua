@@ -625,11 +625,6 @@ local function start_workers(ctx, lb, run, opt, keys, paced, server_pid)
   return true, connect, nil, obs
 end
 
--- The scenario's init(), in the main state, once for the job: on rank 0.
--- It comes before the run is configured: a scenario may set the run's
--- limits there (sysbench's memory test counts its events itself, --events
--- 0).  A connection it closes may be kept for the server probe
--- (start_workers).
 -- How long the supervising thread sleeps at a time (lb_run_config.tick_ns):
 -- 10 ms unless the scenario sets lbench.supervisor_tick_ms (1..1000).
 local function supervisor_tick_ns(lb)
@@ -641,6 +636,11 @@ local function supervisor_tick_ns(lb)
   return math.floor(ms * 1e6)
 end
 
+-- The scenario's init(), in the main state, once for the job: on rank 0.
+-- It comes before the run is configured: a scenario may set the run's
+-- limits there (sysbench's memory test counts its events itself, --events
+-- 0).  A connection it closes may be kept for the server probe
+-- (start_workers).
 local function run_init(ctx, opt)
   local init = rawget(_G, "init")
   ctx.park_for_probe = (ctx.rank or 0) == 0 and observe.wants_probe(opt)
