@@ -8,11 +8,14 @@
 # whole number of merged intervals, the sum of the ranks' own
 # (scripts/metrics_job.lua check).  No server; no timing assertions.
 #
-# Ports: MPORT (default 44951) and the next three.
+# Ports: MPORT (default 29451) and the next three: below the kernel's
+# ephemeral range (32768-60999), where mpirun's own listening sockets land;
+# at 44951 a scrape once reached Open MPI's port instead of the job's
+# endpoint (CI: "tcp_peer_recv_connect_ack: invalid header type: 32").
 cd "$(dirname "$0")/../.." || exit 1
 . test/lib.sh
 LBM=${LBM:-./lbench-mpi}
-MPORT=${MPORT:-44951}
+MPORT=${MPORT:-29451}
 S=test/cli/scripts
 J=$S/metrics_job.lua
 if ! command -v promtool >/dev/null 2>&1; then

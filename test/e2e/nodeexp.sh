@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # --node-exporter against Debian's real prometheus-node-exporter, started
-# here on loopback (port 44991, LB_NODE_EXPORTER_PORT to change) and
+# here on loopback (port 29491, LB_NODE_EXPORTER_PORT to change) and
 # stopped by its PID: CPU shares per interval, a fileio run's written bytes
 # on the exporter's device against what lbench wrote and against lbench's
 # own /proc/diskstats figures for the same device, and what bad input gets
@@ -9,7 +9,8 @@
 # timing assertions.
 cd "$(dirname "$0")/../.." || exit 1
 . test/lib.sh
-PORT=${LB_NODE_EXPORTER_PORT:-44991}
+# (below the ephemeral port range, where other programs' sockets can land)
+PORT=${LB_NODE_EXPORTER_PORT:-29491}
 URL=http://127.0.0.1:$PORT/metrics
 KEY=127.0.0.1:$PORT
 EXP=prometheus-node-exporter
