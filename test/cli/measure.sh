@@ -64,6 +64,19 @@ json_assert warm_tiles "$T/warm_tiles.json" "r.warmup_events > 0 and r.duration_
 json_assert warm_tick "$T/warm_tiles.json" '(function() for _, iv in ipairs(r.intervals) do if iv.time_s == 0.75 and iv.warmup then return true end end end)()'
 json_assert warm_fairness "$T/warm_tiles.json" 'math.abs(2 * r.fairness.events_avg - r.totals.events) < 1e-9'
 
+# A supervising thread that sleeps longer (lbench.supervisor_tick_ms, as
+# sysbench's CPU tests set it): the intervals still end at their instants
+# and tile the run (the last one ends with the event in flight at the
+# deadline), the warm-up still ends on time, and the run lasts --time by
+# the wall clock; also with the stock cpu scenario (250 ms).
+wall_run slow_tick $LB $S/tick.lua run --tick=1000 --threads=2 --warmup-time=0.5 --time=2 --report-interval=0.25 \
+  --result-file="$T/slow_tick.json"
+json_assert slow_tick_duration "$T/slow_tick.json" "r.duration_s >= 2 and r.duration_s < 2.05 and r.duration_s + 0.5 <= $(cat "$T/slow_tick.wall")"
+json_assert slow_tick_intervals "$T/slow_tick.json" "(function() local n, at = 0, {} for _, iv in ipairs(r.intervals) do n = n + 1; at[#at + 1] = iv.time_s end
+  return n == 10 and at[2] == 0.5 and at[9] == 2.25 and at[10] >= 2.5 and at[10] < 2.55 and r.intervals[2].warmup and not r.intervals[3].warmup end)() and $TILES"
+wall_run cpu_tick $LB cpu --threads=2 --time=2 --report-interval=0.5 --result-file="$T/cpu_tick.json" run
+json_assert cpu_tick_intervals "$T/cpu_tick.json" "#r.intervals == 4 and r.intervals[3].time_s == 1.5 and r.intervals[4].time_s >= 2 and r.intervals[4].time_s < 2.05 and r.duration_s >= 2 and r.duration_s < 2.05 and r.duration_s <= $(cat "$T/cpu_tick.wall") and $TILES"
+
 # Events limit: the last, partial interval is reported too.
 run events_tiles $LB $S/sleep.lua run --ms=1 --threads=2 --events=700 --time=0 --report-interval=0.2 \
   --result-file="$T/events_tiles.json"
