@@ -3,6 +3,7 @@
 -- --num-threads, --tx-rate) with the warnings sysbench prints for them, and
 -- what is known of the name the program was started under.
 local options = require("lbench.options")
+local base = require("lbench.api.base")
 
 local M = {}
 
@@ -73,7 +74,7 @@ function M.translate(raw, pos)
 end
 
 -- What a script or a parser checking for sysbench 1.0 reads.
-M.VERSION = "1.0.20"
+M.VERSION = base.SYSBENCH_VERSION
 M.VERSION_STRING = "sysbench " .. M.VERSION
 
 -- sysbench's first line: its version and the LuaJIT it runs on (lbench

@@ -8,7 +8,7 @@ local scenario = require("lbench.api.scenario")
 local async = require("lbench.api.async")
 local vu = require("lbench.api.vu")
 local util = require("lbench.util")
-local report = require("lbench.result.render")
+local sbhooks = require("lbench.result.sbhooks")
 
 local M = {}
 
@@ -321,7 +321,7 @@ function M.main(wptr, boot, rtptr)
   local ctx = { rt = ffi.cast("lb_runtime *", rtptr), W = W, tid = tid, opt = cfg.opt,
                 command = cfg.command, script = cfg.script, argv = cfg.argv, rank = cfg.rank, nranks = cfg.nranks,
                 free_opts = cfg.free_opts,
-                extend_api = report.add_hooks }
+                extend_api = sbhooks.add_hooks }
   vu.snapshot_preloaded()
   local ok, err = xpcall(function()
     local lb = scenario.load(cfg.script, ctx)
