@@ -33,24 +33,29 @@ bench_pgscript() {
   # followed single runs (docs/benchmarks-pgscript.md).
   local rounds=$(( ROUNDS > 5 ? ROUNDS : 5 ))
   echo "   ${SECS}s runs, scale $scale, median of $rounds alternating rounds"
-  printf '%-18s %4s %12s %12s %7s %12s %12s %9s\n' script:mode clients "lbench tps" "pgbench tps" ratio "lb us/tx" "pgb us/tx" "lb/pgb"
+  printf '%-18s %4s %12s %12s %7s %12s %12s %9s %8s %8s %9s\n' script:mode clients "lbench tps" "pgbench tps" ratio \
+    "lb us/tx" "pgb us/tx" "lb/pgb" "lb once" "pgb once" "per-tx"
   local s f t round mode
   for mode in prepared simple; do
   for s in select-only tpcb-like; do
     f=contrib/pgscript/$s.sql
     for t in 1 2 8; do
-      : > "$W/l"; : > "$W/g"
+      : > "$W/l"; : > "$W/g"; : > "$W/l1"; : > "$W/g1"
       pg_settle >/dev/null
       for round in $(seq "$rounds"); do
         # Which goes first alternates: the second run of a round meets the
         # tables the first one left (dirtier pages, a longer history).
         if [ $((round % 2)) = 1 ]; then pgscript_lb; pgscript_pgb; else pgscript_pgb; pgscript_lb; fi
+        # What a run costs once (start, logins, exit): one transaction per client.
+        pgscript_lb 1; pgscript_pgb 1
       done
-      pg_pgbench_row "$s:${mode:0:4}" $t
+      pgscript_row "$s:${mode:0:4}" $t
     done
   done
   done
   echo "   ratio = lbench/pgbench tps (higher is better); us/tx = client CPU (user+sys) per transaction; lb/pgb: CPU ratio (lower is better)"
+  echo "   once: client CPU (ms) of a run of one transaction per client (start-up, logins, exit); per-tx: the CPU ratio with"
+  echo "   each tool's 'once' taken out of its run, (CPU - once) / (transactions - clients), the cost of a transaction itself"
   echo "   ratios are medians over rounds of the ratio within each round; tps: pgbench's 'without initial connection time', lbench's events_per_sec"
   echo "   commands: lbench pgbench $P --file=contrib/pgscript/S.sql --protocol=MODE --scale=$scale --vacuum=off --threads=T --time=$SECS run"
   echo "             $PGB $G -f contrib/pgscript/S.sql -M MODE -s $scale -n -c T -j T -T $SECS sbtest   (with PGPASSWORD=sbtest)"
@@ -59,13 +64,30 @@ bench_pgscript() {
 
 # One round's run of each tool (one connection per thread, as -c T -j T);
 # the variables are bench_pgscript's.
+# With an argument (1): one transaction per client instead, into l1 / g1.
 pgscript_lb() {
-  pgb_run lbench "$W/l" "${PIN[@]}" $LB pgbench $P --file="$f" --protocol="$mode" --scale=$scale --vacuum=off \
-    --threads=$t --time="$SECS" --result-file="$W/pgb.json" run
+  local len=(--time="$SECS") out=$W/l
+  [ -z "${1:-}" ] || { len=(--time=0 --events=$t); out=$W/l1; }
+  pgb_run lbench "$out" "${PIN[@]}" $LB pgbench $P --file="$f" --protocol="$mode" --scale=$scale --vacuum=off \
+    --threads=$t "${len[@]}" --result-file="$W/pgb.json" run
 }
 pgscript_pgb() {
-  pgb_run pgbench "$W/g" "${PIN[@]}" env PGPASSWORD=sbtest "$PGB" $G -f "$f" -M "$mode" -s $scale -n \
-    -c $t -j $t -T "$SECS" sbtest
+  local len=(-T "$SECS") out=$W/g
+  [ -z "${1:-}" ] || { len=(-t 1); out=$W/g1; }
+  pgb_run pgbench "$out" "${PIN[@]}" env PGPASSWORD=sbtest "$PGB" $G -f "$f" -M "$mode" -s $scale -n \
+    -c $t -j $t "${len[@]}" sbtest
+}
+# pg_pgbench_row's columns, then each tool's median 'once' (ms of CPU) and
+# the median over rounds of the CPU ratio per transaction with each run's
+# own 'once' taken out.  The files hold "transactions cpu_s tps" per round.
+pgscript_row() {
+  local row lo go rx
+  row=$(pg_pgbench_row "$1" "$2")
+  lo=$(awk '$1 > 0 {print $2 * 1e3}' "$W/l1" | median); go=$(awk '$1 > 0 {print $2 * 1e3}' "$W/g1" | median)
+  rx=$(paste -d' ' "$W/l" "$W/l1" "$W/g" "$W/g1" | awk -v c="$2" '$1 > c && $4 > 0 && $7 > c && $10 > 0 &&
+    $8 > $11 { print (($2 - $5) / ($1 - c)) / (($8 - $11) / ($7 - c)) }' | median)
+  [ "${rx:-0}" != 0 ] && rx=$(printf %.2f "$rx") || rx=-
+  printf '%s %8.1f %8.1f %9s\n' "$row" "${lo:-0}" "${go:-0}" "$rx"
 }
 pgscript_down() {
   contrib/postgres-sandbox.sh stop
