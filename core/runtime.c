@@ -41,6 +41,7 @@ struct lb_runtime {
     _Atomic uint64_t counters[LB_RUNTIME_COUNTERS]; /* a scenario's own run-wide counts */
     _Atomic int sql_used;             /* some state of this runtime loaded the SQL API */
     _Atomic(lb_db_conn *) parked;     /* the main state's idle connection kept for its server probe */
+    atomic_int parked_dropped;        /* the parked connection was closed to free its slot */
     pthread_mutex_t types_mu;     /* event types are registered from every worker state */
     pthread_mutex_t out_mu;       /* workers and the reporter write output */
     int bar_shown;                /* a progress line without its newline is on screen (under out_mu) */
@@ -223,18 +224,24 @@ int lb_runtime_sql_used(lb_runtime *rt) { return atomic_load(&rt->sql_used); }
 int lb_runtime_park_conn(lb_runtime *rt, lb_db_conn *c)
 {
     lb_db_conn *none = NULL;
-    return atomic_compare_exchange_strong(&rt->parked, &none, c) ? 1 : 0;
+    if (!atomic_compare_exchange_strong(&rt->parked, &none, c))
+        return 0;
+    atomic_store(&rt->parked_dropped, 0);
+    return 1;
 }
 
 lb_db_conn *lb_runtime_take_parked(lb_runtime *rt) { return atomic_exchange(&rt->parked, NULL); }
 
 int lb_runtime_drop_parked(lb_runtime *rt)
 {
+    /* The flag is up before the exchange: a worker refused at the same
+     * moment finds either the connection or the flag. */
+    if (atomic_load(&rt->parked) != NULL)
+        atomic_store(&rt->parked_dropped, 1);
     lb_db_conn *c = atomic_exchange(&rt->parked, NULL);
-    if (!c)
-        return 0;
-    lb_db_disconnect(c);
-    return 1;
+    if (c)
+        lb_db_disconnect(c);
+    return c != NULL || atomic_load(&rt->parked_dropped);
 }
 
 int lb_runtime_files_limit(uint64_t need, uint64_t *soft, uint64_t *hard)

@@ -76,7 +76,9 @@ int lb_runtime_sql_used(lb_runtime *rt);
  * being closed.  Park: 1, or 0 when one is parked already (the caller
  * closes its own).  Take: the connection, now the caller's, or NULL.
  * Drop (any thread: a worker that found the server full of connections
- * frees the slot the parked one holds): 1 if one was closed, else 0. */
+ * frees the slot the parked one holds): 1 if it was closed, by this call
+ * or by another thread's since it was parked (two workers refused at once
+ * both wait for the slot), else 0. */
 int lb_runtime_park_conn(lb_runtime *rt, lb_db_conn *c);
 lb_db_conn *lb_runtime_take_parked(lb_runtime *rt);
 int lb_runtime_drop_parked(lb_runtime *rt);

@@ -114,7 +114,8 @@ function M.build_connect(E, finish, Con)
       c = connect_once(o, err)
       -- The main state's connection parked for the server probe may hold
       -- the server's last slot: it goes first (the probe logs in anew),
-      -- and the slot is free once its server process has exited.
+      -- and the slot is free once its server process has exited.  A worker
+      -- refused at the same moment as the one that closed it waits too.
       if c == nil and not freed and too_many(err) and ctx.rt ~= nil then
         freed = C.lb_runtime_drop_parked(ctx.rt) == 1
       end
