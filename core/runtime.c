@@ -41,7 +41,7 @@ struct lb_runtime {
     _Atomic uint64_t counters[LB_RUNTIME_COUNTERS]; /* a scenario's own run-wide counts */
     _Atomic int sql_used;             /* some state of this runtime loaded the SQL API */
     _Atomic(lb_db_conn *) parked;     /* the main state's idle connection kept for its server probe */
-    atomic_int parked_dropped;        /* the parked connection was closed to free its slot */
+    _Atomic int parked_dropped;       /* the parked connection was closed to free its slot */
     pthread_mutex_t types_mu;     /* event types are registered from every worker state */
     pthread_mutex_t out_mu;       /* workers and the reporter write output */
     int bar_shown;                /* a progress line without its newline is on screen (under out_mu) */
