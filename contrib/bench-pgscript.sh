@@ -33,8 +33,8 @@ bench_pgscript() {
   # followed single runs (docs/benchmarks-pgscript.md).
   local rounds=$(( ROUNDS > 5 ? ROUNDS : 5 ))
   echo "   ${SECS}s runs, scale $scale, median of $rounds alternating rounds"
-  printf '%-18s %4s %12s %12s %7s %12s %12s %9s %8s %8s %9s\n' script:mode clients "lbench tps" "pgbench tps" ratio \
-    "lb us/tx" "pgb us/tx" "lb/pgb" "lb once" "pgb once" "per-tx"
+  printf '%-18s %4s %12s %12s %7s %12s %12s %9s %8s %8s %9s %10s %10s\n' script:mode clients "lbench tps" "pgbench tps" \
+    ratio "lb us/tx" "pgb us/tx" "lb/pgb" "lb once" "pgb once" "per-tx" "ratio 90%" "per-tx 90%"
   local s f t round mode
   for mode in prepared simple; do
   for s in select-only tpcb-like; do
@@ -57,6 +57,8 @@ bench_pgscript() {
   echo "   once: client CPU (ms) of a run of one transaction per client (start-up, logins, exit); per-tx: the CPU ratio with"
   echo "   each tool's 'once' taken out of its run, (CPU - once) / (transactions - clients), the cost of a transaction itself"
   echo "   ratios are medians over rounds of the ratio within each round; tps: pgbench's 'without initial connection time', lbench's events_per_sec"
+  echo "   90%: the 90 % confidence interval of the round ratios' geometric mean (tps ratio, per-tx CPU ratio): an interval"
+  echo "   that holds 1.0 is a difference within the spread of the rounds, one wholly below (tps) or above (per-tx) is a loss"
   echo "   commands: lbench pgbench $P --file=contrib/pgscript/S.sql --protocol=MODE --scale=$scale --vacuum=off --threads=T --time=$SECS run"
   echo "             $PGB $G -f contrib/pgscript/S.sql -M MODE -s $scale -n -c T -j T -T $SECS sbtest   (with PGPASSWORD=sbtest)"
   pgscript_down
@@ -81,13 +83,15 @@ pgscript_pgb() {
 # the median over rounds of the CPU ratio per transaction with each run's
 # own 'once' taken out.  The files hold "transactions cpu_s tps" per round.
 pgscript_row() {
-  local row lo go rx
+  local row lo go rx tci xci
   row=$(pg_pgbench_row "$1" "$2")
   lo=$(awk '$1 > 0 {print $2 * 1e3}' "$W/l1" | median); go=$(awk '$1 > 0 {print $2 * 1e3}' "$W/g1" | median)
-  rx=$(paste -d' ' "$W/l" "$W/l1" "$W/g" "$W/g1" | awk -v c="$2" '$1 > c && $4 > 0 && $7 > c && $10 > 0 &&
-    $8 > $11 { print (($2 - $5) / ($1 - c)) / (($8 - $11) / ($7 - c)) }' | median)
+  paste -d' ' "$W/l" "$W/l1" "$W/g" "$W/g1" | awk -v c="$2" '$1 > c && $4 > 0 && $7 > c && $10 > 0 &&
+    $8 > $11 { print (($2 - $5) / ($1 - c)) / (($8 - $11) / ($7 - c)) }' > "$W/rx"
+  rx=$(median < "$W/rx"); xci=$(ci90 < "$W/rx")
+  tci=$(paste -d' ' "$W/l" "$W/g" | awk '$3 > 0 && $6 > 0 {print $3 / $6}' | ci90)
   [ "${rx:-0}" != 0 ] && rx=$(printf %.2f "$rx") || rx=-
-  printf '%s %8.1f %8.1f %9s\n' "$row" "${lo:-0}" "${go:-0}" "$rx"
+  printf '%s %8.1f %8.1f %9s %10s %10s\n' "$row" "${lo:-0}" "${go:-0}" "$rx" "$tci" "$xci"
 }
 pgscript_down() {
   contrib/postgres-sandbox.sh stop

@@ -13,6 +13,19 @@ W=$(mktemp -d "${TMPDIR:-/tmp}/lbench-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 
 median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) print 0; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+# ci90: ratios on stdin, one per line (one per round) -> "LO-HI", the 90 %
+# confidence interval of their geometric mean (Student's t over the
+# logarithms: a ratio is as likely to be off by x as by 1/x); "-" with
+# fewer than two.  A row whose interval lies on one side of 1.0 differs
+# beyond the rounds' spread; one that holds 1.0 does not.
+ci90() {
+  awk '$1 > 0 { x[++n] = log($1); s += x[n] } END {
+    if (n < 2) { print "-"; exit }
+    split("6.314 2.920 2.353 2.132 2.015 1.943 1.895 1.860 1.833 1.812 1.796 1.782 1.771 1.761", t, " ")
+    m = s / n; for (i = 1; i <= n; i++) v += (x[i] - m) ^ 2
+    h = (n - 1 <= 14 ? t[n - 1] : 1.70) * sqrt(v / (n - 1) / n)
+    printf "%.2f-%.2f\n", exp(m - h), exp(m + h) }'
+}
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 
 bench_core() {

@@ -23,12 +23,20 @@ local schema = require("pgbench.schema")
 local scripts = require("pgbench.scripts")
 local custom = require("pgbench.custom")
 local txlog = require("pgbench.log")
-local compat = require("pgbench.compat")
 local stats = require("pgbench.stats")
 local ffi = require("ffi")
 local C = require("lbench.ffi").C
 local util = require("lbench.util")
 local json = require("lbench.json")
+
+-- A module that only some commands or only the main thread use (prepare's
+-- load, the report, pgbench's command line and output), required at its
+-- first use: every worker state of a run loads this file, and these
+-- modules were a fifth of what it loaded (docs/benchmarks-pgscript.md).
+local function on_first_use(name)
+  return setmetatable({}, { __index = function(_, key) return require(name)[key] end })
+end
+local compat = on_first_use("pgbench.compat")
 
 -- --random-seed=time (the default) must give every client the same seed:
 -- the main state fixes it while the scenario loads, before the options
@@ -153,7 +161,7 @@ local function debug_header()
 end
 
 -- ---- prepare -----------------------------------------------------------------
-local load = require("pgbench.load")
+local load = on_first_use("pgbench.load")
 
 local function prepare_interrupted(created)
   print(string.format("prepare interrupted: %d of %d table(s) created, %.0f row(s) sent. The tables are "
@@ -236,7 +244,7 @@ local function cmd_check()
 end
 
 -- ---- run -----------------------------------------------------------------------
-local report = require("pgbench.report")
+local report = on_first_use("pgbench.report")
 
 -- Main state: what the report needs besides the result tree.
 local run_info

@@ -97,7 +97,7 @@ static lb_db_conn *conn_alloc(const lb_db_driver_ops *drv, const lb_db_conn_opts
         lb__db_error_set(err, LB_DB_E_INVALID, "HY000", "invalid ssl_mode, ps_mode or port");
         return NULL;
     }
-    (void)lb_db_global_init();   /* a failure shows as the connect's own error */
+    (void)lb__db_driver_init(drv);   /* a failure shows as the connect's own error */
     lb_db_conn *c = calloc(1, sizeof *c);
     if (!c || copy_opts(c, o) != 0) {
         free(c);

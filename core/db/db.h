@@ -160,8 +160,10 @@ typedef struct lb_db_result lb_db_result;
 
 /* Initialise every registered driver's client library, once per process
  * (mysql_library_init is not thread-safe; this is: concurrent callers wait
- * for the first).  Connecting calls it; calling it earlier is allowed.
- * Returns 0, or a negative value if some driver failed to initialise. */
+ * for the first).  A connection initialises its own driver's library
+ * only, when it is the first through that driver; calling this earlier is
+ * allowed.  Returns 0, or a negative value if some driver failed to
+ * initialise. */
 int lb_db_global_init(void);
 
 /* Counterpart of lb_db_global_init(), after all threads have finished. */

@@ -3,6 +3,7 @@
 #include "driver.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 static const lb_db_driver_ops *const registry[] = {
@@ -40,32 +41,52 @@ const lb_db_driver_ops *lb_db_driver_find(const char *name)
     return NULL;
 }
 
-static pthread_once_t global_once = PTHREAD_ONCE_INIT;
-static int global_rc;
+/* Each driver's client library starts once per process, when the first
+ * connection through that driver is made: a run that never touches a
+ * database (fileio, a CPU-only script) does not pay for any, and a
+ * PostgreSQL run not for MariaDB Connector/C's (it initialises OpenSSL
+ * and looks its plugins up: about a millisecond of CPU). */
+static pthread_mutex_t init_mu = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int init_state[NREG];   /* 0: not yet; 1: done; -1: failed */
 
-static void global_init_once(void)
+int lb__db_driver_init(const lb_db_driver_ops *d)
 {
-    for (size_t i = 0; i < NREG; i++)
-        if (lb__db_driver_valid(registry[i]) && registry[i]->global_init &&
-            registry[i]->global_init() != 0)
-            global_rc = -1;
+    for (size_t i = 0; i < NREG; i++) {
+        if (registry[i] != d)
+            continue;
+        int state = atomic_load(&init_state[i]);
+        if (state == 0) {
+            pthread_mutex_lock(&init_mu);
+            state = atomic_load(&init_state[i]);
+            if (state == 0) {
+                state = !lb__db_driver_valid(d) || !d->global_init || d->global_init() == 0 ? 1 : -1;
+                atomic_store(&init_state[i], state);
+            }
+            pthread_mutex_unlock(&init_mu);
+        }
+        return state > 0 ? 0 : -1;
+    }
+    return 0;   /* not a registered driver: nothing of its own to start */
 }
 
-/* Once per process, and only when a connection is first made: a run that
- * never touches a database (fileio, a CPU-only script) does not pay for
- * the client library's start-up (Connector/C initialises OpenSSL and reads
- * its configuration: about a millisecond of CPU). */
 int lb_db_global_init(void)
 {
-    pthread_once(&global_once, global_init_once);
-    return global_rc;
+    int rc = 0;
+    for (size_t i = 0; i < NREG; i++)
+        if (lb__db_driver_valid(registry[i]) && lb__db_driver_init(registry[i]) != 0)
+            rc = -1;
+    return rc;
 }
 
 void lb_db_global_done(void)
 {
-    for (size_t i = 0; i < NREG; i++)
-        if (registry[i]->global_done)
+    pthread_mutex_lock(&init_mu);
+    for (size_t i = 0; i < NREG; i++) {
+        if (atomic_load(&init_state[i]) > 0 && registry[i]->global_done)
             registry[i]->global_done();
+        atomic_store(&init_state[i], 0);
+    }
+    pthread_mutex_unlock(&init_mu);
 }
 
 void lb_db_thread_done(void)

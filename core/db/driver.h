@@ -8,4 +8,8 @@
 /* 1 if `d` has every required op and its optional groups are complete. */
 int lb__db_driver_valid(const lb_db_driver_ops *d);
 
+/* Initialise `d`'s client library, once per process (concurrent callers
+ * wait for the first); 0, or -1 if it failed (then and ever after). */
+int lb__db_driver_init(const lb_db_driver_ops *d);
+
 #endif
