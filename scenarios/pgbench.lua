@@ -32,7 +32,7 @@ local json = require("lbench.json")
 -- A module that only some commands or only the main thread use (prepare's
 -- load, the report, pgbench's command line and output), required at its
 -- first use: every worker state of a run loads this file, and these
--- modules were a fifth of what it loaded (docs/benchmarks-pgscript.md).
+-- modules are a sixth of the scenario's source (docs/benchmarks-pgscript.md).
 local function on_first_use(name)
   return setmetatable({}, { __index = function(_, key) return require(name)[key] end })
 end

@@ -9,7 +9,8 @@
 int lb__db_driver_valid(const lb_db_driver_ops *d);
 
 /* Initialise `d`'s client library, once per process (concurrent callers
- * wait for the first); 0, or -1 if it failed (then and ever after). */
+ * wait for the first); 0, or -1 if it failed (and on every call after, until
+ * lb_db_global_done). */
 int lb__db_driver_init(const lb_db_driver_ops *d);
 
 #endif
