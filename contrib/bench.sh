@@ -23,7 +23,10 @@ ci90() {
     if (n < 2) { print "-"; exit }
     split("6.314 2.920 2.353 2.132 2.015 1.943 1.895 1.860 1.833 1.812 1.796 1.782 1.771 1.761", t, " ")
     m = s / n; for (i = 1; i <= n; i++) v += (x[i] - m) ^ 2
-    h = (n - 1 <= 14 ? t[n - 1] : 1.70) * sqrt(v / (n - 1) / n)
+    # beyond 14 degrees of freedom: the normal quantile and its first
+    # correction, z + (z^3 + z) / 4df (within 0.01 of the exact quantile)
+    q = n - 1 <= 14 ? t[n - 1] : 1.645 + (1.645 ^ 3 + 1.645) / (4 * (n - 1))
+    h = q * sqrt(v / (n - 1) / n)
     printf "%.2f-%.2f\n", exp(m - h), exp(m + h) }'
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }

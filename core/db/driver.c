@@ -59,7 +59,7 @@ int lb__db_driver_init(const lb_db_driver_ops *d)
             pthread_mutex_lock(&init_mu);
             state = atomic_load(&init_state[i]);
             if (state == 0) {
-                state = !lb__db_driver_valid(d) || !d->global_init || d->global_init() == 0 ? 1 : -1;
+                state = !d->global_init || d->global_init() == 0 ? 1 : -1;
                 atomic_store(&init_state[i], state);
             }
             pthread_mutex_unlock(&init_mu);

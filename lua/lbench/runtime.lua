@@ -7,6 +7,7 @@ local options = require("lbench.options")
 local scenario = require("lbench.api.scenario")
 local runner = require("lbench.run.runner")
 local report = require("lbench.result.render")
+local sbhooks = require("lbench.result.sbhooks")
 local hist = require("lbench.api.hist")
 local publish = require("lbench.result.publish")
 local cluster = require("lbench.cluster.transport")
@@ -131,7 +132,7 @@ local function command_run(rt, ctx, lb)
   ctx.final_report = function(result)
     how = run_publishing(ctx, lb, result)
     publish.show(rt, opt, result, how)
-    report.json_close(rt)
+    sbhooks.json_close(rt)
   end
   local result, failed, err = runner.run(ctx, lb)
   if not result then
@@ -246,7 +247,7 @@ end
 function M.command(rtptr, cmd)
   local status = command(rtptr, cmd)
   -- A script's own command may have printed through report_json.
-  report.json_close(ffi.cast("lb_runtime *", rtptr))
+  sbhooks.json_close(ffi.cast("lb_runtime *", rtptr))
   return status
 end
 

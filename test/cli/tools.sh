@@ -6,6 +6,39 @@ cd "$(dirname "$0")/../.." || exit 1
 S=test/cli/scripts
 trap 'rm -rf "$T"' EXIT
 
+# ---- make bench's confidence intervals ------------------------------------------
+# ci90 (contrib/bench.sh) against Python computing the same interval with
+# its own t quantile (the t distribution's density integrated numerically,
+# then inverted by bisection), for 2, 5, 7 and 20 ratios: both ends to 0.005.
+ci90_fn=$(sed -n '/^ci90() {/,/^}/p' contrib/bench.sh)
+ci90_ref() {
+  python3 -c '
+import math, sys
+x = [math.log(float(v)) for v in sys.argv[1:]]
+n = len(x); m = sum(x) / n; sd = math.sqrt(sum((v - m) ** 2 for v in x) / (n - 1))
+df = n - 1
+def pdf(t): return math.gamma((df + 1) / 2) / (math.sqrt(df * math.pi) * math.gamma(df / 2)) * (1 + t * t / df) ** (-(df + 1) / 2)
+def cdf(t, k=4000): return 0.5 + sum(pdf(t * (i + 0.5) / k) for i in range(k)) * t / k
+lo, hi = 0.0, 20.0
+for _ in range(60):
+  mid = (lo + hi) / 2
+  lo, hi = (mid, hi) if cdf(mid) < 0.95 else (lo, mid)
+h = lo * sd / math.sqrt(n)
+print("%.4f %.4f" % (math.exp(m - h), math.exp(m + h)))' "$@"
+}
+for ratios in "0.97 1.04" "1.01 0.95 0.98 1.03 0.99" "0.93 1.08 0.99 1.02 0.87 1.11 0.96" \
+  "1.02 0.98 1.05 0.91 1.00 0.97 1.03 0.99 1.06 0.94 1.01 0.96 1.04 0.92 1.00 0.98 1.07 0.95 1.02 0.99"; do
+  got=$(printf '%s\n' $ratios | bash -c "$ci90_fn; ci90")
+  want=$(ci90_ref $ratios)
+  n=$(echo $ratios | wc -w)
+  if echo "${got/-/ } $want" | awk '{ exit !(NF == 4 && ($1 - $3) ^ 2 < 0.005 ^ 2 && ($2 - $4) ^ 2 < 0.005 ^ 2) }'; then
+    pass bench_ci90_$n
+  else
+    fail bench_ci90_$n "ci90 gave '$got', the reference '$want'"
+  fi
+done
+check bench_ci90_one_round test "$(echo 1.02 | bash -c "$ci90_fn; ci90")" = -
+
 # ---- sweep -------------------------------------------------------------------
 # threads 1,2,4: one point each, scale factors = recorded totals / first point
 expect_ok sweep_threads '^ +4 +[0-9.]+ .* [0-9.]+ +[0-9.]+$' \

@@ -19,6 +19,7 @@ local M = {}
 -- The version a script started as sysbench sees (sysbench.version): the
 -- release whose behaviour lbench takes over.
 M.SYSBENCH_VERSION = "1.0.20"
+M.SYSBENCH_VERSION_STRING = "sysbench " .. M.SYSBENCH_VERSION
 
 local RESTART_EVENT = 1
 
@@ -264,7 +265,7 @@ function M.new(ctx)
   lb.version_string = "lbench " .. lb.version
   local sb = ctx.opt and ctx.opt.sysbench_compat
   -- Started as sysbench: a script that checks for sysbench 1.0 finds it.
-  if sb then lb.version, lb.version_string = M.SYSBENCH_VERSION, "sysbench " .. M.SYSBENCH_VERSION end
+  if sb then lb.version, lb.version_string = M.SYSBENCH_VERSION, M.SYSBENCH_VERSION_STRING end
   lb.tid = ctx.tid or 0
   -- lbench-mpi: this process's rank in the job (tid and opt.threads are the job's).
   lb.rank, lb.nranks = ctx.rank or 0, ctx.nranks or 1

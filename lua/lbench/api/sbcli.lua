@@ -75,7 +75,7 @@ end
 
 -- What a script or a parser checking for sysbench 1.0 reads.
 M.VERSION = base.SYSBENCH_VERSION
-M.VERSION_STRING = "sysbench " .. M.VERSION
+M.VERSION_STRING = base.SYSBENCH_VERSION_STRING
 
 -- sysbench's first line: its version and the LuaJIT it runs on (lbench
 -- runs on the system's LuaJIT, as Debian's sysbench does).

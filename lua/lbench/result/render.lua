@@ -3,7 +3,6 @@
 -- builds; nothing here computes statistics.
 local json = require("lbench.json")
 local observed = require("lbench.result.observed")
-local sbhooks = require("lbench.result.sbhooks")
 
 local M = {}
 
@@ -495,10 +494,5 @@ function M.metric_rows(prefix)
   end
   return { add = add, text = function() return table.concat(rows, "\n") end }
 end
-
--- sysbench's report functions (api hooks): in their own module, which
--- worker states load without the rest of this file.
-M.add_hooks = sbhooks.add_hooks
-M.json_close = sbhooks.json_close
 
 return M

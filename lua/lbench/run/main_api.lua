@@ -11,6 +11,7 @@ local result = require("lbench.result.document")
 local publish = require("lbench.result.publish")
 local history = require("lbench.result.history")
 local report = require("lbench.result.render")
+local sbhooks = require("lbench.result.sbhooks")
 local runner = require("lbench.run.runner")
 local job = require("lbench.run.job")
 
@@ -93,7 +94,7 @@ end
 
 -- Add the main state's half to the API table `lb` of context `ctx`.
 function M.add(lb, ctx)
-  report.add_hooks(lb, ctx)
+  sbhooks.add_hooks(lb, ctx)
   add_documents(lb, ctx)
   add_runs(lb, ctx)
 end

@@ -8,6 +8,7 @@ local C = require("lbench.ffi").C
 local json = require("lbench.json")
 local util = require("lbench.util")
 local report = require("lbench.result.render")
+local sbhooks = require("lbench.result.sbhooks")
 local result = require("lbench.result.document")
 local cpu = require("lbench.cpu")
 local observe = require("lbench.run.observe")
@@ -697,7 +698,7 @@ function M.run_measured(ctx, lb, metrics)
   local total_s = R:finish()
   -- After the last interval's sample (which closes the connection).
   local observed = obs and obs:stop(C.lb_clock_ns())
-  report.json_close(ctx.rt)  -- the intervals' report_json series is over
+  sbhooks.json_close(ctx.rt)  -- the intervals' report_json series is over
   local a = {
     run = run, keys = keys, cum = R.cum, d = diff(counters(R.snap.sum), R.base), started_at = started_at,
     duration_s = result.duration_to_failure(total_s, failed, R.snap.sum, R.base_stats,
