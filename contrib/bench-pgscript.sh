@@ -53,6 +53,7 @@ bench_pgscript() {
     done
   done
   done
+  pgscript_interleaved_table
   echo "   ratio = lbench/pgbench tps (higher is better); us/tx = client CPU (user+sys) per transaction; lb/pgb: CPU ratio (lower is better)"
   echo "   once: client CPU (ms) of a run of one transaction per client (start-up, logins, exit); per-tx: the CPU ratio with"
   echo "   each tool's 'once' taken out of its run, (CPU - once) / (transactions - clients), the cost of a transaction itself"
@@ -93,6 +94,97 @@ pgscript_row() {
   [ "${rx:-0}" != 0 ] && rx=$(printf %.2f "$rx") || rx=-
   printf '%s %8.1f %8.1f %9s %10s %10s\n' "$row" "${lo:-0}" "${go:-0}" "$rx" "$tci" "$xci"
 }
+# The select-only rows once more, both tools' runs at once and taking turns
+# (pgscript_interleaved): the table's tps ratios come from separate 5 s
+# runs, which the VM's other tenants move by ±10 % each; taking turns a
+# quarter of a second long, both tools meet the same host.
+pgscript_interleaved_table() {
+  local secs=${ILV_SECS:-40}
+  echo "   select-only again, the two runs at once taking turns: one tool's process stopped (SIGSTOP) while the other runs,"
+  echo "   ${ILV_TURN:-0.25} s each, for ${secs} s; each counts what it finished in its own turns (its per-transaction log)"
+  printf '%-18s %4s %12s %12s %7s %6s %10s\n' script:mode clients "lbench tps" "pgbench tps" ratio pairs "ratio 90%"
+  f=contrib/pgscript/select-only.sql
+  for mode in prepared simple; do
+    for t in 1 2 8; do
+      pg_settle >/dev/null
+      pgscript_interleaved "select-only:${mode:0:4}" "$t" "$secs"
+    done
+  done
+  echo "   tps: the transactions a tool finished in its turns over the time of those turns, less the first ${ILV_SKIP:-0.03} s of each"
+  echo "   (what the stop caught in flight), from a sample of ${ILV_SAMPLE:-0.2} of them (--sampling-rate); ratio: lbench/pgbench"
+  echo "   over all turns; pairs: lbench's turns and the pgbench turns after them; 90%: the interval of the geometric mean of"
+  echo "   the pairs' ratios.  Not for tpcb-like: a"
+  echo "   client stopped inside its transaction holds row locks the other tool's clients would wait for."
+}
+
+# pgscript_interleaved LABEL T SECS: lbench and pgbench, T clients each,
+# started together on script $f; from then on one of the two processes is
+# stopped at any time, in turns of ILV_TURN seconds for SECS seconds.  The
+# turns' start times go to $W/ilv/turns, each tool's sampled per-transaction
+# logs beside it; ilv_rates counts them.
+pgscript_interleaved() {
+  local d=$W/ilv turn=${ILV_TURN:-0.25} samp=${ILV_SAMPLE:-0.2} len=$(($3 + 4)) lpid gpid lrc grc stop row
+  rm -rf "$d"; mkdir -p "$d"
+  "${PIN[@]}" $LB pgbench $P --file="$f" --protocol="$mode" --scale=$scale --vacuum=off --threads="$2" \
+    --time=$len --log --sampling-rate="$samp" --log-prefix="$d/lb_log" run > "$d/lb.out" 2>&1 &
+  lpid=$!
+  "${PIN[@]}" env PGPASSWORD=sbtest "$PGB" $G -f "$f" -M "$mode" -s $scale -n -c "$2" -j "$2" -T $len \
+    -l --sampling-rate="$samp" --log-prefix="$d/pg_log" sbtest > "$d/pg.out" 2>&1 &
+  gpid=$!
+  sleep 1.5   # both connected (their clocks run from here: each ends $len s after)
+  stop=$(( ${EPOCHREALTIME/./} + $3 * 1000000 ))
+  while [ "${EPOCHREALTIME/./}" -lt $stop ]; do
+    # (a process that has ended early is found by the wait below)
+    kill -STOP $gpid 2>/dev/null || true; kill -CONT $lpid 2>/dev/null || true
+    echo "lb $EPOCHREALTIME" >> "$d/turns"; sleep "$turn"
+    kill -STOP $lpid 2>/dev/null || true; kill -CONT $gpid 2>/dev/null || true
+    echo "pg $EPOCHREALTIME" >> "$d/turns"; sleep "$turn"
+  done
+  echo "end $EPOCHREALTIME" >> "$d/turns"
+  kill -CONT $lpid $gpid 2>/dev/null || true
+  wait $lpid && lrc=0 || lrc=$?
+  wait $gpid && grc=0 || grc=$?
+  if [ $lrc != 0 ] || [ $grc != 0 ]; then
+    printf '%-18s %4s   (a run failed: %s)\n' "$1" "$2" "$(tail -qn1 "$d/lb.out" "$d/pg.out" | tr '\n' ' ')"
+    return 0
+  fi
+  # each log line's end of transaction: its 5th and 6th fields (epoch s, us)
+  row=$( { awk '{printf "lb %d.%06d\n", $5, $6}' "$d"/lb_log.*; awk '{printf "pg %d.%06d\n", $5, $6}' "$d"/pg_log.*; } |
+    ilv_rates "${ILV_SKIP:-0.03}" "$samp" "$d/turns" "$d/pairs")
+  printf '%-18s %4s %s %10s\n' "$1" "$2" "$row" "$(ci90 < "$d/pairs")"
+}
+
+# ilv_rates SKIP SAMPLE TURNS PAIRS: on stdin "lb|pg EPOCH_SECONDS", one line
+# per logged transaction (its end); TURNS holds "lb|pg|end EPOCH_SECONDS",
+# the start of each turn.  A transaction counts for its tool when it ended
+# in one of that tool's turns, SKIP s or more after the turn's start.
+# Prints "LB_TPS PG_TPS RATIO TURNS" (the counts over 1/SAMPLE of the
+# transactions) and writes to PAIRS the ratio of each lbench turn's rate to
+# the next pgbench turn's.
+ilv_rates() {
+  : > "$4"
+  awk -v skip="$1" -v samp="$2" -v pairs="$4" '
+    BEGIN { n = 0 }   # (an unset n would index who[""] and at[0])
+    NR == FNR { who[n] = $1; at[n++] = $2; next }
+    $2 >= at[0] && $2 < at[n - 1] {
+      lo = 0; hi = n - 1   # the turn: at[lo] <= $2 < at[lo + 1]
+      while (hi - lo > 1) { mid = int((lo + hi) / 2); if (at[mid] <= $2) lo = mid; else hi = mid }
+      if (who[lo] == $1 && $2 >= at[lo] + skip) cnt[lo]++
+    }
+    END {
+      for (k = 0; k < n - 1; k++) {
+        span = at[k + 1] - at[k] - skip
+        if (span <= 0) continue
+        sum[who[k]] += cnt[k]; dur[who[k]] += span; rate[k] = cnt[k] / span
+        if (who[k] == "pg" && k > 0 && who[k - 1] == "lb" && rate[k - 1] > 0 && rate[k] > 0) {
+          print rate[k - 1] / rate[k] > pairs; turns++
+        }
+      }
+      l = dur["lb"] > 0 ? sum["lb"] / dur["lb"] / samp : 0; g = dur["pg"] > 0 ? sum["pg"] / dur["pg"] / samp : 0
+      printf "%12.0f %12.0f %7s %6d\n", l, g, (g > 0 ? sprintf("%.3f", l / g) : "-"), turns
+    }' "$3" -
+}
+
 pgscript_down() {
   contrib/postgres-sandbox.sh stop
   rm -rf "$PG_TMP"

@@ -199,7 +199,17 @@ local function command(rtptr, cmd)
     sbffi.set_help(help_text)
   end
 
-  if cmd == nil then return 0 end -- script mode: the body ran, nothing else
+  if cmd == nil then
+    -- A user's script without a command: sysbench's script mode (the body
+    -- ran, nothing else).  A stock scenario has nothing to do without one,
+    -- and sysbench refuses its own tests so, with status 1.
+    if not S.stock then return 0 end
+    C.lb_runtime_set_error(rt, opt.sysbench_compat
+      and string.format("The '%s' test requires a command argument. See 'sysbench %s help'", shown, shown)
+      or string.format("%s: a command is required (%s); 'lbench %s help' lists its options", S.name,
+        table.concat(session.command_names(lb), ", "), S.name))
+    return 1
+  end
   cluster.check_same({ { "lbench version", lb.version }, { "lbench build", cluster.build_id() },
     { "scenario", ctx.script_hash },
     { "options", util.serialize(session.merged_raw()) }, { "command", cmd } })

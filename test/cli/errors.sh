@@ -17,6 +17,16 @@ one_line connect_refused_prepare "^lbench: cannot connect to 127\.0\.0\.1:1 as '
 one_line bad_port "^lbench: --mysql-port=99999: entry '99999': expected an integer <= 65535$" \
   $LB oltp_point_select --mysql-port=99999 run
 
+# A stock scenario without a command: one line naming the commands it has
+# (not its workers' own _steps), status 1, as sysbench refuses its tests.
+one_line stock_no_command "^lbench: oltp_read_only: a command is required \(run, cleanup, prepare, prewarm, help\); 'lbench oltp_read_only help' lists its options$" \
+  $LB oltp_read_only --db-driver=null
+one_line stock_no_command_pgbench "^lbench: pgbench: a command is required \(run, cleanup, check, prepare, show-script, help\)" \
+  $LB pgbench --db-driver=null
+# A user's script without one: its body runs, status 0 (sysbench's script mode).
+printf 'print("body ran")\n' > "$T/body_only.lua"
+expect_ok script_no_command '^body ran$' $LB "$T/body_only.lua"
+
 # ---- 3. --cpu-affinity beyond this machine, refused before the run -------
 ncpu=$(nproc)
 one_line cpu_affinity_missing "^lbench: --cpu-affinity=999: CPU 999 does not exist or is not available to this process \(available: 0" \

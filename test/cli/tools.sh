@@ -39,6 +39,23 @@ for ratios in "0.97 1.04" "1.01 0.95 0.98 1.03 0.99" "0.93 1.08 0.99 1.02 0.87 1
 done
 check bench_ci90_one_round test "$(echo 1.02 | bash -c "$ci90_fn; ci90")" = -
 
+# ilv_rates (contrib/bench-pgscript.sh), the interleaved runs' counter, on
+# made-up turns and logged transactions at epoch-sized times: lbench's turns
+# at +0 and +1 s, pgbench's at +0.5 and +1.5, the end at +2; 0.1 s skipped
+# at each turn's start; a sample of 1/4.  Counted: lbench 3 + 2, pgbench
+# 4 + 2, over 0.8 s each: 25 and 30 tps, ratio 0.833; the pairs 0.75 and 1.
+# Not counted: one in a turn's first 0.1 s, one in the other tool's turn,
+# one before the first turn and one after the end.
+ilv_fn=$(sed -n '/^ilv_rates() {/,/^}/p' contrib/bench-pgscript.sh)
+printf '%s\n' "lb 1796672694.000000" "pg 1796672694.500000" "lb 1796672695.000000" "pg 1796672695.500000" \
+  "end 1796672696.000000" > "$T/turns"
+ilv_got=$(printf '%s\n' lb\ 1796672694.05 lb\ 1796672694.2 lb\ 1796672694.3 lb\ 1796672694.4 lb\ 1796672694.7 \
+  lb\ 1796672695.15 lb\ 1796672695.2 pg\ 1796672693.9 pg\ 1796672694.55 pg\ 1796672694.7 pg\ 1796672694.8 \
+  pg\ 1796672694.9 pg\ 1796672694.95 pg\ 1796672695.7 pg\ 1796672695.8 pg\ 1796672696.1 |
+  bash -c "$ilv_fn; ilv_rates 0.1 0.25 '$T/turns' '$T/pairs'")
+check bench_ilv_rates test "$(echo $ilv_got)" = "25 30 0.833 2"
+check bench_ilv_pairs test "$(tr '\n' ' ' < "$T/pairs")" = "0.75 1 "
+
 # ---- sweep -------------------------------------------------------------------
 # threads 1,2,4: one point each, scale factors = recorded totals / first point
 expect_ok sweep_threads '^ +4 +[0-9.]+ .* [0-9.]+ +[0-9.]+$' \

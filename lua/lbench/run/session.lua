@@ -133,14 +133,18 @@ local function script_specs(lb)
   return specs
 end
 
--- The commands of the scenario loaded as `lb`, for messages and help.
+-- The commands of the scenario loaded as `lb`, for messages and help
+-- (not those named _NAME: a stock scenario's own steps, which its workers
+-- run, such as a parallel load's).
 function M.command_names(lb)
   local names = {}
   if scenario.fn("event") then names[#names + 1] = "run" end
   for _, g in ipairs({ "prepare", "cleanup", "prewarm" }) do
     if scenario.fn(g) and not (lb.cmdline.commands or {})[g] then names[#names + 1] = g end
   end
-  for _, k in ipairs(util.sorted_keys(lb.cmdline.commands or {})) do names[#names + 1] = k end
+  for _, k in ipairs(util.sorted_keys(lb.cmdline.commands or {})) do
+    if k:sub(1, 1) ~= "_" then names[#names + 1] = k end
+  end
   names[#names + 1] = "help"
   return names
 end
