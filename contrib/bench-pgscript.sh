@@ -11,23 +11,8 @@
 # skip their own vacuum (-n, --vacuum=off): the tables are vacuumed before
 # each workload's rounds instead, so neither run pays for it.
 bench_pgscript() {
-  local c
-  for c in psql pgbench; do
-    command -v $c >/dev/null || { echo "(pgscript: $c not installed; run contrib/install-deps.sh bench)"; return; }
-  done
-  echo "== PostgreSQL: pgbench's script language, one custom script file through lbench pgbench and pgbench"
-  pg_start
-  local P="--db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-port=$LB_PG_PORT --pgsql-user=sbtest --pgsql-password=sbtest --pgsql-db=sbtest"
-  local G="-h 127.0.0.1 -p $LB_PG_PORT -U sbtest"
-  local PIN=() PGB scale=10
-  # pgbench next to the server's own binary, not Debian's Perl wrapper
-  # (see bench_pgsql)
-  PGB=$(dirname "$(readlink "/proc/$LB_PG_SANDBOX_PID/exe")")/pgbench
-  [ -x "$PGB" ] || PGB=$(command -v pgbench)
-  env PGPASSWORD=sbtest "$PGB" $G -i -q -s $scale sbtest > "$W/cmd.out" 2>&1 ||
-    { echo "   (pgbench -i failed: $(tail -1 "$W/cmd.out"))"; pgscript_down; return; }
-  pg_settle
-  pg_pin
+  local P G PGB PIN=() scale=10
+  pgscript_up "one custom script file through lbench pgbench and pgbench" || return 0
   # At least 5 rounds: a row's ratio moves by up to ±10 % between runs of
   # the same binaries on the development VM, and with 3 its median
   # followed single runs (docs/benchmarks-pgscript.md).
@@ -53,7 +38,6 @@ bench_pgscript() {
     done
   done
   done
-  pgscript_interleaved_table
   echo "   ratio = lbench/pgbench tps (higher is better); us/tx = client CPU (user+sys) per transaction; lb/pgb: CPU ratio (lower is better)"
   echo "   once: client CPU (ms) of a run of one transaction per client (start-up, logins, exit); per-tx: the CPU ratio with"
   echo "   each tool's 'once' taken out of its run, (CPU - once) / (transactions - clients), the cost of a transaction itself"
@@ -94,27 +78,53 @@ pgscript_row() {
   [ "${rx:-0}" != 0 ] && rx=$(printf %.2f "$rx") || rx=-
   printf '%s %8.1f %8.1f %9s %10s %10s\n' "$row" "${lo:-0}" "${go:-0}" "$rx" "$tci" "$xci"
 }
-# The select-only rows once more, both tools' runs at once and taking turns
-# (pgscript_interleaved): the table's tps ratios come from separate 5 s
-# runs, which the VM's other tenants move by ±10 % each; taking turns a
-# quarter of a second long, both tools meet the same host.
-pgscript_interleaved_table() {
-  local secs=${ILV_SECS:-40}
-  echo "   select-only again, the two runs at once taking turns: one tool's process stopped (SIGSTOP) while the other runs,"
-  echo "   ${ILV_TURN:-0.25} s each, for ${secs} s; each counts what it finished in its own turns (its per-transaction log)"
+# pgscript_up WHAT: the section's server (pg_start) with pgbench's tables at
+# scale 10, vacuumed, pinned; sets the caller's P, G (the two tools'
+# connection options), PGB (pgbench) and PIN.  Fails when a tool is missing
+# or the load fails (and says so).
+pgscript_up() {
+  local c
+  for c in psql pgbench; do
+    command -v $c >/dev/null || { echo "(pgscript: $c not installed; run contrib/install-deps.sh bench)"; return 1; }
+  done
+  echo "== PostgreSQL: pgbench's script language, $1"
+  pg_start
+  P="--db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-port=$LB_PG_PORT --pgsql-user=sbtest --pgsql-password=sbtest --pgsql-db=sbtest"
+  G="-h 127.0.0.1 -p $LB_PG_PORT -U sbtest"
+  # pgbench next to the server's own binary, not Debian's Perl wrapper
+  # (see bench_pgsql)
+  PGB=$(dirname "$(readlink "/proc/$LB_PG_SANDBOX_PID/exe")")/pgbench
+  [ -x "$PGB" ] || PGB=$(command -v pgbench)
+  env PGPASSWORD=sbtest "$PGB" $G -i -q -s $scale sbtest > "$W/cmd.out" 2>&1 ||
+    { echo "   (pgbench -i failed: $(tail -1 "$W/cmd.out"))"; pgscript_down; return 1; }
+  pg_settle
+  pg_pin
+}
+
+# make bench, section pgscript_turns: the select-only rows of pgscript once
+# more, both tools' runs at once, taking turns (pgscript_interleaved).
+# pgscript's tps ratios come from separate 5 s runs, which the VM's other
+# tenants move by ±10 % each; in turns a quarter of a second long both
+# tools meet the same host.
+bench_pgscript_turns() {
+  local P G PGB PIN=() scale=10 f=contrib/pgscript/select-only.sql mode t secs=${ILV_SECS:-40}
+  pgscript_up "the select-only script through both tools at once, taking turns" || return 0
+  echo "   one tool's process stopped (SIGSTOP) while the other runs, in turns of ${ILV_TURN:-0.25} s, for ${secs} s;"
+  echo "   each counts what it finished in its own turns (its per-transaction log)"
   printf '%-18s %4s %12s %12s %7s %6s %10s\n' script:mode clients "lbench tps" "pgbench tps" ratio pairs "ratio 90%"
-  f=contrib/pgscript/select-only.sql
   for mode in prepared simple; do
     for t in 1 2 8; do
       pg_settle >/dev/null
       pgscript_interleaved "select-only:${mode:0:4}" "$t" "$secs"
     done
   done
-  echo "   tps: the transactions a tool finished in its turns over the time of those turns, less the first ${ILV_SKIP:-0.03} s of each"
-  echo "   (what the stop caught in flight), from a sample of ${ILV_SAMPLE:-0.2} of them (--sampling-rate); ratio: lbench/pgbench"
-  echo "   over all turns; pairs: lbench's turns and the pgbench turns after them; 90%: the interval of the geometric mean of"
-  echo "   the pairs' ratios.  Not for tpcb-like: a"
-  echo "   client stopped inside its transaction holds row locks the other tool's clients would wait for."
+  echo "   tps: the transactions a tool finished in its turns over the time of those turns, less the first ${ILV_SKIP:-0.03} s"
+  echo "   of each (what the stop caught in flight), from a sample of ${ILV_SAMPLE:-0.2} of them (--sampling-rate)"
+  echo "   ratio: lbench/pgbench over all turns; pairs: lbench's turns with the pgbench turn after each; 90%: the 90 %"
+  echo "   confidence interval of the pairs' ratios' geometric mean"
+  echo "   not tpcb-like: a client stopped inside its transaction holds row locks the other tool's clients would wait for"
+  echo "   commands: as section pgscript's, both started together, with --log --sampling-rate=${ILV_SAMPLE:-0.2} and -l --sampling-rate=${ILV_SAMPLE:-0.2}"
+  pgscript_down
 }
 
 # pgscript_interleaved LABEL T SECS: lbench and pgbench, T clients each,

@@ -8,7 +8,7 @@ LB=./lbench
 ROUNDS=${ROUNDS:-3}
 SECS=${SECS:-5}
 sections=("$@")
-[ ${#sections[@]} -gt 0 ] || sections=(core builtin oltp load fileio tpcc async pgsql pgscript pgscript_ir mpi merge observe)
+[ ${#sections[@]} -gt 0 ] || sections=(core builtin oltp load fileio tpcc async pgsql pgscript pgscript_turns pgscript_ir mpi merge observe)
 W=$(mktemp -d "${TMPDIR:-/tmp}/lbench-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 
