@@ -78,6 +78,7 @@ pgscript_row() {
   [ "${rx:-0}" != 0 ] && rx=$(printf %.2f "$rx") || rx=-
   printf '%s %8.1f %8.1f %9s %10s %10s\n' "$row" "${lo:-0}" "${go:-0}" "$rx" "$tci" "$xci"
 }
+
 # pgscript_up WHAT: the section's server (pg_start) with pgbench's tables at
 # scale 10, vacuumed, pinned; sets the caller's P, G (the two tools'
 # connection options), PGB (pgbench) and PIN.  Fails when a tool is missing
@@ -118,10 +119,14 @@ bench_pgscript_turns() {
       pgscript_interleaved "select-only:${mode:0:4}" "$t" "$secs"
     done
   done
+  # The method's own error: the same tool in both places.
+  mode=prepared
+  ILV_AA=1 pgscript_interleaved "A/A pgbench:prep" 2 "$secs"
   echo "   tps: the transactions a tool finished in its turns over the time of those turns, less the first ${ILV_SKIP:-0.03} s"
   echo "   of each (what the stop caught in flight), from a sample of ${ILV_SAMPLE:-0.2} of them (--sampling-rate)"
   echo "   ratio: lbench/pgbench over all turns; pairs: lbench's turns with the pgbench turn after each; 90%: the 90 %"
   echo "   confidence interval of the pairs' ratios' geometric mean"
+  echo "   A/A: pgbench in lbench's place as well, the method's own error (a run's level moves by about ±2 % beyond its interval)"
   echo "   not tpcb-like: a client stopped inside its transaction holds row locks the other tool's clients would wait for"
   echo "   commands: as section pgscript's, both started together, with --log --sampling-rate=${ILV_SAMPLE:-0.2} and -l --sampling-rate=${ILV_SAMPLE:-0.2}"
   pgscript_down
@@ -132,14 +137,18 @@ bench_pgscript_turns() {
 # stopped at any time, in turns of ILV_TURN seconds for SECS seconds.  The
 # turns' start times go to $W/ilv/turns, each tool's sampled per-transaction
 # logs beside it; ilv_rates counts them.
+# With ILV_AA=1, pgbench in lbench's place too: an A/A check of the method.
 pgscript_interleaved() {
   local d=$W/ilv turn=${ILV_TURN:-0.25} samp=${ILV_SAMPLE:-0.2} len=$(($3 + 4)) lpid gpid lrc grc stop row
   rm -rf "$d"; mkdir -p "$d"
-  "${PIN[@]}" $LB pgbench $P --file="$f" --protocol="$mode" --scale=$scale --vacuum=off --threads="$2" \
-    --time=$len --log --sampling-rate="$samp" --log-prefix="$d/lb_log" run > "$d/lb.out" 2>&1 &
+  if [ "${ILV_AA:-0}" = 1 ]; then
+    ilv_pgbench "$2" $len "$samp" "$d/lb_log" > "$d/lb.out" 2>&1 &
+  else
+    "${PIN[@]}" $LB pgbench $P --file="$f" --protocol="$mode" --scale=$scale --vacuum=off --threads="$2" \
+      --time=$len --log --sampling-rate="$samp" --log-prefix="$d/lb_log" run > "$d/lb.out" 2>&1 &
+  fi
   lpid=$!
-  "${PIN[@]}" env PGPASSWORD=sbtest "$PGB" $G -f "$f" -M "$mode" -s $scale -n -c "$2" -j "$2" -T $len \
-    -l --sampling-rate="$samp" --log-prefix="$d/pg_log" sbtest > "$d/pg.out" 2>&1 &
+  ilv_pgbench "$2" $len "$samp" "$d/pg_log" > "$d/pg.out" 2>&1 &
   gpid=$!
   sleep 1.5   # both connected (their clocks run from here: each ends $len s after)
   stop=$(( ${EPOCHREALTIME/./} + $3 * 1000000 ))
@@ -164,13 +173,20 @@ pgscript_interleaved() {
   printf '%-18s %4s %s %10s\n' "$1" "$2" "$row" "$(ci90 < "$d/pairs")"
 }
 
+# ilv_pgbench T SECS SAMPLE PREFIX: pgbench's side of pgscript_interleaved
+# (exec'd: the caller's $! is pgbench itself, which the turns stop).
+ilv_pgbench() {
+  exec "${PIN[@]}" env PGPASSWORD=sbtest "$PGB" $G -f "$f" -M "$mode" -s $scale -n -c "$1" -j "$1" -T "$2" \
+    -l --sampling-rate="$3" --log-prefix="$4" sbtest
+}
+
 # ilv_rates SKIP SAMPLE TURNS PAIRS: on stdin "lb|pg EPOCH_SECONDS", one line
 # per logged transaction (its end); TURNS holds "lb|pg|end EPOCH_SECONDS",
 # the start of each turn.  A transaction counts for its tool when it ended
 # in one of that tool's turns, SKIP s or more after the turn's start.
-# Prints "LB_TPS PG_TPS RATIO TURNS" (the counts over 1/SAMPLE of the
-# transactions) and writes to PAIRS the ratio of each lbench turn's rate to
-# the next pgbench turn's.
+# Prints "LB_TPS PG_TPS RATIO NPAIRS" (the rates over SAMPLE: the logs hold
+# that fraction of the transactions) and writes to PAIRS, one per line, the
+# ratio of each lbench turn's rate to that of the pgbench turn after it.
 ilv_rates() {
   : > "$4"
   awk -v skip="$1" -v samp="$2" -v pairs="$4" '

@@ -200,10 +200,11 @@ local function command(rtptr, cmd)
   end
 
   if cmd == nil then
-    -- A user's script without a command: sysbench's script mode (the body
-    -- ran, nothing else).  A stock scenario has nothing to do without one,
-    -- and sysbench refuses its own tests so, with status 1.
-    if not S.stock then return 0 end
+    -- A user's script (or module on LUA_PATH) without a command:
+    -- sysbench's script mode (the body ran, nothing else).  A stock
+    -- scenario has nothing to do without one, and sysbench refuses its
+    -- own tests so, with status 1.
+    if not S.stock or S.module then return 0 end
     C.lb_runtime_set_error(rt, opt.sysbench_compat
       and string.format("The '%s' test requires a command argument. See 'sysbench %s help'", shown, shown)
       or string.format("%s: a command is required (%s); 'lbench %s help' lists its options", S.name,

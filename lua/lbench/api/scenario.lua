@@ -33,7 +33,8 @@ function M.search_dirs()
   return dirs
 end
 
--- Resolve a scenario argument to a file path.
+-- Resolve a scenario argument to a file path (and "module" when it was
+-- found on LUA_PATH).
 function M.find(name)
   if name:find("/") or name:match("%.lua$") then
     if util.file_exists(name) then return name end
@@ -47,7 +48,7 @@ function M.find(name)
   -- As sysbench: a benchmark may be a Lua module on LUA_PATH (a stock
   -- scenario of the same name wins).
   local mod = package.searchpath and package.searchpath(name, package.path)
-  if mod then return mod end
+  if mod then return mod, "module" end
   local names = {}
   for _, d in ipairs(dirs) do
     local ls = io.popen("ls '" .. d:gsub("'", "") .. "' 2>/dev/null")

@@ -40,7 +40,10 @@ end
 function M.load(rtptr, name)
   -- A stock scenario is named, a user's script is a path.
   S.stock = not (name:find("/") or name:match("%.lua$"))
-  S.path = scenario.find(name)
+  local how
+  S.path, how = scenario.find(name)
+  -- a user's module found on LUA_PATH, as sysbench finds one
+  S.module = how == "module"
   S.name = util.basename(S.path)
   -- Report a syntax error now rather than at the first command.
   local chunk, err = loadfile(S.path)
