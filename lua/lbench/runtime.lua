@@ -206,7 +206,7 @@ local function command(rtptr, cmd)
     -- own tests so, with status 1.
     if not S.stock or S.module then return 0 end
     C.lb_runtime_set_error(rt, opt.sysbench_compat
-      and string.format("The '%s' test requires a command argument. See 'sysbench %s help'", shown, shown)
+      and sbcli.command_required(shown)
       or string.format("%s: a command is required (%s); 'lbench %s help' lists its options", S.name,
         table.concat(session.command_names(lb), ", "), S.name))
     return 1
@@ -367,7 +367,7 @@ local function main(rtptr, ...)
   for k, v in pairs(raw) do S.raw[k] = v end
   S.argv = args
   if sb and #pos == 1 and sbcli.BUILTIN[pos[1]] and not stdin_script then
-    io.stderr:write(string.format("The '%s' test requires a command argument. See 'sysbench %s help'\n", pos[1], pos[1]))
+    io.stderr:write(sbcli.command_required(pos[1]) .. "\n")
     C.lb_runtime_set_error(rt, "")
     return 1
   end

@@ -73,6 +73,11 @@ function M.translate(raw, pos)
   return err, out
 end
 
+-- sysbench's words for a test given no command.
+function M.command_required(name)
+  return string.format("The '%s' test requires a command argument. See 'sysbench %s help'", name, name)
+end
+
 -- What a script or a parser checking for sysbench 1.0 reads.
 M.VERSION = base.SYSBENCH_VERSION
 M.VERSION_STRING = base.SYSBENCH_VERSION_STRING
