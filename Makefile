@@ -53,7 +53,8 @@ STOCK_SRC := $(wildcard scenarios/*.lua scenarios/*/*.lua)
 FFI_HDRS := core/clock.h core/httpget.h core/cluster/cluster.h core/hist.h core/rand.h core/kern.h core/rowgen.h core/handle.h core/stats.h core/db/db.h core/lbench.h core/pace.h core/run.h core/worker.h core/sbcompat/sbcompat.h core/sbcompat/sbsql.h \
             core/loop.h core/metrics.h core/runtime.h \
             core/io/engine.h core/io/registry.h core/io/fs.h core/io/steady.h core/io/genmap.h \
-            core/io/diskstats.h core/io/series.h core/io/io.h core/io/verify.h core/pgbench/pgrand.h
+            core/io/diskstats.h core/io/series.h core/io/io.h core/io/verify.h core/pgbench/pgrand.h \
+            core/pgbench/pglog.h
 
 .PHONY: all test demo bench install clean deps check-deps unit unit-asan fuzz sbcram pgbtap
 all: check-deps $(BIN) $(O)/liblbench.a $(O)/liblbench.so $(MPI_BIN)

@@ -40,6 +40,7 @@ local function writers()
 end
 
 ffi.cdef("int getpid(void);")
+pcall(ffi.cdef, "char *strerror(int errnum);")
 
 -- The options' combinations pgbench refuses, in its words; nil when fine.
 function M.check(opt)
@@ -79,6 +80,10 @@ end
 
 local function us(ns) return math.floor(tonumber(ns) / 1000) end
 
+-- A line formatted here (an aggregate interval, a failed transaction),
+-- after the ones before it in the file's buffer.
+local function put(w, text) C.lb_pg_txlog_write(w.f, text, #text) end
+
 local function new_stats(start)
   return { start = start, cnt = 0, sum = 0, sum2 = 0, min = 0, max = 0, lsum = 0, lsum2 = 0, lmin = 0, lmax = 0,
            skipped = 0, retried = 0, retries = 0, serialization = 0, deadlock = 0 }
@@ -88,7 +93,7 @@ end
 -- off).
 local function write_interval(w, a)
   local function on(flag, v) return flag and v or 0 end
-  w.f:write(string.format("%d %d %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %d %d %d %d %d\n",
+  put(w, string.format("%d %d %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %d %d %d %d %d\n",
     a.start / 1000000, a.cnt, a.sum, a.sum2, a.min, a.max, a.lsum, a.lsum2, a.lmin, a.lmax,
     on(w.limit, a.skipped), on(w.tries, a.retried), on(w.tries, a.retries),
     on(w.detailed, a.serialization), on(w.detailed, a.deadlock)))
@@ -103,16 +108,17 @@ function M.open(cfg)
   local all = writers()
   local w = all[path]
   if not w then
-    local f, why = io.open(path, "w")
-    if not f then util.fail("could not open logfile \"%s\": %s", path, why or "?") end
     -- Times in the log are of the Unix epoch, taken from the monotonic
     -- clock shifted once (as pgbench does), so that they never go back.
     local shift = math.floor(C.lb_clock_wall() * 1e6) - us(C.lb_clock_ns())
-    w = { f = f, path = path, users = 0, shift = shift, agg = opt.aggregate_interval * 1000000,
-          rate = opt.sampling_rate, sample = cfg.sample, lag = (opt.rate or 0) > 0,
-          -- the retries field: with --max-tries given and not 1, as pgbench
-          tries = (opt.max_tries or -1) >= 0 and opt.max_tries ~= 1,
-          detailed = opt.failures_detailed, limit = (opt.latency_limit or 0) > 0 }
+    local lag = (opt.rate or 0) > 0
+    -- the retries field: with --max-tries given and not 1, as pgbench
+    local tries = (opt.max_tries or -1) >= 0 and opt.max_tries ~= 1
+    local f = C.lb_pg_txlog_open(path, shift, lag and 1 or 0, tries and 1 or 0)
+    if f == nil then util.fail("could not open logfile \"%s\": %s", path, ffi.string(ffi.C.strerror(ffi.errno()))) end
+    w = { f = ffi.gc(f, C.lb_pg_txlog_close), path = path, users = 0, shift = shift,
+          agg = opt.aggregate_interval * 1000000, rate = opt.sampling_rate, sample = cfg.sample, lag = lag,
+          tries = tries, detailed = opt.failures_detailed, limit = (opt.latency_limit or 0) > 0 }
     all[path] = w
   end
   w.users = w.users + 1
@@ -160,6 +166,11 @@ end
 -- for a transaction that ended failed.
 function M.txn(w, client, cnt, script, sched_ns, begin_ns, end_ns, tries, failed)
   if w.rate ~= 0 and C.lb_pg_prng_double(w.sample) > w.rate then return end
+  if w.agg == 0 and not failed then
+    -- the common line, from C (pgbench/pglog.h)
+    C.lb_pg_txlog_txn(w.f, client, cnt, script, sched_ns, begin_ns, end_ns, tries)
+    return
+  end
   local s = us(sched_ns)
   local now = us(end_ns) + w.shift
   local lat, lag = us(end_ns) - s, us(begin_ns) - s
@@ -168,7 +179,7 @@ function M.txn(w, client, cnt, script, sched_ns, begin_ns, end_ns, tries, failed
   local line = string.format("%d %d %s %d %d %d", client, cnt, lat, script, math.floor(now / 1000000), now % 1000000)
   if w.lag then line = line .. string.format(" %d", lag) end
   if w.tries then line = line .. string.format(" %d", tries - 1) end
-  w.f:write(line, "\n")
+  put(w, line .. "\n")
 end
 
 -- A client is done with the file: the last one writes the interval in
@@ -181,8 +192,10 @@ function M.close(w)
   -- up to the report's)
   local a = w.cur
   if a and a.cnt + a.serialization + a.deadlock + a.skipped > 0 then write_interval(w, a) end
-  w.f:close()
   writers()[w.path] = nil
+  local err = C.lb_pg_txlog_close(ffi.gc(w.f, nil))
+  w.f = nil
+  if err ~= 0 then util.fail("could not write logfile \"%s\": %s", w.path, ffi.string(ffi.C.strerror(err))) end
 end
 
 return M

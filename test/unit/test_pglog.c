@@ -1,0 +1,153 @@
+/* Unit tests for core/pgbench/pglog.c, pgbench's per-transaction log
+ * written from C: each line's fields as pgbench 15's doLog writes them
+ * (with and without the lag and retries fields), lines written by the
+ * caller kept in order among them, a file larger than the buffer written
+ * whole, and a failed write returned by close (/dev/full), not lost. */
+#include "check.h"
+#include "pgbench/pglog.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The whole file at `path` (malloc'd, NUL-terminated), or NULL. */
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *s = malloc(cap + 1);
+    size_t got;
+    while (s && (got = fread(s + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            char *t = realloc(s, 2 * cap + 1);
+            if (!t) {
+                free(s);
+                s = NULL;
+                break;
+            }
+            s = t;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (s)
+        s[n] = 0;
+    *len = n;
+    return s;
+}
+
+static void temp_path(char *path, size_t cap, const char *name)
+{
+    snprintf(path, cap, "%s/lbench-test-pglog-%d-%s", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid(),
+             name);
+}
+
+/* Times: the monotonic clock in ns, shifted to the epoch in us. */
+static void line_fields(void)
+{
+    char path[256];
+    temp_path(path, sizeof path, "fields");
+    const int64_t shift = INT64_C(1700000000000000) - 5000;   /* us */
+    int ok = 1;
+    for (int lag = 0; lag <= 1; lag++) {
+        for (int retries = 0; retries <= 1; retries++) {
+            lb_pg_txlog *l = lb_pg_txlog_open(path, shift, lag, retries);
+            if (!l) {
+                check(0, "pglog_fields", "cannot create %s: %s", path, strerror(errno));
+                return;
+            }
+            /* scheduled at 2.000999 ms, begun at 2.5 ms, ended at 7.000123 ms
+             * after 3 tries: latency 7000 - 2000 us, lag 500 - 0, epoch time
+             * 1700000000000000 - 5000 + 7000 us */
+            ok &= lb_pg_txlog_txn(l, 3, 41, 1, 2000999, 2500000, 7000123, 3) == 0;
+            ok &= lb_pg_txlog_write(l, "7 9 failed 0 1 2\n", 17) == 0;
+            ok &= lb_pg_txlog_txn(l, 0, 1, 0, 1000, 1000, 999999, 1) == 0;
+            ok &= lb_pg_txlog_close(l) == 0;
+            char want[256];
+            snprintf(want, sizeof want, "3 41 5000 1 1700000000 2000%s%s\n7 9 failed 0 1 2\n0 1 998 0 1699999999 995999%s%s\n",
+                     lag ? " 500" : "", retries ? " 2" : "", lag ? " 0" : "", retries ? " 0" : "");
+            size_t n = 0;
+            char *got = slurp(path, &n);
+            if (!got || strcmp(got, want) != 0) {
+                check(0, "pglog_fields", "lag %d retries %d: wrote [%s], want [%s]", lag, retries, got ? got : "?",
+                      want);
+                free(got);
+                unlink(path);
+                return;
+            }
+            free(got);
+        }
+    }
+    unlink(path);
+    check(ok, "pglog_fields", "every call returned 0");
+}
+
+/* More than the 64 KiB buffer: every line, in order. */
+static void many_lines(void)
+{
+    char path[256];
+    temp_path(path, sizeof path, "many");
+    lb_pg_txlog *l = lb_pg_txlog_open(path, 0, 0, 0);
+    if (!l) {
+        check(0, "pglog_many_lines", "cannot create %s: %s", path, strerror(errno));
+        return;
+    }
+    const int64_t lines = 20000;
+    for (int64_t i = 1; i <= lines; i++) {
+        lb_pg_txlog_txn(l, (int32_t)(i % 7), i, 0, 0, 0, i * 1000, 1);
+        if (i % 5000 == 0)
+            lb_pg_txlog_write(l, "x\n", 2);
+    }
+    int closed = lb_pg_txlog_close(l);
+    size_t n = 0;
+    char *got = slurp(path, &n);
+    int ok = closed == 0 && got != NULL;
+    int64_t next = 1, marks = 0;
+    for (char *p = got; ok && p && *p; p = strchr(p, '\n') + 1) {
+        if (p[0] == 'x') {
+            ok &= next - 1 == (marks + 1) * 5000;
+            marks++;
+            continue;
+        }
+        int64_t c, cnt, lat, script, sec, usec;
+        ok &= sscanf(p, "%" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64, &c, &cnt, &lat, &script,
+                     &sec, &usec) == 6;
+        ok &= c == next % 7 && cnt == next && lat == next && sec == next / 1000000 && usec == next % 1000000;
+        next++;
+    }
+    ok &= next == lines + 1 && marks == 4 && n > 64 * 1024;
+    check(ok, "pglog_many_lines", "%" PRId64 " lines, %" PRId64 " marks, %zu bytes read back (close: %d)", next - 1,
+          marks, n, closed);
+    free(got);
+    unlink(path);
+}
+
+/* A device that is full: the error comes back from close. */
+static void failed_write(void)
+{
+    lb_pg_txlog *l = lb_pg_txlog_open("/dev/full", 0, 0, 0);
+    if (!l) {
+        check(0, "pglog_write_error", "cannot open /dev/full: %s", strerror(errno));
+        return;
+    }
+    for (int64_t i = 1; i <= 5000; i++)
+        lb_pg_txlog_txn(l, 0, i, 0, 0, 0, i * 1000, 1);
+    int err = lb_pg_txlog_close(l);
+    errno = 0;
+    int bad = lb_pg_txlog_open("/nonexistent-dir/x", 0, 0, 0) == NULL && errno == ENOENT;
+    check(err == ENOSPC && bad, "pglog_write_error", "close returned %d (want ENOSPC), missing directory refused: %d",
+          err, bad);
+}
+
+int main(void)
+{
+    line_fields();
+    many_lines();
+    failed_write();
+    return check_exit();
+}
