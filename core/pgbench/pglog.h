@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pgbench/pgrand.h"
+
 /* FFI BEGIN */
 typedef struct lb_pg_txlog lb_pg_txlog;
 
@@ -33,9 +35,16 @@ typedef struct lb_pg_txlog lb_pg_txlog;
  * when the file cannot be created. */
 lb_pg_txlog *lb_pg_txlog_open(const char *path, int64_t shift_us, int32_t with_lag, int32_t with_retries);
 
+/* --sampling-rate: from now on lb_pg_txlog_txn logs a transaction only
+ * when a draw from `state` is not above `rate` (pgbench's test, on its
+ * thread's sampling state); the caller keeps `state` alive and draws from
+ * it for the lines it writes itself, so that the draws stay in order. */
+void lb_pg_txlog_sample(lb_pg_txlog *l, lb_pg_prng *state, double rate);
+
 /* The line of client `client`'s transaction number `cnt` of script
  * `script` (0-based), scheduled at `sched_ns`, begun at `begin_ns` and
- * ended at `end_ns` after `tries` tries.  0, or -1 once a write failed. */
+ * ended at `end_ns` after `tries` tries, when the sample takes it.  0, or
+ * -1 once a write failed. */
 int32_t lb_pg_txlog_txn(lb_pg_txlog *l, int32_t client, int64_t cnt, int32_t script, int64_t sched_ns,
                         int64_t begin_ns, int64_t end_ns, int32_t tries);
 

@@ -119,6 +119,7 @@ function M.open(cfg)
     w = { f = ffi.gc(f, C.lb_pg_txlog_close), path = path, users = 0, shift = shift,
           agg = opt.aggregate_interval * 1000000, rate = opt.sampling_rate, sample = cfg.sample, lag = lag,
           tries = tries, detailed = opt.failures_detailed, limit = (opt.latency_limit or 0) > 0 }
+    if w.rate ~= 0 then C.lb_pg_txlog_sample(f, w.sample, w.rate) end
     all[path] = w
   end
   w.users = w.users + 1
@@ -165,12 +166,12 @@ end
 -- after `tries` tries; `failed`: nil, or "serialization" or "deadlock"
 -- for a transaction that ended failed.
 function M.txn(w, client, cnt, script, sched_ns, begin_ns, end_ns, tries, failed)
-  if w.rate ~= 0 and C.lb_pg_prng_double(w.sample) > w.rate then return end
   if w.agg == 0 and not failed then
-    -- the common line, from C (pgbench/pglog.h)
+    -- the common line, from C, which draws the sample itself (pgbench/pglog.h)
     C.lb_pg_txlog_txn(w.f, client, cnt, script, sched_ns, begin_ns, end_ns, tries)
     return
   end
+  if w.rate ~= 0 and C.lb_pg_prng_double(w.sample) > w.rate then return end
   local s = us(sched_ns)
   local now = us(end_ns) + w.shift
   local lat, lag = us(end_ns) - s, us(begin_ns) - s

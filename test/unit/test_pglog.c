@@ -1,8 +1,10 @@
 /* Unit tests for core/pgbench/pglog.c, pgbench's per-transaction log
  * written from C: each line's fields as pgbench 15's doLog writes them
  * (with and without the lag and retries fields), lines written by the
- * caller kept in order among them, a file larger than the buffer written
- * whole, and a failed write returned by close (/dev/full), not lost. */
+ * caller kept in order among them, --sampling-rate's draws (the lines
+ * kept are those pgbench's test keeps, from the same state), a file larger
+ * than the buffer written whole, and a failed write returned by close
+ * (/dev/full), not lost. */
 #include "check.h"
 #include "pgbench/pglog.h"
 
@@ -127,6 +129,48 @@ static void many_lines(void)
     unlink(path);
 }
 
+/* --sampling-rate 0.3: transaction i is logged when draw i from the
+ * state is not above 0.3, and the caller's own draws take their turn. */
+static void sampled(void)
+{
+    char path[256];
+    temp_path(path, sizeof path, "sampled");
+    lb_pg_txlog *l = lb_pg_txlog_open(path, 0, 0, 0);
+    if (!l) {
+        check(0, "pglog_sampled", "cannot create %s: %s", path, strerror(errno));
+        return;
+    }
+    lb_pg_prng state, mirror;
+    lb_pg_prng_seed(&state, 31);
+    mirror = state;
+    lb_pg_txlog_sample(l, &state, 0.3);
+    char want[4096] = "";
+    size_t wl = 0;
+    for (int64_t i = 1; i <= 100; i++) {
+        if (i % 10 == 0) {
+            /* a line of the caller's (a failed transaction's), its draw first */
+            if (lb_pg_prng_double(&state) <= 0.3)
+                lb_pg_txlog_write(l, "f\n", 2);
+            if (lb_pg_prng_double(&mirror) <= 0.3)
+                wl += (size_t)snprintf(want + wl, sizeof want - wl, "f\n");
+            continue;
+        }
+        lb_pg_txlog_txn(l, 0, i, 0, 0, 0, 0, 1);
+        if (lb_pg_prng_double(&mirror) <= 0.3)
+            wl += (size_t)snprintf(want + wl, sizeof want - wl, "0 %" PRId64 " 0 0 0 0\n", i);
+    }
+    int closed = lb_pg_txlog_close(l);
+    size_t n = 0;
+    char *got = slurp(path, &n);
+    int lines = 0;
+    for (size_t k = 0; k < wl; k++)
+        lines += want[k] == '\n';
+    check(closed == 0 && got && strcmp(got, want) == 0 && lines > 10 && lines < 60, "pglog_sampled",
+          "wrote [%.80s...], want %d lines [%.80s...]", got ? got : "?", lines, want);
+    free(got);
+    unlink(path);
+}
+
 /* A device that is full: the error comes back from close. */
 static void failed_write(void)
 {
@@ -148,6 +192,7 @@ int main(void)
 {
     line_fields();
     many_lines();
+    sampled();
     failed_write();
     return check_exit();
 }
