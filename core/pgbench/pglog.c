@@ -21,6 +21,7 @@ struct lb_pg_txlog {
     int32_t with_lag, with_retries;
     lb_pg_prng *sample;   /* --sampling-rate's state, or NULL: every line */
     double rate;
+    int64_t written_ns;   /* the end time of the line that last sent the buffer out */
     size_t len;
     char buf[TXLOG_BUF];
 };
@@ -44,6 +45,7 @@ lb_pg_txlog *lb_pg_txlog_open(const char *path, int64_t shift_us, int32_t with_l
     l->with_lag = with_lag;
     l->with_retries = with_retries;
     l->len = 0;
+    l->written_ns = INT64_MIN;
     l->sample = NULL;
     l->rate = 1;
     return l;
@@ -118,6 +120,21 @@ int32_t lb_pg_txlog_txn(lb_pg_txlog *l, int32_t client, int64_t cnt, int32_t scr
         p = put_int(p, (int64_t)tries - 1, ' ');
     p[-1] = '\n';
     l->len = (size_t)(p - l->buf);
+    /* Out at least once a second, so that a file followed during a long
+     * run at a low rate (tail -f) is never far behind: a write(2) a
+     * second at most, beside one per 64 KiB. */
+    if (l->written_ns == INT64_MIN) {
+        l->written_ns = end_ns;
+    } else if (end_ns - l->written_ns >= 1000000000) {
+        flush(l);
+        l->written_ns = end_ns;
+    }
+    return l->err ? -1 : 0;
+}
+
+int32_t lb_pg_txlog_flush(lb_pg_txlog *l)
+{
+    flush(l);
     return l->err ? -1 : 0;
 }
 

@@ -8,7 +8,9 @@
  * instructions a line (string.format and a file write, a Lua string
  * interned for each), more than twice what pgbench's fprintf takes; here a
  * line is a few integers written into a buffer that goes to the file when
- * it fills (64 KiB) and at the end, as stdio does for pgbench.  The other
+ * it fills (64 KiB), when a line ends a second or more after the last one
+ * that sent it out (by the lines' own end times: no clock read), and at
+ * the end.  The other
  * lines (a failed transaction's, the aggregate intervals) are formatted by
  * the caller and appended in order through lb_pg_txlog_write.
  *
@@ -50,6 +52,10 @@ int32_t lb_pg_txlog_txn(lb_pg_txlog *l, int32_t client, int64_t cnt, int32_t scr
 
 /* `n` bytes of text as they are, after the lines before.  0, or -1. */
 int32_t lb_pg_txlog_write(lb_pg_txlog *l, const char *text, size_t n);
+
+/* What is buffered, to the file now (an aggregate interval's line, which
+ * comes once per interval).  0, or -1. */
+int32_t lb_pg_txlog_flush(lb_pg_txlog *l);
 
 /* Write what is buffered, close the file and free `l` (NULL: nothing).
  * 0, or an errno value of the first write or close that failed. */

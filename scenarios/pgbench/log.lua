@@ -97,6 +97,7 @@ local function write_interval(w, a)
     a.start / 1000000, a.cnt, a.sum, a.sum2, a.min, a.max, a.lsum, a.lsum2, a.lmin, a.lmax,
     on(w.limit, a.skipped), on(w.tries, a.retried), on(w.tries, a.retries),
     on(w.detailed, a.serialization), on(w.detailed, a.deadlock)))
+  C.lb_pg_txlog_flush(w.f)
 end
 
 -- The writer of thread `tid` (opened by its first client), or nil when

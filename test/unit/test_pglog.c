@@ -3,8 +3,9 @@
  * (with and without the lag and retries fields), lines written by the
  * caller kept in order among them, --sampling-rate's draws (the lines
  * kept are those pgbench's test keeps, from the same state), a file larger
- * than the buffer written whole, and a failed write returned by close
- * (/dev/full), not lost. */
+ * than the buffer written whole, the buffer sent out once a line ends a
+ * second after the last that did and on lb_pg_txlog_flush, and a failed
+ * write returned by close (/dev/full), not lost. */
 #include "check.h"
 #include "pgbench/pglog.h"
 
@@ -12,6 +13,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The whole file at `path` (malloc'd, NUL-terminated), or NULL. */
@@ -171,6 +173,42 @@ static void sampled(void)
     unlink(path);
 }
 
+static long long file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (long long)st.st_size : -1;
+}
+
+/* Lines ending 0.5 s apart (their own end times): in the file once one
+ * ends a second after the one that last sent the buffer out. */
+static void each_second(void)
+{
+    char path[256];
+    temp_path(path, sizeof path, "second");
+    lb_pg_txlog *l = lb_pg_txlog_open(path, 0, 0, 0);
+    if (!l) {
+        check(0, "pglog_each_second", "cannot create %s: %s", path, strerror(errno));
+        return;
+    }
+    const int64_t s = 1000000000;
+    long long size[5];
+    for (int i = 0; i < 5; i++) {
+        lb_pg_txlog_txn(l, 0, i + 1, 0, 0, 0, 5 * s + i * s / 2, 1);
+        size[i] = file_size(path);
+    }
+    /* "0 1 5000000 0 5 0\n" (18 bytes), "0 2 5500000 0 5 500000\n" (23), ...:
+     * out with the line at 6 s, then with the one at 7 s */
+    int ok = size[0] == 0 && size[1] == 0 && size[2] == 18 + 23 + 18 && size[3] == size[2] &&
+             size[4] == size[2] + 23 + 18;
+    lb_pg_txlog_write(l, "agg\n", 4);
+    long long before = file_size(path);
+    ok &= lb_pg_txlog_flush(l) == 0 && file_size(path) == before + 4 && before == size[4];
+    ok &= lb_pg_txlog_close(l) == 0;
+    check(ok, "pglog_each_second", "sizes after each line: %lld %lld %lld %lld %lld, then %lld and %lld", size[0],
+          size[1], size[2], size[3], size[4], before, file_size(path));
+    unlink(path);
+}
+
 /* A device that is full: the error comes back from close. */
 static void failed_write(void)
 {
@@ -193,6 +231,7 @@ int main(void)
     line_fields();
     many_lines();
     sampled();
+    each_second();
     failed_write();
     return check_exit();
 }
