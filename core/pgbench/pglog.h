@@ -10,9 +10,9 @@
  * line is a few integers written into a buffer that goes to the file when
  * it fills (64 KiB), when a line ends a second or more after the last one
  * that sent it out (by the lines' own end times: no clock read), and at
- * the end.  The other
- * lines (a failed transaction's, the aggregate intervals) are formatted by
- * the caller and appended in order through lb_pg_txlog_write.
+ * the end.  The other lines (a failed transaction's, the aggregate
+ * intervals) are formatted by the caller and appended in order through
+ * lb_pg_txlog_write.
  *
  * One writer per file: the clients of one worker thread share it, as the
  * clients of a pgbench thread share theirs; not for use by two threads.
