@@ -51,6 +51,18 @@ static void temp_path(char *path, size_t cap, const char *name)
              name);
 }
 
+/* A new log at a temporary path named after `name` (written to `path`),
+ * plain lines; NULL, reported as the failure of check `test`, when it
+ * cannot be created. */
+static lb_pg_txlog *open_temp(char *path, size_t cap, const char *name, const char *test)
+{
+    temp_path(path, cap, name);
+    lb_pg_txlog *l = lb_pg_txlog_open(path, 0, 0, 0);
+    if (!l)
+        check(0, test, "cannot create %s: %s", path, strerror(errno));
+    return l;
+}
+
 /* Times: the monotonic clock in ns, shifted to the epoch in us. */
 static void line_fields(void)
 {
@@ -95,12 +107,9 @@ static void line_fields(void)
 static void many_lines(void)
 {
     char path[256];
-    temp_path(path, sizeof path, "many");
-    lb_pg_txlog *l = lb_pg_txlog_open(path, 0, 0, 0);
-    if (!l) {
-        check(0, "pglog_many_lines", "cannot create %s: %s", path, strerror(errno));
+    lb_pg_txlog *l = open_temp(path, sizeof path, "many", "pglog_many_lines");
+    if (!l)
         return;
-    }
     const int64_t lines = 20000;
     for (int64_t i = 1; i <= lines; i++) {
         lb_pg_txlog_txn(l, (int32_t)(i % 7), i, 0, 0, 0, i * 1000, 1);
@@ -136,12 +145,9 @@ static void many_lines(void)
 static void sampled(void)
 {
     char path[256];
-    temp_path(path, sizeof path, "sampled");
-    lb_pg_txlog *l = lb_pg_txlog_open(path, 0, 0, 0);
-    if (!l) {
-        check(0, "pglog_sampled", "cannot create %s: %s", path, strerror(errno));
+    lb_pg_txlog *l = open_temp(path, sizeof path, "sampled", "pglog_sampled");
+    if (!l)
         return;
-    }
     lb_pg_prng state, mirror;
     lb_pg_prng_seed(&state, 31);
     mirror = state;
@@ -184,12 +190,9 @@ static long long file_size(const char *path)
 static void each_second(void)
 {
     char path[256];
-    temp_path(path, sizeof path, "second");
-    lb_pg_txlog *l = lb_pg_txlog_open(path, 0, 0, 0);
-    if (!l) {
-        check(0, "pglog_each_second", "cannot create %s: %s", path, strerror(errno));
+    lb_pg_txlog *l = open_temp(path, sizeof path, "second", "pglog_each_second");
+    if (!l)
         return;
-    }
     const int64_t s = 1000000000;
     long long size[5];
     for (int i = 0; i < 5; i++) {
