@@ -204,7 +204,7 @@ local function command(rtptr, cmd)
     -- sysbench's script mode (the body ran, nothing else).  A stock
     -- scenario has nothing to do without one, and sysbench refuses its
     -- own tests so, with status 1.
-    if not S.stock or S.module then return 0 end
+    if not S.stock then return 0 end
     C.lb_runtime_set_error(rt, opt.sysbench_compat
       and sbcli.command_required(shown)
       or string.format("%s: a command is required (%s); 'lbench %s help' lists its options", S.name,

@@ -254,6 +254,31 @@ run lb_log_rate $B --file=$S/log1.sql --define=n=0 --define=tool=9 --threads=1 -
 logs_ok lb_log_rate lag 20 "$LBL"/r.*
 (cd "$PGL" && rm -f ./* && "${PGB[@]}" -f "$OLDPWD/$S/log1.sql" -D n=0 -D tool=9 -c 1 -t 20 -R 200 -l >/dev/null 2>&1)
 logs_ok pg_log_rate lag 20 "$PGL"/pgbench_log.*
+# Each line's figures against a known wait and the wall clock, for both
+# tools: a transaction of \sleep 30 ms logs a latency of 30 000 us or more
+# (less than 0.5 s more), its end (epoch s and us) lies between the wall
+# clock's readings before and after the run, and consecutive ends are at
+# least 30 ms apart.
+printf '\\sleep 30 ms\nSELECT 1;\n' > "$T/sleep30.sql"
+# timed_ok NAME T0 T1 FILE...: the check above on the lines of FILE...
+timed_ok() {
+  local name=$1 t0=$2 t1=$3; shift 3
+  local bad
+  bad=$(cat "$@" | awk -v t0="$t0" -v t1="$t1" '{ end = $5 * 1000000 + $6
+      if ($3 < 30000 || $3 >= 530000) print "latency " $3
+      if (end < t0 || end > t1) print "end " end " outside " t0 "-" t1
+      if (NR > 1 && end - last < 30000) print "ends " last " and " end
+      last = end } END { if (NR != 8) print NR " lines" }')
+  [ -z "$bad" ] && pass "$name" || fail "$name" "$(echo "$bad" | head -3 | tr '\n' ';')"
+}
+rm -f "$LBL"/*
+t0=$(date +%s%6N)
+run lb_log_sleep $B --file="$T/sleep30.sql" --threads=1 --events=8 --log --log-prefix="$LBL/w" run
+timed_ok lb_log_timed "$t0" "$(date +%s%6N)" "$LBL"/w.*
+rm -f "$PGL"/*
+t0=$(date +%s%6N)
+(cd "$PGL" && "${PGB[@]}" -f "$T/sleep30.sql" -c 1 -t 8 -l >/dev/null 2>&1)
+timed_ok pg_log_timed "$t0" "$(date +%s%6N)" "$PGL"/pgbench_log.*
 # --sampling-rate: the same seed logs the same transactions as pgbench's.
 (cd "$PGL" && rm -f ./* && "${PGB[@]}" -f "$OLDPWD/$S/log1.sql" -D n=0 -D tool=9 -c 1 -t 40 --random-seed=31 -l \
   --sampling-rate=0.3 >/dev/null 2>&1)

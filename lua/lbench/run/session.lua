@@ -38,12 +38,11 @@ function M.set_option(rtptr, name, value)
 end
 
 function M.load(rtptr, name)
-  -- A stock scenario is named, a user's script is a path.
-  S.stock = not (name:find("/") or name:match("%.lua$"))
   local how
   S.path, how = scenario.find(name)
-  -- a user's module found on LUA_PATH, as sysbench finds one
-  S.module = how == "module"
+  -- A stock scenario is named; a user's script is a path, or a module
+  -- found on LUA_PATH as sysbench finds one.
+  S.stock = how ~= "module" and not (name:find("/") or name:match("%.lua$"))
   S.name = util.basename(S.path)
   -- Report a syntax error now rather than at the first command.
   local chunk, err = loadfile(S.path)
