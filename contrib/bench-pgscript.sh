@@ -2,7 +2,8 @@
 # script language, the same custom script file through both tools (issue
 # 30: TPS >= 1.0x pgbench's, client CPU per transaction <= 1.0x), on one
 # private PostgreSQL (pg_start: port 5446, BENCH_PG_PORT for another), the
-# clients pinned apart from the server as in the pgsql section.
+# clients pinned apart from the server as in the pgsql section, idle CPUs
+# spinning rather than halting (cpu_idle, below).
 #   lbench pgbench --file=F --protocol=MODE ...   vs   pgbench -f F -M MODE ...
 # for MODE prepared and simple (pgbench's default: each statement's text
 # with its variables' values written in).
@@ -13,6 +14,7 @@
 bench_pgscript() {
   local P G PGB PIN=() scale=10
   pgscript_up "one custom script file through lbench pgbench and pgbench" || return 0
+  cpu_idle poll
   # At least 5 rounds: a row's ratio moves by up to ±10 % between runs of
   # the same binaries on the development VM, and with 3 its median
   # followed single runs (docs/benchmarks-pgscript.md).
@@ -110,6 +112,7 @@ pgscript_up() {
 bench_pgscript_turns() {
   local P G PGB PIN=() scale=10 f=contrib/pgscript/select-only.sql mode t secs=${ILV_SECS:-40}
   pgscript_up "the select-only script through both tools at once, taking turns" || return 0
+  cpu_idle poll
   echo "   one tool's process stopped (SIGSTOP) while the other runs, in turns of ${ILV_TURN:-0.25} s, for ${secs} s;"
   echo "   each counts what it finished in its own turns (its per-transaction log)"
   printf '%-18s %4s %12s %12s %7s %6s %10s\n' script:mode clients "lbench tps" "pgbench tps" ratio pairs "ratio 90%"
@@ -122,6 +125,15 @@ bench_pgscript_turns() {
   # The method's own error: the same tool in both places.
   mode=prepared
   ILV_AA=1 pgscript_interleaved "A/A pgbench:prep" 2 "$secs"
+  # The 8-client rows once more with idle CPUs halting, as the host is set
+  # (what the wake-ups cost the server: docs/benchmarks-pgscript-2.md).
+  if [ -n "$CPU_IDLE_HOLDER" ]; then
+    cpu_idle halt
+    for mode in prepared simple; do
+      pg_settle >/dev/null
+      pgscript_interleaved "halting:${mode:0:4}" 8 "$secs"
+    done
+  fi
   echo "   tps: the transactions a tool finished in its turns over the time of those turns, less the first ${ILV_SKIP:-0.03} s"
   echo "   of each (what the stop caught in flight), from a sample of ${ILV_SAMPLE:-0.2} of them (--sampling-rate)"
   echo "   ratio: lbench/pgbench over all turns; pairs: lbench's turns with the pgbench turn after each; 90%: the 90 %"
@@ -129,6 +141,7 @@ bench_pgscript_turns() {
   echo "   A/A: pgbench in lbench's place as well, the method's own error (a run's level moves by about ±2 % beyond its interval)"
   echo "   not tpcb-like: a client stopped inside its transaction holds row locks the other tool's clients would wait for"
   echo "   commands: as section pgscript's, both started together, with --log --sampling-rate=${ILV_SAMPLE:-0.2} and -l --sampling-rate=${ILV_SAMPLE:-0.2}"
+  echo "   halting: the 8-client rows with idle CPUs halting, as the host is set; the rows above: idle CPUs spin (cpu_idle in contrib/bench-pgscript.sh)"
   pgscript_down
 }
 
@@ -211,7 +224,39 @@ ilv_rates() {
     }' "$3" -
 }
 
+# cpu_idle poll|halt: whether idle CPUs spin or halt during a section's
+# runs.  poll: a latency request of 0 us on /dev/cpu_dma_latency (what
+# tuned's latency-performance profile and cyclictest do), held by a process
+# of its own (sets CPU_IDLE_HOLDER) that ends with this script.  Why: on the
+# development VM (KVM, guest halt-polling off) a halted vCPU is woken by an
+# interprocessor interrupt through the hypervisor, paid for by the CPU that
+# wakes it: the server's, when a client's answer is ready.  A client that
+# needs less CPU leaves its CPU idle, and so halted, more often, and costs
+# the server more per query; at 8 clients, where the server's CPU is the
+# limit, that made the cheaper client the slower one
+# (docs/benchmarks-pgscript-2.md).  The spinning is the idle task's, not
+# either tool's.  BENCH_IDLE=halt leaves the idle states alone, as does a
+# device that is not writable (not root).
+CPU_IDLE_HOLDER=
+cpu_idle() {
+  if [ -n "$CPU_IDLE_HOLDER" ]; then
+    kill "$CPU_IDLE_HOLDER" 2>/dev/null || true
+    wait "$CPU_IDLE_HOLDER" 2>/dev/null || true
+    CPU_IDLE_HOLDER=
+  fi
+  [ "$1" = poll ] && [ "${BENCH_IDLE:-poll}" = poll ] || return 0
+  if [ ! -w /dev/cpu_dma_latency ]; then
+    echo "   idle CPUs halt as the host is set (/dev/cpu_dma_latency is not writable)"
+    return 0
+  fi
+  # one process holds the request: tail ends when this script ($$) does
+  ( printf '\0\0\0\0'; exec tail --pid=$$ -f /dev/null ) > /dev/cpu_dma_latency &
+  CPU_IDLE_HOLDER=$!
+  echo "   idle CPUs spin rather than halt (a 0 us request on /dev/cpu_dma_latency; BENCH_IDLE=halt to leave them)"
+}
+
 pgscript_down() {
+  cpu_idle halt
   contrib/postgres-sandbox.sh stop
   rm -rf "$PG_TMP"
   trap 'rm -rf "$W"' EXIT
