@@ -173,12 +173,13 @@ one_line history_dir_missing "--history=$T/nodir/h.db: directory '$T/nodir' does
   $LB "${NULLRUN[@]}" --time=0.3 --result-file="$T/never.json" --history="$T/nodir/h.db" run
 check history_dir_missing_refused_before_run test ! -e "$T/never.json"
 one_line history_is_directory "--history=$T: is a directory" $LB "${NULLRUN[@]}" --time=0.3 --history="$T" run
-# locked: another process holds an exclusive transaction
+# locked: another process holds an exclusive transaction.  The count is
+# read before the lock is taken: a reader may be refused while it is held.
+before=$(rows "$H")
 mkfifo "$T/lock.fifo"
 sqlite3 "$H" <"$T/lock.fifo" >/dev/null 2>&1 & LOCKER=$!
 exec 7>"$T/lock.fifo"
 echo 'BEGIN EXCLUSIVE; INSERT INTO schema_version (version) VALUES (1);' >&7
-before=$(rows "$H")
 for _ in $(seq 1 50); do
   sqlite3 "$H" 'BEGIN IMMEDIATE; ROLLBACK;' >/dev/null 2>&1 || break
   sleep 0.1
